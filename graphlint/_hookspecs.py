@@ -1,0 +1,96 @@
+"""The runtime events graphlint's probes emit, as pluggy hook specifications.
+
+Probes call these hooks; rules implement the ones they need (a rule declares only the
+arguments it uses — pluggy passes the rest by name). Objects such as ``graph``, ``op`` and
+``session`` are *borrowed*: use them during the call, never keep a reference to them (keep
+``graph_id`` / ``session_id`` instead), so that instrumented programs do not leak.
+
+``site`` is always a :class:`graphlint.sites.Frame` in the user's own code (never a
+TensorFlow-internal frame); ``stack`` is a :class:`graphlint.sites.Stack`, the user's frames
+outermost first. Specs only ever gain optional arguments.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("graphlint")
+
+
+@hookspec
+def graphlint_graph_created(graph, graph_id, kind, site):
+    """A graph was seen for the first time (``kind`` is ``"graph"`` or ``"function"``)."""
+
+
+@hookspec
+def graphlint_graph_released(graph_id):
+    """A graph was garbage-collected; drop any state kept for ``graph_id``."""
+
+
+@hookspec
+def graphlint_graph_entered(graph, graph_id, site):
+    """``with graph:`` was entered directly, without ``.as_default()``."""
+
+
+@hookspec
+def graphlint_op_added(graph, graph_id, graph_kind, op, index, stack, site):
+    """An operation was added to a graph; ``index`` is the graph's op count after it."""
+
+
+@hookspec
+def graphlint_variable_requested(graph_id, name, reuse, site):
+    """``get_variable`` asked the variable store for ``name`` with the given ``reuse`` mode."""
+
+
+@hookspec
+def graphlint_variable_created(graph, graph_id, name, requested_name, via, site, stack):
+    """A graph variable was created; ``name`` is its final name, ``requested_name`` the asked one."""
+
+
+@hookspec
+def graphlint_variable_refused(graph_id, name, reason, error, site):
+    """``get_variable`` refused ``name``: ``reason`` is ``"exists"`` or ``"missing"``."""
+
+
+@hookspec
+def graphlint_initializer_built(graph_id, name, variables, site):
+    """A variables initializer op ``name`` was built covering ``variables`` (their names)."""
+
+
+@hookspec
+def graphlint_initializer_run(graph_id, name, session_id, site):
+    """A session ran the initializer op ``name``."""
+
+
+@hookspec
+def graphlint_session_created(session_id, graph_id, site):
+    """A ``Session`` (or ``InteractiveSession``) was created for the graph ``graph_id``."""
+
+
+@hookspec
+def graphlint_session_run(
+    session_id, graph_id, site, signature, new_signature, ops_added, runs, fetches, feed_dict
+):
+    """A session run that differs from all before it: a new fetch/feed/target ``signature``,
+    or the graph grew by ``ops_added`` ops since the session's last run. Identical repeated
+    runs are only counted (``runs`` is the session's run count so far)."""
+
+
+@hookspec
+def graphlint_session_closed(session_id, graph_id, site, runs):
+    """``close()`` was called on an open session."""
+
+
+@hookspec
+def graphlint_session_released(session_id, graph_id, closed, created_site):
+    """A session was garbage-collected; ``closed`` tells whether it had been closed."""
+
+
+@hookspec
+def graphlint_checkpoint_restore(graph, graph_id, saver_names, checkpoint_names, save_path, site):
+    """``Saver.restore`` is about to run: the saver's variable names and the checkpoint's."""
+
+
+@hookspec
+def graphlint_run_finished(exit_status):
+    """The program (or test) finished; rules report what they found over its whole run."""

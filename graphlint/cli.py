@@ -1,0 +1,202 @@
+"""The command line: ``graphlint run``, ``graphlint rules``, ``graphlint rule CODE``."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+
+import click
+
+from graphlint import __version__
+from graphlint.config import Config, ConfigError, load
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_PROGRAM_FAILED = 0, 1, 2, 3
+
+
+def _fail(message: str) -> "NoReturn":  # noqa: F821
+    click.echo(f"graphlint: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _split_codes(values: tuple[str, ...]) -> list[str]:
+    codes = []
+    for value in values:
+        codes += [c.strip().upper() for c in value.split(",") if c.strip()]
+    return codes
+
+
+def _config(config_file, start, select, extend_select, ignore) -> Config:
+    config = load(config_file, start=start)
+    overrides = {}
+    if select:
+        overrides["select"] = _split_codes(select)
+    for key, values in (("extend-select", extend_select), ("ignore", ignore)):
+        if values:
+            overrides[key] = _split_codes(values)
+    if overrides:
+        from graphlint.config import from_mapping
+
+        cli = from_mapping(overrides)
+        if cli.select is not None:
+            config.select = cli.select
+        config.extend_select += cli.extend_select
+        config.ignore += cli.ignore
+    return config
+
+
+def selection_options(func):
+    options = [
+        click.option("--select", multiple=True, metavar="CODES", help="Only these codes or prefixes (comma-separated)."),
+        click.option("--extend-select", multiple=True, metavar="CODES", help="Add codes to the selection."),
+        click.option("--ignore", multiple=True, metavar="CODES", help="Leave out these codes or prefixes."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True),
+        click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write findings to FILE instead of stderr."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+        click.option("--statistics", is_flag=True, help="Count findings per code (text format)."),
+        click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this TOML file."),
+        click.option("--no-plugins", is_flag=True, help="Load only graphlint's built-in rules."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="graphlint")
+def main():
+    """Find graph-construction anti-patterns in TensorFlow programs."""
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("-m", "module", metavar="MODULE", help="Run a library module as a script, like python -m.")
+@selection_options
+@click.argument("script", required=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def run(module, script, args, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins):
+    """Run SCRIPT (or -m MODULE) under instrumentation and report its findings.
+
+    The program runs exactly as `python SCRIPT ARGS` would; its output is untouched and the
+    findings go to stderr (or --output FILE).
+    """
+    from graphlint.engine import Linter
+    from graphlint.instrument import instrument
+    from graphlint.runner import ProgramNotFound, check_script, run_program
+
+    if module is None and script is None:
+        _fail("give a SCRIPT to run, or -m MODULE")
+    if module is not None and script is not None:
+        args = (script, *args)
+        script = None
+    try:
+        if script is not None:
+            check_script(script)
+        start = os.path.dirname(os.path.abspath(script)) if script else os.getcwd()
+        config = _config(config_file, start, select, extend_select, ignore)
+        linter = Linter(config, plugins=not no_plugins)
+        if output:
+            _check_writable(output)
+        with instrument(linter) as active:
+            outcome = run_program(script, module, tuple(args))
+            findings = active.finish(outcome.status)
+    except (ConfigError, ProgramNotFound) as exc:
+        _fail(str(exc))
+    _emit(findings, fmt, output, linter.rule_classes, statistics)
+    if outcome.interrupted:
+        sys.exit(130)
+    if findings and not exit_zero:
+        sys.exit(EXIT_FINDINGS)
+    if outcome.failed:
+        sys.exit(EXIT_PROGRAM_FAILED)
+    sys.exit(EXIT_OK)
+
+
+def _check_writable(path: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ConfigError(f"cannot write --output {path}: no such directory")
+    if os.path.isdir(path) or not os.access(directory, os.W_OK) or (
+        os.path.exists(path) and not os.access(path, os.W_OK)
+    ):
+        raise ConfigError(f"cannot write --output {path}: permission denied")
+
+
+def _emit(findings, fmt, output, rules, statistics) -> None:
+    from graphlint.report import render
+
+    text = render(fmt, findings, rules, **({"statistics": statistics} if fmt == "text" else {}))
+    sys.stdout.flush()
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            _fail(f"cannot write --output {output}: {exc.strerror}")
+    else:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+
+@main.command("rules")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--no-plugins", is_flag=True, help="Only graphlint's built-in rules.")
+def rules_command(fmt, no_plugins):
+    """List every rule: code, name, severity, engines, summary."""
+    import json
+
+    from graphlint.engine import discover_rules
+
+    try:
+        rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
+    except ConfigError as exc:
+        _fail(str(exc))
+    if fmt == "json":
+        data = [
+            {
+                "code": cls.code,
+                "name": cls.name,
+                "severity": cls.severity.value,
+                "engines": list(cls.engines),
+                "summary": cls.summary,
+                "options": cls.options,
+            }
+            for cls in rules.values()
+        ]
+        click.echo(json.dumps(data, indent=2))
+        return
+    for cls in rules.values():
+        engines = "+".join(cls.engines)
+        click.echo(f"{cls.code}  {cls.name:<26} {cls.severity.value:<8} {engines:<15} {cls.summary}")
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_command(code):
+    """Print the documentation of rule CODE (or its name)."""
+    from graphlint.engine import discover_rules
+
+    try:
+        rules = discover_rules(warn=lambda m: click.echo(m, err=True))
+    except ConfigError as exc:
+        _fail(str(exc))
+    wanted = code.strip()
+    cls = rules.get(wanted.upper()) or next((c for c in rules.values() if c.name == wanted.lower()), None)
+    if cls is None:
+        _fail(f"unknown rule {code!r} (see `graphlint rules`)")
+    docs = cls.docs()
+    click.echo(f"# {cls.code} {cls.name} [{cls.severity.value}]\n")
+    click.echo(docs.get("", "") + "\n")
+    for title in ("What it does", "Why is this bad?", "Example", "Use instead"):
+        if title in docs:
+            click.echo(f"## {title}\n{docs[title]}\n")
+    if cls.options:
+        click.echo("## Options")
+        for name, default in cls.options.items():
+            click.echo(f"- `{name}` (default {default!r}): [tool.graphlint.rules.{cls.code}]")
+        click.echo()
+    if cls.fix:
+        click.echo("## Fix\n" + textwrap.fill(cls.fix, 90))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

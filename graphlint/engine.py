@@ -1,0 +1,179 @@
+"""The spine: a pluggy plugin manager with the rules registered, and the findings they make."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sys
+import threading
+import traceback
+from dataclasses import replace
+from importlib import metadata
+from typing import Iterable
+
+import pluggy
+
+from graphlint import _hookspecs
+from graphlint.config import Config, ConfigError, check_rule_options
+from graphlint.findings import Finding, Location, Severity
+from graphlint.rules._base import Rule
+
+ENTRY_POINT_GROUP = "graphlint"
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+
+
+class _PluginManager(pluggy.PluginManager):
+    """Rules' ``graphlint_*`` methods are hook implementations without a decorator."""
+
+    def parse_hookimpl_opts(self, plugin, name):
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is None and name.startswith("graphlint_") and isinstance(plugin, Rule):
+            method = getattr(plugin, name, None)
+            if callable(method):
+                return {}
+        return opts
+
+
+def plugins_disabled() -> bool:
+    return os.environ.get("GRAPHLINT_DISABLE_PLUGINS", "") not in ("", "0", "false", "no")
+
+
+def discover_rules(*, plugins: bool = True, warn=None) -> dict[str, type[Rule]]:
+    """Rule classes from the ``graphlint`` entry-point group, by code.
+
+    Built-in rules come from graphlint's own distribution; with ``plugins=False`` (or
+    ``GRAPHLINT_DISABLE_PLUGINS=1``) entry points of other distributions are skipped.
+    """
+    plugins = plugins and not plugins_disabled()
+    found: dict[str, type[Rule]] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        builtin = dist is not None and dist.metadata["Name"] == "graphlint"
+        if not builtin and not plugins:
+            continue
+        try:
+            cls = ep.load()
+        except Exception as exc:  # a broken plugin must not stop the others
+            if warn:
+                warn(f"graphlint: cannot load rule plugin {ep.name} ({ep.value}): {exc}")
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, Rule) and cls.code):
+            if warn:
+                warn(f"graphlint: entry point {ep.name} ({ep.value}) is not a graphlint Rule class")
+            continue
+        found[cls.code] = cls
+    if not found:
+        raise ConfigError("graphlint's rules are not installed (install it: pip install -e .)")
+    return dict(sorted(found.items()))
+
+
+class Sink:
+    """Collects findings: applies ``# noqa`` and per-file ignores, merges repeats."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self._findings: dict[tuple, Finding] = {}
+        self._lock = threading.Lock()
+        self.test_id: str | None = None
+
+    def add(self, finding: Finding) -> None:
+        if not self.config.is_selected(finding.code):
+            return
+        loc = finding.location
+        if self.config.ignored_for_path(finding.code, loc.path) or _noqa(finding.code, loc):
+            return
+        if self.test_id is not None and finding.test_id is None:
+            finding = replace(finding, test_id=self.test_id)
+        key = finding.key + (finding.test_id,)
+        with self._lock:
+            seen = self._findings.get(key)
+            if seen is None:
+                self._findings[key] = finding
+            else:
+                self._findings[key] = seen.with_count(seen.count + finding.count)
+
+    def internal_error(self, rule: Rule, exc: BaseException, hook: str) -> None:
+        tb = traceback.extract_tb(exc.__traceback__)
+        frame = tb[-1] if tb else None
+        where = Location(frame.filename, frame.lineno or 1) if frame else Location("<graphlint>", 1)
+        self.add(
+            Finding(
+                code="GL000",
+                name="internal-error",
+                severity=Severity.ERROR,
+                message=f"rule {rule.code} failed in {hook}: {type(exc).__name__}: {exc}",
+                location=where,
+                fix="Report this to the rule's authors; the other rules carried on.",
+            )
+        )
+
+    def findings(self) -> list[Finding]:
+        with self._lock:
+            return list(self._findings.values())
+
+    def take(self) -> list[Finding]:
+        """The findings so far, emptying the sink (the pytest plugin takes them per test)."""
+        with self._lock:
+            found = list(self._findings.values())
+            self._findings.clear()
+            return found
+
+
+def _noqa(code: str, loc: Location) -> bool:
+    line = linecache.getline(loc.path, loc.line)
+    if "noqa" not in line:
+        return False
+    match = _NOQA.search(line)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    if not codes:
+        return True
+    return any(code.startswith(c.upper()) for c in re.split(r"[\s,]+", codes) if c)
+
+
+class Linter:
+    """The rules, registered on a plugin manager, and the sink their findings go to."""
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        rules: Iterable[type[Rule]] | None = None,
+        plugins: bool = True,
+        warn=None,
+    ):
+        self.config = config or Config()
+        warn = warn or (lambda msg: print(msg, file=sys.stderr))
+        self.rule_classes = (
+            {cls.code: cls for cls in rules}
+            if rules is not None
+            else discover_rules(plugins=plugins, warn=warn)
+        )
+        self.config.validate_codes(set(self.rule_classes) | {"GL000"})
+        check_rule_options(self.config, self.rule_classes)
+        self.sink = Sink(self.config)
+        self.pm = _PluginManager("graphlint")
+        self.pm.add_hookspecs(_hookspecs)
+        self.rules: dict[str, Rule] = {}
+        for code, cls in self.rule_classes.items():
+            if "runtime" not in cls.engines or not self.config.is_selected(code):
+                continue
+            rule = cls(self.sink, self.config.options_for(cls))
+            self.pm.register(rule, name=code)
+            self.rules[code] = rule
+        self.pm.check_pending()
+        self.hook = self.pm.hook
+        self._finished = False
+
+    def finish(self, exit_status: int = 0) -> list[Finding]:
+        """Tell the rules the run is over and return every finding, in report order."""
+        if not self._finished:
+            self._finished = True
+            self.hook.graphlint_run_finished(exit_status=exit_status)
+        return sorted_findings(self.sink.findings())
+
+
+def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.location.path, f.location.line, f.code))

@@ -1,0 +1,69 @@
+"""Findings: what a rule reports, and where."""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass, field, replace
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is. Ordered: ``warning`` < ``error``."""
+
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return 1 if self is Severity.WARNING else 2
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in the user's source: file, 1-based line, 1-based column."""
+
+    path: str
+    line: int
+    column: int = 1
+    function: str = ""
+
+    def display_path(self, base: str | None = None) -> str:
+        """The path relative to ``base`` (default: the current directory) when it is inside it."""
+        base = base or os.getcwd()
+        try:
+            rel = os.path.relpath(self.path, base)
+        except ValueError:  # another drive on Windows
+            return self.path
+        return self.path if rel.startswith(os.pardir + os.sep) or rel == os.pardir else rel
+
+
+@dataclass(frozen=True)
+class Related:
+    """A second site that belongs to a finding, e.g. where a colliding variable was first made."""
+
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One anti-pattern found at one place in the user's code."""
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    location: Location
+    fix: str = ""
+    related: tuple[Related, ...] = ()
+    count: int = 1
+    test_id: str | None = None
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """Findings with the same key are one finding seen several times (a loop)."""
+        return (self.code, self.location.path, self.location.line)
+
+    def with_count(self, count: int) -> "Finding":
+        return replace(self, count=count)

@@ -1,0 +1,40 @@
+"""Reversible patches: every patched attribute goes back to the identical object on exit."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+_MISSING = object()
+
+
+class Patcher:
+    """Records each patch so that :meth:`restore` puts back exactly what was there."""
+
+    def __init__(self):
+        self._undo: list[tuple[object, str, Any]] = []
+
+    def patch(self, owner: object, attr: str, make: Callable[[Any], Any]) -> None:
+        """Replace ``owner.attr`` by ``make(original)``.
+
+        The original is read from the owner's own ``__dict__`` when it is there (so that a
+        staticmethod, property or inherited attribute is restored as it was).
+        """
+        raw = vars(owner).get(attr, _MISSING) if hasattr(owner, "__dict__") else _MISSING
+        current = getattr(owner, attr)  # AttributeError: the probe is unavailable
+        setattr(owner, attr, make(current))
+        self._undo.append((owner, attr, raw))
+
+    def restore(self) -> None:
+        while self._undo:
+            owner, attr, raw = self._undo.pop()
+            if raw is _MISSING:
+                try:
+                    delattr(owner, attr)
+                except AttributeError:
+                    pass
+            else:
+                setattr(owner, attr, raw)
+
+    @property
+    def patched(self) -> list[tuple[object, str]]:
+        return [(owner, attr) for owner, attr, _ in self._undo]

@@ -1,0 +1,122 @@
+"""The base class of every rule, built-in or third-party."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+
+from graphlint.findings import Finding, Location, Related, Severity
+
+if TYPE_CHECKING:
+    from graphlint.sites import Frame
+
+_SECTION = re.compile(r"^## (.+)$", re.M)
+
+
+def _isolated(method):
+    """Wrap a hook method so that an exception in it becomes a GL000 finding.
+
+    The wrapper keeps the method's exact parameter names, which is how pluggy decides what to
+    pass to it.
+    """
+    params = list(inspect.signature(method).parameters)
+    arglist = ", ".join(params)
+    source = (
+        f"def {method.__name__}({arglist}):\n"
+        f"    try:\n"
+        f"        return _method({arglist})\n"
+        f"    except Exception as exc:\n"
+        f"        {params[0]}._internal_error(exc, {method.__name__!r})\n"
+    )
+    namespace: dict[str, Any] = {"_method": method}
+    exec(compile(source, f"<graphlint isolation of {method.__qualname__}>", "exec"), namespace)
+    wrapper = namespace[method.__name__]
+    functools.update_wrapper(wrapper, method)
+    del wrapper.__wrapped__  # pluggy must see the wrapper's own parameters
+    wrapper._graphlint_isolated = True
+    return wrapper
+
+
+class Rule:
+    """A graphlint rule: a pluggy plugin that turns runtime events into findings.
+
+    Subclasses set the class attributes below and implement ``graphlint_*`` hook methods
+    (see ``graphlint._hookspecs``), calling :meth:`report` for each finding. The class
+    docstring is the rule's documentation, with the sections ``## What it does``,
+    ``## Why is this bad?``, ``## Example`` and ``## Use instead``.
+    """
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    severity: ClassVar[Severity] = Severity.WARNING
+    summary: ClassVar[str] = ""
+    fix: ClassVar[str] = ""
+    #: Which engines implement the rule: "runtime", "static".
+    engines: ClassVar[tuple[str, ...]] = ("runtime",)
+    #: Configurable thresholds: option name (kebab-case) -> default value.
+    options: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for attr, value in list(vars(cls).items()):
+            if (
+                attr.startswith("graphlint_")
+                and inspect.isfunction(value)
+                and not getattr(value, "_graphlint_isolated", False)
+            ):
+                setattr(cls, attr, _isolated(value))
+
+    def __init__(self, sink, options: dict[str, Any] | None = None):
+        self._sink = sink
+        self.config = {**self.options, **(options or {})}
+
+    # -- reporting -------------------------------------------------------------------------
+    def report(
+        self,
+        message: str,
+        site: "Frame | Location | None",
+        *,
+        related: Iterable[tuple["Frame | Location", str]] = (),
+        fix: str | None = None,
+        count: int = 1,
+        severity: Severity | None = None,
+    ) -> None:
+        """Report a finding of this rule at ``site`` (a user frame)."""
+        if site is None:
+            return
+        finding = Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            message=message,
+            location=_location(site),
+            fix=self.fix if fix is None else fix,
+            related=tuple(Related(_location(where), text) for where, text in related if where),
+            count=count,
+        )
+        self._sink.add(finding)
+
+    def _internal_error(self, exc: BaseException, hook: str) -> None:
+        self._sink.internal_error(self, exc, hook)
+
+    # -- documentation ---------------------------------------------------------------------
+    @classmethod
+    def docs(cls) -> dict[str, str]:
+        """The docstring's sections: ``What it does``, ``Why is this bad?``, ..."""
+        return parse_docs(inspect.getdoc(cls) or "")
+
+
+def parse_docs(text: str) -> dict[str, str]:
+    parts = _SECTION.split(text)
+    sections = {"": parts[0].strip()}
+    for title, body in zip(parts[1::2], parts[2::2]):
+        sections[title.strip()] = body.strip()
+    return sections
+
+
+def _location(site) -> Location:
+    if isinstance(site, Location):
+        return site
+    return Location(site.path, site.line, 1, site.function)

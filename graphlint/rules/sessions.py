@@ -1,0 +1,234 @@
+"""GL301 session-churn, GL302 fetch-churn, GL303 session-leak."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from graphlint.findings import Severity
+from graphlint.rules._base import Rule
+from graphlint.rules._state import plural
+
+
+class SessionChurn(Rule):
+    """Sessions created again and again.
+
+    ## What it does
+    Reports sessions created over and over: more than `max-per-site` from one line (a new
+    session per call of `predict()`), or more than `max-per-graph` for one graph.
+
+    ## Why is this bad?
+    Creating a `Session` starts a runtime, allocates devices and thread pools, and throws away
+    every subgraph it pruned and cached; variables must be initialized or restored again. A
+    session per call turns a microsecond `run` into milliseconds, and unclosed ones hold their
+    memory.
+
+    ## Example
+    ```python
+    def predict(x):
+        with tf.compat.v1.Session() as sess:
+            sess.run(init)
+            return sess.run(y, {inputs: x})
+    ```
+
+    ## Use instead
+    ```python
+    class Predictor:
+        def __init__(self):
+            self.sess = tf.compat.v1.Session(graph=graph)  # once
+            self.sess.run(init)
+
+        def predict(self, x):
+            return self.sess.run(y, {inputs: x})
+    ```
+    """
+
+    code = "GL301"
+    name = "session-churn"
+    severity = Severity.WARNING
+    summary = "sessions created again and again"
+    fix = (
+        "Create one Session per graph (e.g. in __init__), keep it, and call run() on it; "
+        "close it once at the end."
+    )
+    options = {"max-per-site": 2, "max-per-graph": 2}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.by_site: Counter = Counter()
+        self.by_graph: dict[int, list] = defaultdict(list)
+
+    def graphlint_session_created(self, graph_id, site):
+        if site is not None:
+            self.by_site[site[:2]] += 1
+        self.by_graph[graph_id].append(site)
+
+    def graphlint_run_finished(self):
+        reported = set()
+        for (path, line), n in self.by_site.items():
+            if n > self.config["max-per-site"]:
+                reported.add((path, line))
+                self.report(
+                    f"a new Session was created here {n} times (one per call)",
+                    _frame(path, line),
+                )
+        for sites in self.by_graph.values():
+            if len(sites) <= self.config["max-per-graph"]:
+                continue
+            where = sites[self.config["max-per-graph"]]
+            if where is None or where[:2] in reported:
+                continue
+            reported.add(where[:2])
+            self.report(
+                f"{len(sites)} sessions were created for the same graph",
+                where,
+                related=[(s, "an earlier session for this graph") for s in sites[:2]],
+            )
+
+
+class FetchChurn(Rule):
+    """One session run with many different fetch/feed combinations.
+
+    ## What it does
+    Counts the distinct combinations of fetches, feeds and targets passed to `run()` on one
+    session (leaving out runs after the graph grew, which are GL102's) and reports the session
+    when there are more than `max-combinations`, naming the call site and the count.
+
+    ## Why is this bad?
+    For every new combination the runtime prunes the graph to the ops it needs, builds an
+    executor for that subgraph and caches it for the life of the session. The first run of each
+    combination is slow, and the cache grows with every new one.
+
+    ## Example
+    ```python
+    for name in layer_names:
+        sess.run(activations[name], {x: batch})  # a new subgraph per name
+    ```
+
+    ## Use instead
+    ```python
+    values = sess.run(activations, {x: batch})  # one combination, fetched once
+    ```
+    or a fixed set of `sess.make_callable(...)` callables.
+    """
+
+    code = "GL302"
+    name = "fetch-churn"
+    severity = Severity.WARNING
+    summary = "one session run with many distinct fetch/feed combinations"
+    fix = (
+        "Fetch one fixed structure (e.g. a dict of all the tensors you need) per step, or "
+        "prepare each combination once with sess.make_callable(...)."
+    )
+    options = {"max-combinations": 10}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sessions: dict[int, Counter] = defaultdict(Counter)
+        self.frames: dict[tuple, object] = {}
+
+    def graphlint_session_run(self, session_id, site, new_signature, ops_added):
+        if not new_signature or ops_added or site is None:
+            return
+        self.sessions[session_id][site[:2]] += 1
+        self.frames.setdefault(site[:2], site)
+
+    def graphlint_session_released(self, session_id):
+        self._judge(self.sessions.pop(session_id, None))
+
+    def graphlint_run_finished(self):
+        for session_id in list(self.sessions):
+            self._judge(self.sessions.pop(session_id))
+
+    def _judge(self, sites: Counter | None) -> None:
+        if not sites:
+            return
+        total = sum(sites.values())
+        if total <= self.config["max-combinations"]:
+            return
+        (top, n), *others = sites.most_common()
+        self.report(
+            f"one session ran {total} distinct fetch/feed combinations"
+            + (f" ({n} from this call)" if others else "")
+            + ": each new one prunes and caches a new subgraph",
+            self.frames[top],
+            related=[(self.frames[k], f"{plural(c, 'more combination')} from here") for k, c in others[:3]],
+        )
+
+
+class SessionLeak(Rule):
+    """Sessions opened and abandoned without `close()`.
+
+    ## What it does
+    Reports a session that the program dropped without closing while it went on running (found
+    when the session is garbage-collected), and unclosed sessions piling up on one graph (more
+    than `max-open-per-graph` at once). One session still open when the script ends is fine.
+
+    ## Why is this bad?
+    An open session holds its device memory, thread pools and the values of every variable.
+    Relying on garbage collection to free them makes memory grow with each call that opened one,
+    and a reference cycle can keep them alive for a long time.
+
+    ## Example
+    ```python
+    def evaluate(x):
+        sess = tf.compat.v1.Session()
+        return sess.run(y, {inputs: x})  # the session is dropped, never closed
+    ```
+
+    ## Use instead
+    ```python
+    def evaluate(x):
+        with tf.compat.v1.Session() as sess:
+            return sess.run(y, {inputs: x})
+    ```
+    or one long-lived session closed at the end.
+    """
+
+    code = "GL303"
+    name = "session-leak"
+    severity = Severity.WARNING
+    summary = "session dropped or piled up without close()"
+    fix = (
+        "Use `with tf.compat.v1.Session() as sess:` or call sess.close() when done; better, "
+        "keep one session for the program's life."
+    )
+    options = {"max-open-per-graph": 2}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.open: dict[int, dict[int, object]] = defaultdict(dict)
+        self.piled: set[int] = set()
+
+    def graphlint_session_created(self, session_id, graph_id, site):
+        sessions = self.open[graph_id]
+        sessions[session_id] = site
+        if len(sessions) > self.config["max-open-per-graph"] and graph_id not in self.piled:
+            self.piled.add(graph_id)
+            sites = list(sessions.values())
+            self.report(
+                f"{len(sessions)} sessions are open at once on the same graph; none of the "
+                "earlier ones was closed",
+                site,
+                related=[(s, "an earlier session, still open") for s in sites[:-1][:3]],
+            )
+
+    def graphlint_session_closed(self, session_id, graph_id):
+        self.open[graph_id].pop(session_id, None)
+
+    def graphlint_session_released(self, session_id, graph_id, closed, created_site):
+        self.open[graph_id].pop(session_id, None)
+        if not closed:
+            self.report(
+                "a session created here was dropped without close() while the program went on",
+                created_site,
+            )
+
+    def graphlint_graph_released(self, graph_id):
+        self.open.pop(graph_id, None)
+        self.piled.discard(graph_id)
+
+
+def _frame(path, line):
+    from graphlint.sites import Frame
+
+    return Frame(path, line, "")

@@ -1,0 +1,140 @@
+"""Run a program exactly as ``python SCRIPT ARGS`` or ``python -m MODULE ARGS`` would."""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import traceback
+import types
+from dataclasses import dataclass
+
+_OWN_FILES = (os.path.abspath(__file__), runpy.__file__)
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class ProgramNotFound(Exception):
+    """The script or module to run does not exist; the message is one line."""
+
+
+@dataclass
+class Outcome:
+    """How the program ended: its exit status and whether it failed."""
+
+    status: int = 0
+    failed: bool = False
+    interrupted: bool = False
+
+
+def check_script(path: str) -> str:
+    if not os.path.exists(path):
+        raise ProgramNotFound(f"no such file: {path}")
+    if os.path.isdir(path):
+        if os.path.isfile(os.path.join(path, "__main__.py")):
+            return path
+        raise ProgramNotFound(f"{path} is a directory without __main__.py")
+    return path
+
+
+def _exit_status(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if code >= 0 else code % 256
+    # sys.exit("message") prints the message to stderr and exits 1, as Python does
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_program_traceback(exc: BaseException) -> None:
+    """The traceback Python would print, without graphlint's (and runpy's) own frames."""
+    report = traceback.TracebackException.from_exception(exc)
+    _drop_own_frames(report, set())
+    sys.stdout.flush()
+    sys.stderr.write("".join(report.format()))
+    sys.stderr.flush()
+
+
+def _drop_own_frames(report: traceback.TracebackException, seen: set) -> None:
+    if id(report) in seen:
+        return
+    seen.add(id(report))
+    frames = [
+        f
+        for f in report.stack
+        if os.path.abspath(f.filename) not in _OWN_FILES
+        and not os.path.abspath(f.filename).startswith(_PKG_DIR)
+    ]
+    report.stack = traceback.StackSummary.from_list(frames)
+    for nested in (report.__cause__, report.__context__):
+        if nested is not None:
+            _drop_own_frames(nested, seen)
+
+
+def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -> Outcome:
+    """Run the program in this process as ``__main__``; return how it ended.
+
+    The program's own traceback is printed as Python would print it; ``SystemExit`` gives its
+    status; ``KeyboardInterrupt`` gives 130.
+    """
+    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    saved_main = sys.modules.get("__main__")
+    outcome = Outcome()
+    try:
+        if module is not None:
+            sys.argv = [module, *args]  # runpy replaces argv[0] by the module's file
+            sys.path[0:1] = [os.getcwd()]
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            path = os.path.abspath(script)
+            sys.argv = [script, *args]
+            if os.path.isdir(path):
+                sys.path[0:1] = [path]
+                runpy.run_path(path, run_name="__main__")
+            else:
+                sys.path[0:1] = [os.path.dirname(path)]
+                _run_file(path)
+    except SystemExit as exc:
+        outcome.status = _exit_status(exc.code)
+        outcome.failed = outcome.status != 0
+    except KeyboardInterrupt as exc:
+        _print_program_traceback(exc)
+        outcome.status, outcome.failed, outcome.interrupted = 130, True, True
+    except ImportError as exc:
+        if module is not None and getattr(exc, "name", None) == module.split(".")[0] and _no_frames(exc):
+            raise ProgramNotFound(f"no module named {module!r}") from None
+        _print_program_traceback(exc)
+        outcome.status, outcome.failed = 1, True
+    except BaseException as exc:  # the program's own error: report it as Python would
+        _print_program_traceback(exc)
+        outcome.status, outcome.failed = 1, True
+    finally:
+        sys.stdout.flush()
+        sys.argv = saved_argv
+        if saved_path0 is not None:
+            sys.path[0:1] = [saved_path0]
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+    return outcome
+
+
+def _no_frames(exc: BaseException) -> bool:
+    """True when the ImportError came from runpy looking the module up, not from its code."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) not in _OWN_FILES and "importlib" not in tb.tb_frame.f_code.co_filename:
+            return False
+        tb = tb.tb_next
+    return True
+
+
+def _run_file(path: str) -> None:
+    with open(path, "rb") as fh:
+        source = fh.read()
+    code = compile(source, path, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__builtins__ = __builtins__
+    main.__cached__ = None
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)

@@ -1,0 +1,137 @@
+"""Where the user's code is on the call stack.
+
+A frame is *user code* unless its file belongs to the standard library, an installed
+package (site-packages: TensorFlow, Keras, numpy, absl, pytest...), graphlint itself, or is
+synthetic (``<frozen ...>``, ``<string>``). Findings always point at user frames.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import site
+import sys
+import sysconfig
+from typing import NamedTuple
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _library_prefixes() -> tuple[str, ...]:
+    prefixes = {_PKG_DIR}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            prefixes.add(os.path.realpath(path) + os.sep)
+            prefixes.add(os.path.abspath(path) + os.sep)
+    try:
+        extra = list(site.getsitepackages()) + [site.getusersitepackages()]
+    except AttributeError:  # virtualenv's old site.py
+        extra = []
+    for entry in extra + [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]:
+        prefixes.add(os.path.realpath(entry) + os.sep)
+        prefixes.add(os.path.abspath(entry) + os.sep)
+    return tuple(sorted(prefixes))
+
+
+_LIBRARY_PREFIXES = _library_prefixes()
+_is_user: dict[str, bool] = {}
+
+
+def is_user_file(filename: str) -> bool:
+    """True when ``filename`` is the user's own code (cached per file name)."""
+    try:
+        return _is_user[filename]
+    except KeyError:
+        pass
+    if not filename or filename.startswith("<"):
+        result = False
+    else:
+        path = os.path.abspath(filename)
+        result = not path.startswith(_LIBRARY_PREFIXES) and not os.path.realpath(path).startswith(
+            _LIBRARY_PREFIXES
+        )
+    _is_user[filename] = result
+    return result
+
+
+class Frame(NamedTuple):
+    """One frame of user code: absolute file path, line, function name."""
+
+    path: str
+    line: int
+    function: str
+
+
+class Stack(NamedTuple):
+    """The user's frames at one moment, outermost first, with an invocation id per frame.
+
+    ``calls[i]`` identifies the invocation of ``frames[i]``'s function: two ops built in the
+    same call of ``forecast()`` share it; the next call of ``forecast()`` gets a new one (an
+    iteration that goes back to an earlier point of a loop counts as a new invocation too).
+    """
+
+    frames: tuple[Frame, ...]
+    calls: tuple[int, ...]
+
+    @property
+    def site(self) -> Frame | None:
+        return self.frames[-1] if self.frames else None
+
+
+_tokens = itertools.count(1)
+# id(frame) -> (code, last instruction offset, invocation token); bounded, see _remember.
+_live: dict[int, tuple[object, int, int]] = {}
+_LIVE_MAX = 50_000
+
+
+def _token(frame) -> int:
+    key = id(frame)
+    code = frame.f_code
+    lasti = frame.f_lasti
+    entry = _live.get(key)
+    if entry is not None and entry[0] is code and entry[1] <= lasti:
+        if entry[1] != lasti:
+            _live[key] = (code, lasti, entry[2])
+        return entry[2]
+    token = next(_tokens)
+    if len(_live) >= _LIVE_MAX:
+        _live.clear()
+    _live[key] = (code, lasti, token)
+    return token
+
+
+def capture(depth: int = 1) -> Stack:
+    """The user's frames above the caller's ``depth``-th frame, outermost first."""
+    frame = sys._getframe(depth + 1)
+    frames: list[Frame] = []
+    calls: list[int] = []
+    known = _is_user
+    while frame is not None:
+        code = frame.f_code
+        filename = code.co_filename
+        user = known.get(filename)
+        if user is None:
+            user = is_user_file(filename)
+        if user:
+            frames.append(Frame(filename, frame.f_lineno, code.co_name))
+            calls.append(_token(frame))
+        frame = frame.f_back
+    frames.reverse()
+    calls.reverse()
+    return Stack(tuple(frames), tuple(calls))
+
+
+def user_site(depth: int = 1) -> Frame | None:
+    """The innermost user frame above the caller's ``depth``-th frame, or ``None``."""
+    frame = sys._getframe(depth + 1)
+    known = _is_user
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        user = known.get(filename)
+        if user is None:
+            user = is_user_file(filename)
+        if user:
+            return Frame(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
