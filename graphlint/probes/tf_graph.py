@@ -100,6 +100,7 @@ class GraphProbe:
         self._sids = itertools.count(1)
         self._local = threading.local()
         self._lock = threading.Lock()
+        self.active = False
 
     # -- bookkeeping -----------------------------------------------------------------------
     def graph_info(self, graph) -> _GraphInfo:
@@ -134,7 +135,7 @@ class GraphProbe:
     def _fire(self, hook, **kwargs):
         """Call a hook; never let graphlint's own failure reach the program."""
         local = self._local
-        if getattr(local, "busy", False):
+        if not self.active or getattr(local, "busy", False):
             return
         local.busy = True
         try:
@@ -163,6 +164,7 @@ class GraphProbe:
             ("sessions", self._patch_sessions),
             ("checkpoint restore", self._patch_saver),
         ]
+        self.active = True
         for label, step in steps:
             try:
                 step()
@@ -174,7 +176,11 @@ class GraphProbe:
                 )
 
     def uninstall(self) -> None:
+        """Put back every patched attribute; finalizers of watched objects go quiet."""
+        self.active = False
         self.patcher.restore()
+        self._graphs.clear()
+        self._sessions.clear()
 
     # -- graphs and ops --------------------------------------------------------------------
     def _patch_ops(self):
