@@ -12,6 +12,9 @@ def __getattr__(name):  # keep `import graphlint` light: no TensorFlow, no plugg
     if name == "instrument":
         from graphlint.instrument import instrument
 
+        # Importing the submodule bound `graphlint.instrument` to the module; the public name
+        # is the function, on every access after this one too.
+        globals()["instrument"] = instrument
         return instrument
     if name == "Linter":
         from graphlint.engine import Linter

@@ -101,7 +101,7 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
         _print_program_traceback(exc)
         outcome.status, outcome.failed, outcome.interrupted = 130, True, True
     except ImportError as exc:
-        if module is not None and getattr(exc, "name", None) == module.split(".")[0] and _no_frames(exc):
+        if module is not None and str(exc).startswith("No module named") and _no_frames(exc):
             raise ProgramNotFound(f"no module named {module!r}") from None
         _print_program_traceback(exc)
         outcome.status, outcome.failed = 1, True
@@ -120,9 +120,11 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
 
 def _no_frames(exc: BaseException) -> bool:
     """True when the ImportError came from runpy looking the module up, not from its code."""
+    from graphlint.sites import is_user_file
+
     tb = exc.__traceback__
     while tb is not None:
-        if os.path.abspath(tb.tb_frame.f_code.co_filename) not in _OWN_FILES and "importlib" not in tb.tb_frame.f_code.co_filename:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
             return False
         tb = tb.tb_next
     return True

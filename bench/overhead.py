@@ -1,0 +1,159 @@
+"""Overhead of graphlint's instrumentation, measured in one process.
+
+Two workloads, each timed without graphlint ("plain") and inside ``graphlint.instrument()``
+with every built-in rule enabled (as ``graphlint run`` does), alternating repetitions after a
+warm-up, a fresh ``tf.Graph`` per repetition:
+
+* build: a graph of ~20,000 ops (matmul/add/relu chains built by nested user functions, so that
+  the probes capture realistic user stacks);
+* run:   20,000 ``sess.run`` calls of a tiny graph (same fetches, changing feed values).
+
+Prints seconds (min and median over the repetitions) and the ratio instrumented/plain (of the
+minima, the least noisy figure on a shared machine). Run: ``python bench/overhead.py [--reps N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+import graphlint  # noqa: E402
+from graphlint.engine import Linter  # noqa: E402
+
+tf.compat.v1.disable_eager_execution()
+v1 = tf.compat.v1
+
+BUILD_OPS = 20_000
+RUNS = 20_000
+
+
+# -- the workloads: plain user code ---------------------------------------------------------
+def dense(x, w, b):
+    return tf.nn.relu(tf.matmul(x, w) + b)
+
+
+def block(x, w, b):
+    h = dense(x, w, b)
+    h = dense(h, w, b)
+    return tf.add(h, x)
+
+
+def build_model(target_ops: int) -> tf.Graph:
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [None, 8], name="x")
+        w = tf.constant(np.eye(8, dtype=np.float32) * 0.5)
+        b = tf.constant(np.zeros(8, dtype=np.float32))
+        h = x
+        while graph.version < target_ops:
+            h = block(h, w, b)
+    return graph
+
+
+def build_tiny():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2], name="x")
+        y = x * 2.0 + 1.0
+    sess = v1.Session(graph=graph)
+    return graph, sess, x, y
+
+
+def run_loop(sess, x, y, n: int) -> float:
+    total = 0.0
+    feed = np.zeros(2, dtype=np.float32)
+    for i in range(n):
+        feed[0] = i
+        total += float(sess.run(y, {x: feed})[0])
+    return total
+
+
+# -- timing -----------------------------------------------------------------------------------
+def timed_build(instrumented: bool, n_ops: int) -> float:
+    gc.collect()
+    if instrumented:
+        with graphlint.instrument(Linter()) as linter:
+            start = time.perf_counter()
+            graph = build_model(n_ops)
+            del graph
+            gc.collect()
+            elapsed = time.perf_counter() - start
+            linter.finish()
+    else:
+        start = time.perf_counter()
+        graph = build_model(n_ops)
+        del graph
+        gc.collect()
+        elapsed = time.perf_counter() - start
+    return elapsed
+
+
+def timed_runs(instrumented: bool, n_runs: int) -> float:
+    gc.collect()
+    if instrumented:
+        with graphlint.instrument(Linter()) as linter:
+            graph, sess, x, y = build_tiny()
+            run_loop(sess, x, y, 10)  # first run: executor creation, not measured
+            start = time.perf_counter()
+            run_loop(sess, x, y, n_runs)
+            elapsed = time.perf_counter() - start
+            sess.close()
+            del graph, sess
+            linter.finish()
+    else:
+        graph, sess, x, y = build_tiny()
+        run_loop(sess, x, y, 10)
+        start = time.perf_counter()
+        run_loop(sess, x, y, n_runs)
+        elapsed = time.perf_counter() - start
+        sess.close()
+    return elapsed
+
+
+def measure(fn, size: int, reps: int) -> tuple[list[float], list[float]]:
+    fn(False, max(1, size // 10))  # warm-up, both ways
+    fn(True, max(1, size // 10))
+    plain, inst = [], []
+    for rep in range(reps):
+        order = (False, True) if rep % 2 == 0 else (True, False)
+        for instrumented in order:
+            (inst if instrumented else plain).append(fn(instrumented, size))
+    return plain, inst
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5, help="repetitions per variant (default 5)")
+    parser.add_argument("--ops", type=int, default=BUILD_OPS)
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--only", choices=["build", "run"])
+    args = parser.parse_args(argv)
+
+    rows = []
+    if args.only in (None, "build"):
+        rows.append((f"build {args.ops} ops", *measure(timed_build, args.ops, args.reps)))
+    if args.only in (None, "run"):
+        rows.append((f"{args.runs} sess.run", *measure(timed_runs, args.runs, args.reps)))
+
+    print(f"TensorFlow {tf.__version__}, Python {sys.version.split()[0]}, {args.reps} reps each")
+    head = f"{'workload':<22}{'plain min':>11}{'instr min':>11}{'plain med':>11}{'instr med':>11}{'ratio min':>11}{'ratio med':>11}"
+    print(head)
+    print("-" * len(head))
+    for name, plain, inst in rows:
+        pm, im = min(plain), min(inst)
+        pd, id_ = statistics.median(plain), statistics.median(inst)
+        print(f"{name:<22}{pm:>10.3f}s{im:>10.3f}s{pd:>10.3f}s{id_:>10.3f}s{im / pm:>11.3f}{id_ / pd:>11.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

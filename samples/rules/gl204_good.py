@@ -1,0 +1,26 @@
+"""The initializer is built after the whole model, optimizer included.
+
+`minimize()` creates the optimizer's slot variables first; `global_variables_initializer()`
+built afterwards covers them all, so training starts from initialized variables.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+inputs = tf1.placeholder(tf.float32, [None, 2], name="inputs")
+targets = tf1.placeholder(tf.float32, [None, 1], name="targets")
+w = tf1.get_variable("w", [2, 1], initializer=tf1.zeros_initializer())
+loss = tf.reduce_mean(tf.square(tf.matmul(inputs, w) - targets))
+train_op = tf1.train.AdamOptimizer(0.1).minimize(loss)
+init = tf1.global_variables_initializer()
+
+x = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+y = np.array([[1.0], [2.0]], dtype=np.float32)
+with tf1.Session() as sess:
+    sess.run(init)
+    for step in range(3):
+        _, value = sess.run([train_op, loss], {inputs: x, targets: y})
+    print("loss:", value)

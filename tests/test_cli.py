@@ -1,0 +1,242 @@
+"""`graphlint run`, `rules`, `rule`: exit codes, formats, options, bad input (in-process via CliRunner)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from graphlint.cli import main
+
+GRAPH_NOT_DEFAULT = """\
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+tf.compat.v1.reset_default_graph()
+with tf.Graph():
+    x = tf.constant(1.0) + 1.0
+print("computed", 2 + 2)
+"""
+
+CLEAN = """\
+import sys
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+g = tf.Graph()
+with g.as_default():
+    y = tf.constant(3.0) * 2.0
+with tf.compat.v1.Session(graph=g) as sess:
+    print(sess.run(y), sys.argv[1:], __name__)
+"""
+
+
+@pytest.fixture
+def cli():
+    return CliRunner()
+
+
+@pytest.fixture
+def program(tmp_path):
+    def write(source: str, name: str = "prog.py"):
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(source))
+        return path
+
+    return write
+
+
+def invoke(cli, *args):
+    return cli.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_version(cli):
+    result = invoke(cli, "--version")
+    assert result.exit_code == 0 and "graphlint, version" in result.output
+
+
+def test_rules_lists_every_code(cli):
+    result = invoke(cli, "rules")
+    codes = [line.split()[0] for line in result.output.splitlines()]
+    assert codes == sorted(codes)
+    for code in ["GL000", "GL101", "GL102", "GL103", "GL201", "GL202", "GL203", "GL204", "GL301", "GL302", "GL303", "GL401"]:
+        assert code in codes
+
+
+@pytest.mark.parametrize("query", ["GL101", "gl101", "graph-rebuilt"])
+def test_rule_prints_its_documentation_sections(cli, query):
+    result = invoke(cli, "rule", query)
+    assert result.exit_code == 0
+    for section in ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix"]:
+        assert section in result.output
+
+
+def test_rule_unknown_code_is_one_line_and_exit_2(cli):
+    result = cli.invoke(main, ["rule", "GL999"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ["graphlint: error: unknown rule 'GL999' (see `graphlint rules`)"]
+
+
+def test_run_reports_finding_on_stderr_and_keeps_stdout(cli, program):
+    path = program(GRAPH_NOT_DEFAULT)
+    result = invoke(cli, "run", path)
+    assert result.exit_code == 1
+    assert result.stdout == "computed 4\n"
+    assert f"{os.path.basename(path)}:4:1: GL103" in result.stderr or ":4:1: GL103" in result.stderr
+    assert "fix: Write `with tf.Graph().as_default():`" in result.stderr
+    assert "graphlint: found 1 finding (1 error)." in result.stderr
+
+
+def test_clean_program_exits_0_and_gets_its_argv_and_main(cli, program):
+    path = program(CLEAN)
+    result = invoke(cli, "run", path, "--flag", "value")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "6.0 ['--flag', 'value'] __main__\n"
+    assert "no findings" in result.stderr
+
+
+def test_exit_zero_and_ignore(cli, program):
+    path = program(GRAPH_NOT_DEFAULT)
+    assert invoke(cli, "run", "--exit-zero", path).exit_code == 0
+    result = invoke(cli, "run", "--ignore", "GL1", path)
+    assert result.exit_code == 0 and "GL103" not in result.stderr
+    result = invoke(cli, "run", "--select", "GL2", path)
+    assert result.exit_code == 0
+    result = invoke(cli, "run", "--select", "GL2", "--extend-select", "GL103", path)
+    assert result.exit_code == 1 and "GL103" in result.stderr
+
+
+def test_noqa_on_the_reported_line_suppresses_runtime_finding(cli, program):
+    path = program(GRAPH_NOT_DEFAULT.replace("with tf.Graph():", "with tf.Graph():  # noqa: GL103"))
+    assert invoke(cli, "run", path).exit_code == 0
+    path = program(GRAPH_NOT_DEFAULT.replace("with tf.Graph():", "with tf.Graph():  # noqa: GL101"), "other.py")
+    assert invoke(cli, "run", path).exit_code == 1
+
+
+def test_program_failure_without_findings_exits_3_with_its_traceback(cli, program):
+    path = program("print('before')\nraise RuntimeError('boom')\n")
+    result = invoke(cli, "run", path)
+    assert result.exit_code == 3
+    assert result.stdout == "before\n"
+    assert "RuntimeError: boom" in result.stderr
+    assert 'line 2, in <module>' in result.stderr
+    assert "graphlint" not in result.stderr.split("RuntimeError")[0].replace("graphlint: ", "")
+
+
+def test_findings_reported_even_when_program_exits_nonzero(cli, program):
+    path = program(GRAPH_NOT_DEFAULT + "import sys\nsys.exit(4)\n")
+    result = invoke(cli, "run", path)
+    assert result.exit_code == 1
+    assert "GL103" in result.stderr
+
+
+@pytest.mark.parametrize("status,expected", [(0, 0), (5, 3), ("'bye'", 3)])
+def test_sys_exit_status(cli, program, status, expected):
+    path = program(f"import sys\nsys.exit({status})\n")
+    assert invoke(cli, "run", path).exit_code == expected
+
+
+def test_json_format_to_output_file(cli, program, tmp_path):
+    path = program(GRAPH_NOT_DEFAULT)
+    out = tmp_path / "report.json"
+    result = invoke(cli, "run", "--format", "json", "--output", out, path)
+    assert result.exit_code == 1
+    assert "GL103" not in result.stderr
+    doc = json.loads(out.read_text())
+    assert set(doc) == {"version", "findings", "summary"}
+    assert doc["version"] == 1
+    (finding,) = doc["findings"]
+    assert set(finding) == {"code", "name", "severity", "message", "path", "line", "column", "related", "fix"}
+    assert (finding["code"], finding["name"], finding["severity"], finding["line"]) == ("GL103", "graph-not-default", "error", 4)
+    assert doc["summary"] == {"findings": 1, "by_code": {"GL103": 1}}
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["run"], "give a SCRIPT to run, or -m MODULE"),
+        (["run", "missing.py"], "no such file: missing.py"),
+        (["run", "--select", "XY9", "prog.py"], "unknown rule code or prefix 'XY9'"),
+        (["run", "--select", "not a code!", "prog.py"], "is not a rule code or prefix"),
+        (["run", "-m", "no_such_module_graphlint"], "no module named 'no_such_module_graphlint'"),
+        (["run", "--config", "nope.toml", "prog.py"], "config file not found: nope.toml"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(cli, program, tmp_path, monkeypatch, args, message):
+    program(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    result = cli.invoke(main, args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], result.output
+    assert "Traceback" not in result.output
+
+
+def test_script_path_that_is_a_directory(cli, tmp_path):
+    result = cli.invoke(main, ["run", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is a directory without __main__.py" in result.output
+
+
+def test_unwritable_output(cli, program, tmp_path):
+    path = program(CLEAN)
+    result = cli.invoke(main, ["run", "--output", str(tmp_path / "no" / "dir" / "r.json"), str(path)])
+    assert result.exit_code == 2 and "cannot write --output" in result.output
+
+
+@pytest.mark.parametrize(
+    "toml,message",
+    [
+        ("[tool.graphlint\n", "invalid TOML"),
+        ("[tool.graphlint]\nselect = 3\n", "select must be a list of strings"),
+        ("[tool.graphlint]\nunknown-key = 1\n", "unknown setting 'unknown-key'"),
+        ("[tool.graphlint.rules.GL302]\nmax-combinations = -1\n", "must not be negative"),
+        ("[tool.graphlint.rules.GL302]\nmax-combinations = 'ten'\n", "must be int"),
+        ("[tool.graphlint.rules.GL302]\nmax-fetches = 3\n", "unknown option 'max-fetches'"),
+        ("[tool.graphlint.rules.GL999]\nx = 3\n", "unknown rule"),
+        ("[tool.graphlint]\nignore = ['GL9']\n", "unknown rule code or prefix 'GL9'"),
+    ],
+)
+def test_bad_configuration_is_one_line_and_exit_2(cli, program, tmp_path, toml, message):
+    (tmp_path / "pyproject.toml").write_text(toml)
+    path = program(CLEAN)
+    result = cli.invoke(main, ["run", str(path)])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], result.output
+
+
+def test_pyproject_thresholds_and_per_file_ignores(cli, program, tmp_path):
+    path = program(GRAPH_NOT_DEFAULT)
+    (tmp_path / "pyproject.toml").write_text('[tool.graphlint.per-file-ignores]\n"prog.py" = ["GL103"]\n')
+    assert invoke(cli, "run", path).exit_code == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.graphlint]\nignore = ["GL103"]\n')
+    assert invoke(cli, "run", path).exit_code == 0
+
+
+def test_module_mode_runs_like_python_dash_m(cli, tmp_path, monkeypatch):
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tool.py").write_text("import sys\nprint(__name__, sys.argv[1:])\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path)] + sys.path[1:])
+    result = invoke(cli, "run", "-m", "mypkg.tool", "a", "--b")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "__main__ ['a', '--b']\n"
+
+
+@pytest.mark.slow
+def test_graphlint_run_in_a_fresh_process_matches_python(tmp_path):
+    """The one end-to-end subprocess test: the program's stdout is byte-identical to python's."""
+    path = tmp_path / "prog.py"
+    path.write_text(CLEAN)
+    exe = os.path.join(os.path.dirname(sys.executable), "graphlint")
+    plain = subprocess.run([sys.executable, str(path), "x"], capture_output=True, text=True, cwd=tmp_path)
+    linted = subprocess.run([exe, "run", str(path), "x"], capture_output=True, text=True, cwd=tmp_path)
+    assert plain.returncode == 0 and linted.returncode == 0
+    assert linted.stdout == plain.stdout
+    assert "graphlint: no findings." in linted.stderr
