@@ -240,3 +240,25 @@ def test_graphlint_run_in_a_fresh_process_matches_python(tmp_path):
     assert plain.returncode == 0 and linted.returncode == 0
     assert linted.stdout == plain.stdout
     assert "graphlint: no findings." in linted.stderr
+
+
+def test_readme_rule_table_matches_the_rules():
+    """The README's table is the rules' own code, name, severity and summary."""
+    from pathlib import Path
+
+    from graphlint.engine import discover_rules
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for cls in discover_rules(plugins=False).values():
+        row = f"| {cls.code} | `{cls.name}` | {cls.severity.value} | {cls.summary} |"
+        assert row in readme, row
+        for option, default in cls.options.items():
+            assert f"| {cls.code} | `{option}` | {default} |" in readme
+
+
+def test_readme_setup_commands_use_the_ci_test_command():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    ci = (root / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert f"```sh\n{ci}\n```" in (root / "README.md").read_text()
