@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import runpy
 import sys
@@ -24,6 +25,9 @@ class Outcome:
     status: int = 0
     failed: bool = False
     interrupted: bool = False
+    #: The program's globals, kept alive until the findings are in: a session the program still
+    #: holds when it ends is open, not leaked.
+    namespace: dict | None = None
 
 
 def check_script(path: str) -> str:
@@ -84,16 +88,16 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
         if module is not None:
             sys.argv = [module, *args]  # runpy replaces argv[0] by the module's file
             sys.path[0:1] = [os.getcwd()]
-            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            outcome.namespace = runpy.run_module(module, run_name="__main__", alter_sys=True)
         else:
             path = os.path.abspath(script)
             sys.argv = [script, *args]
             if os.path.isdir(path):
                 sys.path[0:1] = [path]
-                runpy.run_path(path, run_name="__main__")
+                outcome.namespace = runpy.run_path(path, run_name="__main__")
             else:
                 sys.path[0:1] = [os.path.dirname(path)]
-                _run_file(path)
+                _run_file(path, outcome)
     except SystemExit as exc:
         outcome.status = _exit_status(exc.code)
         outcome.failed = outcome.status != 0
@@ -130,7 +134,7 @@ def _no_frames(exc: BaseException) -> bool:
     return True
 
 
-def _run_file(path: str) -> None:
+def _run_file(path: str, outcome: Outcome) -> None:
     with open(path, "rb") as fh:
         source = fh.read()
     code = compile(source, path, "exec", dont_inherit=True)
@@ -138,5 +142,7 @@ def _run_file(path: str) -> None:
     main.__file__ = path
     main.__builtins__ = __builtins__
     main.__cached__ = None
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
     sys.modules["__main__"] = main
+    outcome.namespace = main.__dict__
     exec(code, main.__dict__)

@@ -262,3 +262,19 @@ def test_readme_setup_commands_use_the_ci_test_command():
     root = Path(__file__).resolve().parent.parent
     ci = (root / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert f"```sh\n{ci}\n```" in (root / "README.md").read_text()
+
+
+def test_missing_tensorflow_is_one_line_and_exit_2(cli, program, monkeypatch):
+    path = program(CLEAN)
+    monkeypatch.setitem(sys.modules, "tensorflow", None)  # `import tensorflow` now fails
+    result = cli.invoke(main, ["run", str(path)])
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("graphlint: error: TensorFlow is not installed")
+
+
+def test_keyboard_interrupt_prints_findings_so_far_and_exits_130(cli, program):
+    path = program(GRAPH_NOT_DEFAULT + "raise KeyboardInterrupt\n")
+    result = invoke(cli, "run", path)
+    assert result.exit_code == 130
+    assert "KeyboardInterrupt" in result.stderr and "GL103" in result.stderr
