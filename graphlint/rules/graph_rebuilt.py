@@ -13,13 +13,14 @@ from graphlint.sites import Stack
 class _Copy:
     """One invocation of a building function: the ops it added to one graph."""
 
-    __slots__ = ("stack", "start", "end", "linked")
+    __slots__ = ("stack", "start", "end", "linked", "own")
 
     def __init__(self, stack: Stack, index: int):
         self.stack = stack
         self.start = index
         self.end = index
         self.linked = False  # consumes an earlier copy's output (a stacked layer, shared variables)
+        self.own: dict | None = None  # the ancestry of this copy's ops that have no inputs
 
 
 class _Group:
@@ -34,11 +35,14 @@ class _Group:
 
 
 class _Graph:
-    __slots__ = ("groups", "tags", "runs", "last_index")
+    __slots__ = ("groups", "tags", "ancestry", "runs", "last_index")
 
     def __init__(self):
         self.groups: dict[tuple, _Group] = {}
         self.tags: dict[int, tuple] = {}  # id(op) -> (group key, copy index)
+        # id(op) -> {group key: latest copy index among the op's transitive inputs, itself
+        # included}; ops with the same ancestry share one dict.
+        self.ancestry: dict[int, dict] = {}
         self.runs: list[int] = []  # op counts at which a session ran the graph
         self.last_index = 0
 
@@ -48,9 +52,10 @@ class GraphRebuilt(Rule):
 
     ## What it does
     Follows which function built each op. When a function's later call adds a fresh,
-    independent copy of what its earlier call built — not fed by the earlier copy (as stacked
-    layers are) and not combined with it later (as branches and towers are) — it reports where
-    the repeated build starts, how many copies there are, and the graph's size after each
+    independent copy of what its earlier call built — not fed by the earlier copy, directly or
+    through other code (as stacked layers are), and not combined with it later (as branches
+    and towers are) — it reports where the repeated build starts, how many copies there are,
+    and the graph's size after each
     (`14 → 28 → 42 ops`).
 
     ## Why is this bad?
@@ -120,16 +125,28 @@ class GraphRebuilt(Rule):
         tags = state.tags
         tags[id(op)] = (key, k)
         seen: dict[tuple, int] = {}
+        ancestry = state.ancestry
+        inherited = _NO_ANCESTRY
         for tensor in op.inputs:
-            tag = tags.get(id(tensor.op))
+            source = id(tensor.op)
+            before = ancestry.get(source, _NO_ANCESTRY)
+            if before.get(key, k) < k:
+                copy.linked = True  # fed, possibly through other code, by an earlier copy
+            inherited = _union(inherited, before)
+            tag = tags.get(source)
             if tag is None:
                 continue
             other_key, j = tag
-            if other_key == key and j < k:
-                copy.linked = True
             previous = seen.setdefault(other_key, j)
             if previous != j:
                 state.groups[other_key].merged = True
+        if not inherited:
+            if copy.own is None:
+                copy.own = {key: k}
+            inherited = copy.own
+        elif inherited.get(key) != k:
+            inherited = {**inherited, key: k}
+        ancestry[id(op)] = inherited
 
     def graphlint_session_run(self, graph_id):
         state = self.graphs.get(graph_id)
@@ -187,6 +204,22 @@ class GraphRebuilt(Rule):
 
 
 _same_calls = -1  # the two copies differ only in the innermost invocation
+_NO_ANCESTRY: dict = {}
+
+
+def _union(a: dict, b: dict) -> dict:
+    """The per-group latest copies of ``a`` and ``b`` together (``a`` itself when it has all)."""
+    if not b or a is b:
+        return a
+    if not a:
+        return b
+    merged = None
+    for key, j in b.items():
+        if a.get(key, -1) < j:
+            if merged is None:
+                merged = dict(a)
+            merged[key] = j
+    return a if merged is None else merged
 
 
 def _build_level(a: Stack, b: Stack) -> int | None:

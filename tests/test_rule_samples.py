@@ -1,0 +1,158 @@
+"""The rule samples under samples/rules/ for GL101-GL103 and GL201-GL204.
+
+Every ``*_bad*.py`` sample must yield exactly the findings its ``# GLnnn`` markers declare;
+every ``*_good*.py`` sample must yield none at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLES, expected_markers, run_in_process
+from graphlint.config import Config
+
+RULES = SAMPLES / "rules"
+CODES = ("gl101", "gl102", "gl103", "gl201", "gl202", "gl203", "gl204")
+BAD = sorted(p for code in CODES for p in RULES.glob(f"{code}_bad*.py"))
+GOOD = sorted(p for code in CODES for p in RULES.glob(f"{code}_good*.py"))
+
+
+def _line_of(path: Path, snippet: str, nth: int = 1) -> int:
+    """The line number of the ``nth`` line of ``path`` that contains ``snippet``."""
+    hits = [n for n, line in enumerate(path.read_text().splitlines(), 1) if snippet in line]
+    assert len(hits) >= nth, f"{snippet!r} not found {nth} times in {path.name}"
+    return hits[nth - 1]
+
+
+def _only(findings, code):
+    found = [f for f in findings if f.code == code]
+    assert len(found) == 1, [(f.code, f.location.line, f.message) for f in findings]
+    return found[0]
+
+
+def test_every_code_has_both_samples():
+    for code in CODES:
+        assert (RULES / f"{code}_bad.py").is_file(), code
+        assert (RULES / f"{code}_good.py").is_file(), code
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_bad_sample_yields_exactly_its_markers(path):
+    expected = expected_markers(path)
+    assert expected, f"{path.name} declares no # GLnnn marker"
+    findings, _ = run_in_process(path)
+    got = {(f.code, f.location.line) for f in findings if f.location.path == str(path)}
+    assert got == expected, [(f.code, f.location.path, f.location.line, f.message) for f in findings]
+    for finding in findings:
+        assert finding.location.path == str(path), finding  # never a TensorFlow-internal frame
+        assert 1 <= finding.location.line <= len(path.read_text().splitlines())
+        assert finding.fix.strip(), finding
+        for related in finding.related:
+            assert related.location.path == str(path), related
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_good_sample_yields_nothing(path):
+    assert "GL" not in path.read_text(), "a good sample must not mention rule codes"
+    findings, outcome = run_in_process(path)
+    assert findings == [], [(f.code, f.location.line, f.message) for f in findings]
+    assert outcome.status == 0
+
+
+# -- GL101 graph-rebuilt ------------------------------------------------------------------------
+def test_gl101_message_has_op_counts_and_both_calls():
+    path = RULES / "gl101_bad.py"
+    finding = _only(run_in_process(path)[0], "GL101")
+    assert "`forecast()`" in finding.message and "2 times" in finding.message
+    counts = finding.message.rsplit(":", 1)[1].split("→")
+    assert len(counts) == 2
+    first, second = (int(c) for c in counts)
+    assert 0 < first < second
+    calls = [r.location.line for r in finding.related]
+    assert calls == [
+        _line_of(path, "model.forecast(sess, batch)"),
+        _line_of(path, "model.forecast(sess, 2 * batch)"),
+    ]
+
+
+def test_gl101_fires_without_a_run_between_the_builds():
+    path = RULES / "gl101_bad_no_run.py"
+    finding = _only(run_in_process(path)[0], "GL101")
+    assert [r.location.line for r in finding.related] == [
+        _line_of(path, "daily_inputs, daily = forecast_head()"),
+        _line_of(path, "weekly_inputs, weekly = forecast_head()"),
+    ]
+
+
+def test_gl101_with_graph_without_as_default():
+    path = RULES / "gl101_bad_with_graph.py"
+    findings, outcome = run_in_process(path)
+    assert outcome.status == 0
+    assert {f.code for f in findings} == {"GL101", "GL103"}
+
+
+# -- GL102 op-in-run-loop -----------------------------------------------------------------------
+def test_gl102_counts_steps_and_respects_min_repeats():
+    path = RULES / "gl102_bad.py"
+    finding = _only(run_in_process(path)[0], "GL102")
+    assert "over 5 steps" in finding.message
+    config = Config(rule_options={"GL102": {"min-repeats": 6}})
+    findings, _ = run_in_process(path, config=config)
+    assert findings == []
+
+
+# -- GL201 variable-renamed ---------------------------------------------------------------------
+def test_gl201_names_the_renamed_variable_and_both_calls():
+    path = RULES / "gl201_bad.py"
+    findings, _ = run_in_process(path)
+    by_name = {f.message.split("'")[1]: f for f in findings}
+    assert set(by_name) == {"weights", "bias"}
+    finding = by_name["weights"]
+    assert "'weights_1'" in finding.message
+    assert [r.location.line for r in finding.related] == [
+        _line_of(path, "hidden = tf.nn.relu(dense("),
+        _line_of(path, "output = dense("),
+    ]
+    assert "'weights_1'" in finding.related[1].message
+
+
+# -- GL202 variable-exists ----------------------------------------------------------------------
+def test_gl202_names_the_first_creation():
+    path = RULES / "gl202_bad.py"
+    findings, outcome = run_in_process(path)
+    assert outcome.status != 0  # the ValueError ends the program
+    finding = _only(findings, "GL202")
+    assert "'encoder/kernel'" in finding.message
+    assert [r.location.line for r in finding.related] == [
+        _line_of(path, 'tf1.get_variable("kernel", [4, 3])')
+    ]
+
+
+def test_gl202_reported_when_the_error_is_swallowed():
+    path = RULES / "gl202_bad_swallowed.py"
+    findings, outcome = run_in_process(path)
+    assert outcome.status == 0  # the program caught the ValueError and went on
+    finding = _only(findings, "GL202")
+    assert "'embedding/table'" in finding.message
+
+
+# -- GL203 reuse-missing-variable ---------------------------------------------------------------
+def test_gl203_suggests_the_close_name():
+    path = RULES / "gl203_bad.py"
+    finding = _only(run_in_process(path)[0], "GL203")
+    assert "'clasifier/logits/kernel'" in finding.message
+    assert len(finding.related) == 1
+    assert "'classifier/logits/kernel'" in finding.related[0].message
+
+
+# -- GL204 variable-not-initialized -------------------------------------------------------------
+def test_gl204_lists_the_optimizer_slots_and_the_initializer():
+    path = RULES / "gl204_bad.py"
+    finding = _only(run_in_process(path)[0], "GL204")
+    for name in ("beta1_power", "w/Adam"):
+        assert f"'{name}'" in finding.message
+    assert [r.location.line for r in finding.related] == [
+        _line_of(path, "init = tf1.global_variables_initializer()")
+    ]
