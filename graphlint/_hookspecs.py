@@ -48,7 +48,7 @@ def graphlint_variable_created(graph, graph_id, name, requested_name, via, site,
 
 
 @hookspec
-def graphlint_variable_refused(graph_id, name, reason, error, site):
+def graphlint_variable_refused(graph_id, name, reason, error, site, stack):
     """``get_variable`` refused ``name``: ``reason`` is ``"exists"`` or ``"missing"``."""
 
 

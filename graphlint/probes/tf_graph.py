@@ -291,7 +291,8 @@ class GraphProbe:
                 exists = name in self._vars
                 graph = probe._ops.get_default_graph()
                 gid = probe.graph_info(graph).gid
-                site = user_site(1)
+                stack = capture(1)
+                site = stack.site
                 probe._fire(
                     probe.hook.graphlint_variable_requested,
                     graph_id=gid,
@@ -317,6 +318,7 @@ class GraphProbe:
                             reason=reason,
                             error=str(exc).splitlines()[0],
                             site=site,
+                            stack=stack,
                         )
                     raise
                 finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Generic, TypeVar
 
-from graphlint.sites import Frame
+from graphlint.sites import Frame, Stack
 
 T = TypeVar("T")
 
@@ -30,25 +30,45 @@ class PerGraph(Generic[T]):
 
 
 class VariableSites:
-    """Where each variable of each graph was created (name -> user frame)."""
+    """Where each variable of each graph was created (name -> the user's stack then)."""
 
     def __init__(self):
-        self._sites: PerGraph[dict[str, Frame]] = PerGraph(dict)
+        self._stacks: PerGraph[dict[str, Stack]] = PerGraph(dict)
 
-    def add(self, graph_id: int, name: str, site: Frame | None) -> None:
-        if site is not None:
-            self._sites[graph_id].setdefault(name, site)
+    def add(self, graph_id: int, name: str, stack: Stack | None) -> None:
+        if stack is not None and stack.frames:
+            self._stacks[graph_id].setdefault(name, stack)
 
     def get(self, graph_id: int, name: str) -> Frame | None:
-        sites = self._sites.get(graph_id)
-        return sites.get(name) if sites else None
+        stack = self.stack(graph_id, name)
+        return stack.site if stack else None
+
+    def stack(self, graph_id: int, name: str) -> Stack | None:
+        stacks = self._stacks.get(graph_id)
+        return stacks.get(name) if stacks else None
 
     def names(self, graph_id: int) -> list[str]:
-        sites = self._sites.get(graph_id)
-        return list(sites) if sites else []
+        stacks = self._stacks.get(graph_id)
+        return list(stacks) if stacks else []
 
     def release(self, graph_id: int) -> None:
-        self._sites.pop(graph_id)
+        self._stacks.pop(graph_id)
+
+
+def two_sites(first: Stack | None, second: Stack | None, first_text: str, second_text: str):
+    """Related sites for a clash between what ``first`` and ``second`` built.
+
+    When both reached the clash through the same line (a helper called twice), the lines that
+    matter are the two different calls further out; name those.
+    """
+    if first is None or not first.frames:
+        return []
+    if second is not None and first.site[:2] == second.site[:2]:
+        for a, b in zip(first.frames, second.frames):
+            if a[:2] != b[:2]:
+                return [(a, first_text.replace("here", "by this call")),
+                        (b, second_text.replace("here", "by this call"))]
+    return [(first.site, first_text)]
 
 
 def plural(n: int, word: str, suffix: str = "s") -> str:

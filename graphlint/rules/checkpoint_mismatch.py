@@ -53,8 +53,8 @@ class CheckpointMismatch(Rule):
         super().__init__(sink, options)
         self.sites = VariableSites()
 
-    def graphlint_variable_created(self, graph_id, name, site):
-        self.sites.add(graph_id, name, site)
+    def graphlint_variable_created(self, graph_id, name, stack):
+        self.sites.add(graph_id, name, stack)
 
     def graphlint_checkpoint_restore(self, graph_id, saver_names, checkpoint_names, save_path, site):
         stored = set(checkpoint_names)
@@ -71,7 +71,7 @@ class CheckpointMismatch(Rule):
         ]
         self.report(
             f"restore expects {plural(len(missing), 'variable')} that checkpoint "
-            f"'{save_path}' does not hold: {quoted(missing)}",
+            f"'{save_path}' does not hold: {quoted(missing, 8)}",
             site,
             related=related[:5],
         )

@@ -157,8 +157,8 @@ class GraphRebuilt(Rule):
         self._judge(self.graphs.pop(graph_id))
 
     def graphlint_run_finished(self):
-        for graph_id, state in self.graphs.items():
-            self._judge(state)
+        for graph_id, _ in self.graphs.items():
+            self._judge(self.graphs.pop(graph_id))
 
     # -- judgement -------------------------------------------------------------------------
     def _judge(self, state: _Graph | None) -> None:
@@ -186,7 +186,7 @@ class GraphRebuilt(Rule):
                     if c.start < entry[1]:
                         entry[0], entry[1] = c.stack.frames[depth], c.start
                     entry[2] = max(entry[2], c.end)
-        for (path, function, depth), calls in builds.items():
+        for (_path, function, depth), calls in builds.items():
             copies = sorted(calls.values(), key=lambda e: e[1])
             sizes = " → ".join(str(e[2]) for e in copies[:6]) + (" → …" if len(copies) > 6 else "")
             where = copies[1][0]

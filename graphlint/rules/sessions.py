@@ -160,8 +160,10 @@ class SessionLeak(Rule):
 
     ## What it does
     Reports a session that the program dropped without closing while it went on running (found
-    when the session is garbage-collected), and unclosed sessions piling up on one graph (more
-    than `max-open-per-graph` at once). One session still open when the script ends is fine.
+    when the session is garbage-collected and the program then goes on using TensorFlow), and
+    unclosed sessions piling up on one graph (more than `max-open-per-graph` at once). One
+    session held until the program ends is fine: a global, or a local of `main()` collected as
+    `main()` returns.
 
     ## Why is this bad?
     An open session holds its device memory, thread pools and the values of every variable.
@@ -198,8 +200,30 @@ class SessionLeak(Rule):
         super().__init__(sink, options)
         self.open: dict[int, dict[int, object]] = defaultdict(dict)
         self.piled: set[int] = set()
+        # Unclosed sessions already collected, reported once the program shows it went on
+        # (a later TensorFlow event): a session collected while the script's globals are torn
+        # down, after its last statement, was merely open at the end.
+        self.dropped: list = []
+
+    def _went_on(self):
+        dropped, self.dropped = self.dropped, []
+        for site in dropped:
+            self.report(
+                "a session created here was dropped without close() while the program went on",
+                site,
+            )
+
+    def graphlint_op_added(self):
+        if self.dropped:
+            self._went_on()
+
+    def graphlint_session_run(self):
+        if self.dropped:
+            self._went_on()
 
     def graphlint_session_created(self, session_id, graph_id, site):
+        if self.dropped:
+            self._went_on()
         sessions = self.open[graph_id]
         sessions[session_id] = site
         if len(sessions) > self.config["max-open-per-graph"] and graph_id not in self.piled:
@@ -217,15 +241,15 @@ class SessionLeak(Rule):
 
     def graphlint_session_released(self, session_id, graph_id, closed, created_site):
         self.open[graph_id].pop(session_id, None)
-        if not closed:
-            self.report(
-                "a session created here was dropped without close() while the program went on",
-                created_site,
-            )
+        if not closed and created_site is not None:
+            self.dropped.append(created_site)
 
     def graphlint_graph_released(self, graph_id):
         self.open.pop(graph_id, None)
         self.piled.discard(graph_id)
+
+    def graphlint_run_finished(self):
+        self.dropped.clear()  # collected at the end: nothing ran after them
 
 
 def _frame(path, line):

@@ -7,7 +7,7 @@ import re
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.rules._state import PerGraph, VariableSites
+from graphlint.rules._state import VariableSites, two_sites
 
 _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
@@ -54,12 +54,9 @@ class VariableRenamed(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.sites = VariableSites()
-        self.stacks: PerGraph[dict] = PerGraph(dict)  # name -> the stack that created it
 
     def graphlint_variable_created(self, graph_id, name, requested_name, site, stack):
-        self.sites.add(graph_id, name, site)
-        if site is not None:
-            self.stacks[graph_id].setdefault(name, stack)
+        self.sites.add(graph_id, name, stack)
         if requested_name in _DEFAULT_NAMES:
             return
         wanted = str(requested_name).rstrip("/").rsplit("/", 1)[-1]
@@ -68,36 +65,20 @@ class VariableRenamed(Rule):
         if got == wanted or not match or match.group("base") != wanted:
             return
         original = f"{prefix}/{wanted}" if prefix else wanted
-        first = self.sites.get(graph_id, original)
-        related = [(first, f"'{original}' was created here")]
-        if first is not None and first[:2] == site[:2]:
-            # The same line made both (a helper called twice): name the two calls instead.
-            calls = _differing_calls(self.stacks[graph_id].get(original), stack)
-            if calls:
-                related = [
-                    (calls[0], f"'{original}' was created by this call"),
-                    (calls[1], f"'{name}' was created by this call"),
-                ]
         self.report(
             f"variable '{original}' was silently renamed to '{name}': the name was already "
             "taken in this graph",
             site,
-            related=related,
+            related=two_sites(
+                self.sites.stack(graph_id, original),
+                stack,
+                f"'{original}' was created here",
+                f"'{name}' was created here",
+            ),
         )
 
     def graphlint_graph_released(self, graph_id):
         self.sites.release(graph_id)
-        self.stacks.pop(graph_id)
-
-
-def _differing_calls(first, second):
-    """The outermost frames at which two stacks reach the same line by different lines."""
-    if first is None or second is None:
-        return None
-    for a, b in zip(first.frames, second.frames):
-        if a[:2] != b[:2]:
-            return (a, b)
-    return None
 
 
 class VariableExists(Rule):
@@ -149,18 +130,22 @@ class VariableExists(Rule):
         super().__init__(sink, options)
         self.sites = VariableSites()
 
-    def graphlint_variable_created(self, graph_id, name, site):
-        self.sites.add(graph_id, name, site)
+    def graphlint_variable_created(self, graph_id, name, stack):
+        self.sites.add(graph_id, name, stack)
 
-    def graphlint_variable_refused(self, graph_id, name, reason, site):
+    def graphlint_variable_refused(self, graph_id, name, reason, site, stack):
         if reason != "exists":
             return
-        first = self.sites.get(graph_id, name)
         self.report(
             f"variable '{name}' already exists and reuse is off: this code builds it a second "
             "time into the same graph",
             site,
-            related=[(first, f"'{name}' was first created here")],
+            related=two_sites(
+                self.sites.stack(graph_id, name),
+                stack,
+                f"'{name}' was first created here",
+                "the second build was asked for here",
+            ),
         )
 
     def graphlint_graph_released(self, graph_id):
@@ -206,8 +191,8 @@ class ReuseMissingVariable(Rule):
         super().__init__(sink, options)
         self.sites = VariableSites()
 
-    def graphlint_variable_created(self, graph_id, name, site):
-        self.sites.add(graph_id, name, site)
+    def graphlint_variable_created(self, graph_id, name, stack):
+        self.sites.add(graph_id, name, stack)
 
     def graphlint_variable_refused(self, graph_id, name, reason, site):
         if reason != "missing":
