@@ -80,8 +80,9 @@ class Stack(NamedTuple):
 
 
 _tokens = itertools.count(1)
-# id(frame) -> (code, last instruction offset, invocation token); bounded, see _remember.
-_live: dict[int, tuple[object, int, int]] = {}
+# id(frame) -> (code, last instruction offset, invocation token, Frame at that offset);
+# bounded by _LIVE_MAX.
+_live: dict[int, tuple[object, int, int, Frame]] = {}
 _LIVE_MAX = 50_000
 
 
@@ -92,21 +93,31 @@ def _token(frame) -> int:
     entry = _live.get(key)
     if entry is not None and entry[0] is code and entry[1] <= lasti:
         if entry[1] != lasti:
-            _live[key] = (code, lasti, entry[2])
+            _live[key] = (code, lasti, entry[2], _frame_of(frame))
         return entry[2]
     token = next(_tokens)
     if len(_live) >= _LIVE_MAX:
         _live.clear()
-    _live[key] = (code, lasti, token)
+    _live[key] = (code, lasti, token, _frame_of(frame))
     return token
+
+
+def _frame_of(frame) -> Frame:
+    code = frame.f_code
+    return Frame(code.co_filename, frame.f_lineno, code.co_name)
+
+
+_tuple_new = tuple.__new__  # builds a Frame/Stack without the NamedTuple's Python-level __new__
 
 
 def capture(depth: int = 1) -> Stack:
     """The user's frames above the caller's ``depth``-th frame, outermost first."""
+    # Hot path (once per op built): _token is inlined and globals are read once.
     frame = sys._getframe(depth + 1)
     frames: list[Frame] = []
     calls: list[int] = []
     known = _is_user
+    live = _live
     while frame is not None:
         code = frame.f_code
         filename = code.co_filename
@@ -114,12 +125,28 @@ def capture(depth: int = 1) -> Stack:
         if user is None:
             user = is_user_file(filename)
         if user:
-            frames.append(Frame(filename, frame.f_lineno, code.co_name))
-            calls.append(_token(frame))
+            key = id(frame)
+            lasti = frame.f_lasti
+            entry = live.get(key)
+            if entry is not None and entry[0] is code and entry[1] <= lasti:
+                if entry[1] != lasti:
+                    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+                    live[key] = (code, lasti, entry[2], site)
+                else:  # same code at the same instruction: the same line, the same Frame
+                    site = entry[3]
+                calls.append(entry[2])
+            else:
+                site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+                token = next(_tokens)
+                if len(live) >= _LIVE_MAX:
+                    live.clear()
+                live[key] = (code, lasti, token, site)
+                calls.append(token)
+            frames.append(site)
         frame = frame.f_back
     frames.reverse()
     calls.reverse()
-    return Stack(tuple(frames), tuple(calls))
+    return _tuple_new(Stack, (tuple(frames), tuple(calls)))
 
 
 def user_site(depth: int = 1) -> Frame | None:

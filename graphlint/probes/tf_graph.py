@@ -7,12 +7,14 @@ and integer ids, so graphs and sessions die when the program drops them.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import sys
 import threading
 import weakref
 from typing import Callable
 
+from graphlint.probes._dispatch import FastHook
 from graphlint.probes.patching import Patcher
 from graphlint.sites import capture, is_user_file, user_site
 
@@ -100,6 +102,10 @@ class GraphProbe:
         self._sids = itertools.count(1)
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._fast: dict = {}  # HookCaller -> FastHook
+        # Release events whose finalizer ran (a garbage collection) while a hook was busy in
+        # this thread: delivered as soon as that hook returns, never dropped.
+        self._deferred: collections.deque = collections.deque()
         self.active = False
 
     # -- bookkeeping -----------------------------------------------------------------------
@@ -130,20 +136,50 @@ class GraphProbe:
         info = self._graphs.get(key)
         if info is not None and info.gid == gid:
             del self._graphs[key]
-        self._fire(self.hook.graphlint_graph_released, graph_id=gid)
+        self._fire_release(self.hook.graphlint_graph_released, graph_id=gid)
+
+    def _fire_release(self, hook, **kwargs):
+        """Fire a release event from a finalizer, which can run inside another hook's call
+        (a collection triggered there): then it waits for that call to end."""
+        if self.active and getattr(self._local, "busy", False):
+            self._deferred.append((hook, kwargs))
+        else:
+            self._fire(hook, **kwargs)
+
+    def _drain(self):
+        deferred = self._deferred
+        while deferred:
+            try:
+                hook, kwargs = deferred.popleft()
+            except IndexError:  # another thread took the last one
+                return
+            self._fire(hook, **kwargs)
 
     def _fire(self, hook, **kwargs):
         """Call a hook; never let graphlint's own failure reach the program."""
         local = self._local
         if not self.active or getattr(local, "busy", False):
             return
+        fast = self._fast.get(hook)
+        if fast is None:
+            fast = self._fast[hook] = self._fast_hook(hook)
         local.busy = True
         try:
-            hook(**kwargs)
+            fast(**kwargs)
         except Exception as exc:  # pragma: no cover - rules are isolated; this is a last guard
             self.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
         finally:
             local.busy = False
+        if self._deferred:
+            self._drain()
+
+    @staticmethod
+    def _fast_hook(hook):
+        """A :class:`FastHook` for a pluggy HookCaller; any other callable is called as is."""
+        if not hasattr(hook, "get_hookimpls"):
+            return hook
+        pm = getattr(getattr(hook, "_hookexec", None), "__self__", None)
+        return FastHook(hook, pm)
 
     # -- install / uninstall ---------------------------------------------------------------
     def install(self) -> None:
@@ -181,35 +217,78 @@ class GraphProbe:
         self.patcher.restore()
         self._graphs.clear()
         self._sessions.clear()
+        self._deferred.clear()
 
     # -- graphs and ops --------------------------------------------------------------------
     def _patch_ops(self):
         probe = self
         Graph = self._ops.Graph
 
-        def wrap(original):
-            def _create_op_helper(self, op, compute_device=True):
-                original(self, op, compute_device)
-                if getattr(probe._local, "busy", False):
-                    return
-                info = probe._graphs.get(id(self))
-                if info is None or info.ref() is not self:
-                    info = probe.graph_info(self)
-                stack = capture(1)
-                probe._fire(
-                    probe.hook.graphlint_op_added,
-                    graph=self,
-                    graph_id=info.gid,
-                    graph_kind=info.kind,
-                    op=op,
-                    index=self.version,
-                    stack=stack,
-                    site=stack.site,
-                )
+        hook = self.hook.graphlint_op_added
+        fast = self._fast_hook(hook)
+        plan_of = getattr(fast, "plan", None)
+        local = self._local
+        graphs = self._graphs
+        deferred = self._deferred
 
-            return _create_op_helper
+        # Runs once per op: what _fire does, inlined, and no stack walk when no rule listens
+        # to op_added (_fire's effect would be nil).
+        def emit(graph, op, inputs):
+            if not probe.active or getattr(local, "busy", False):
+                return
+            info = graphs.get(id(graph))
+            if info is None or info.ref() is not graph:
+                info = probe.graph_info(graph)
+            plan = plan_of() if plan_of is not None else None
+            if plan == ():
+                return
+            stack = capture(2)
+            frames = stack[0]
+            kwargs = {
+                "graph": graph,
+                "graph_id": info.gid,
+                "graph_kind": info.kind,
+                "op": op,
+                "inputs": inputs,
+                "index": graph.version,
+                "stack": stack,
+                "site": frames[-1] if frames else None,
+            }
+            local.busy = True
+            try:
+                if plan is None:
+                    fast(**kwargs)
+                else:
+                    for function, argnames in plan:
+                        function(*[kwargs[name] for name in argnames])
+            except Exception as exc:  # pragma: no cover - rules are isolated; a last guard
+                probe.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
+            finally:
+                local.busy = False
+            if deferred:
+                probe._drain()
 
-        self.patcher.patch(Graph, "_create_op_helper", wrap)
+        # Ops built from Python: the input tensors are at hand (reading op.inputs would
+        # make TensorFlow build that tuple, the most expensive part of watching an op).
+        def wrap_internal(original):
+            def _create_op_internal(self, op_type, inputs, *args, **kwargs):
+                op = original(self, op_type, inputs, *args, **kwargs)
+                emit(self, op, inputs)
+                return op
+
+            return _create_op_internal
+
+        # Ops made by the C API (import_graph_def, while loops): inputs are read from the op.
+        def wrap_from_c(original):
+            def _create_op_from_tf_operation(self, c_op, *args, **kwargs):
+                op = original(self, c_op, *args, **kwargs)
+                emit(self, op, None)
+                return op
+
+            return _create_op_from_tf_operation
+
+        self.patcher.patch(Graph, "_create_op_internal", wrap_internal)
+        self.patcher.patch(Graph, "_create_op_from_tf_operation", wrap_from_c)
 
     def _patch_graph_enter(self):
         probe = self
@@ -436,7 +515,7 @@ class GraphProbe:
     def _session_released(self, key, info):
         if self._sessions.get(key) is info:
             del self._sessions[key]
-        self._fire(
+        self._fire_release(
             self.hook.graphlint_session_released,
             session_id=info.sid,
             graph_id=info.gid,

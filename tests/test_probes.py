@@ -1,0 +1,267 @@
+"""The probes themselves, in-process with real TensorFlow: exact restore of every patched
+attribute, no leaks of graphs or per-graph state, unchanged program results, a probe that cannot
+install, nested instrumentation."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+v1 = tf.compat.v1
+
+import graphlint  # noqa: E402
+from graphlint.engine import Linter  # noqa: E402
+from graphlint.instrument import instrument  # noqa: E402
+from graphlint.probes import tf_graph  # noqa: E402
+from graphlint.rules._state import PerGraph  # noqa: E402
+
+_MISSING = object()
+
+
+def _patch_points():
+    """(owner, attribute) for every entry point the probes patch."""
+    from tensorflow.python.client import session as session_lib
+    from tensorflow.python.framework import ops
+    from tensorflow.python.ops import variable_scope, variable_v1, variables
+    from tensorflow.python.training import saver as saver_lib
+
+    points = [
+        (ops.Graph, "_create_op_internal"),
+        (ops.Graph, "_create_op_from_tf_operation"),
+        (ops.Graph, "__enter__"),
+        (variable_v1, "default_variable_creator"),
+        (variables, "default_variable_creator_v2"),
+        (variable_scope._VariableStore, "_get_single_variable"),
+        (variables, "variables_initializer"),
+        (session_lib.BaseSession, "__init__"),
+        (session_lib.BaseSession, "run"),
+        (session_lib.BaseSession, "close"),
+        (saver_lib.Saver, "restore"),
+    ]
+    for module in (tf.compat.v1, getattr(tf.compat.v1, "initializers", None)):
+        if module is None:
+            continue
+        for attr in ("variables_initializer", "variables"):
+            if getattr(module, attr, None) is variables.variables_initializer:
+                points.append((module, attr))
+    return points
+
+
+def _snapshot(points):
+    return {
+        (id(owner), attr): (vars(owner).get(attr, _MISSING), getattr(owner, attr, _MISSING))
+        for owner, attr in points
+    }
+
+
+def _assert_identical(before, points):
+    after = _snapshot(points)
+    for (owner, attr) in points:
+        own_before, seen_before = before[(id(owner), attr)]
+        own_after, seen_after = after[(id(owner), attr)]
+        name = f"{getattr(owner, '__name__', owner)}.{attr}"
+        assert own_after is own_before, f"{name}: own attribute not restored"
+        assert seen_after is seen_before, f"{name}: looked-up attribute not restored"
+
+
+def _quiet_linter(messages=None):
+    warn = (messages.append if messages is not None else (lambda msg: None))
+    return Linter(warn=warn), warn
+
+
+# -- (a) exact restore ------------------------------------------------------------------------
+def test_patch_points_cover_the_aliases():
+    names = {attr for _, attr in _patch_points()}
+    assert "variables_initializer" in names
+    # tf.compat.v1.variables_initializer is one of the aliases the probe rebinds
+    assert any(owner is tf.compat.v1 for owner, _ in _patch_points())
+
+
+def test_every_patch_is_undone_on_normal_exit():
+    points = _patch_points()
+    before = _snapshot(points)
+    linter, warn = _quiet_linter()
+    with instrument(linter, warn=warn):
+        during = _snapshot(points)
+        changed = [attr for owner, attr in points if during[(id(owner), attr)][1] is not before[(id(owner), attr)][1]]
+        assert len(changed) == len(points), "every patch point is patched while instrumented"
+        with tf.Graph().as_default():
+            tf.constant(1.0) + 1.0
+    _assert_identical(before, points)
+
+
+def test_every_patch_is_undone_when_the_block_raises():
+    points = _patch_points()
+    before = _snapshot(points)
+    linter, warn = _quiet_linter()
+    with pytest.raises(ZeroDivisionError):
+        with instrument(linter, warn=warn):
+            with tf.Graph().as_default():
+                tf.constant(1.0) * 2.0
+            1 / 0
+    _assert_identical(before, points)
+    # and instrumentation can start again afterwards
+    with instrument(_quiet_linter()[0], warn=warn):
+        pass
+    _assert_identical(before, points)
+
+
+def test_public_instrument_is_callable_whatever_was_imported_first():
+    import graphlint.instrument  # binds the package attribute to the submodule
+
+    linter, warn = _quiet_linter()
+    with graphlint.instrument(linter, warn=warn) as got:
+        assert got is linter
+
+
+# -- (b) no leaks -----------------------------------------------------------------------------
+def _probes_created(monkeypatch):
+    made = []
+    init = tf_graph.GraphProbe.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(tf_graph.GraphProbe, "__init__", record)
+    return made
+
+
+def _per_graph_state(linter):
+    """Every PerGraph a rule keeps, with the graph ids it holds."""
+    held = {}
+    rules = [p for p in linter.pm.get_plugins() if isinstance(p, graphlint.Rule)]
+    assert rules
+    for rule in rules:
+        for attr, value in vars(rule).items():
+            if isinstance(value, PerGraph):
+                held[f"{rule.code}.{attr}"] = [gid for gid, _ in value.items()]
+    return held
+
+
+def test_building_and_dropping_many_graphs_leaks_nothing(monkeypatch):
+    probes = _probes_created(monkeypatch)
+    linter, warn = _quiet_linter()
+    refs = []
+    with instrument(linter, warn=warn):
+        (probe,) = probes
+        for i in range(1000):
+            graph = tf.Graph()
+            with graph.as_default():
+                x = v1.placeholder(tf.float32, [2], name="x")
+                w = v1.Variable(tf.ones([2]), name="w")
+                y = x * w + 1.0
+                init = v1.global_variables_initializer()
+            sess = v1.Session(graph=graph)
+            sess.run(init)
+            sess.run(y, {x: np.array([i, 1.0], np.float32)})
+            sess.close()
+            refs.append((weakref.ref(graph), weakref.ref(sess)))
+            del graph, sess, x, w, y, init
+        gc.collect()
+        alive = [n for n, (g, s) in enumerate(refs) if g() is not None or s() is not None]
+        assert alive == [], f"{len(alive)} graphs/sessions still alive, e.g. #{alive[:5]}"
+        assert probe._graphs == {}, "the probe still holds graph records"
+        assert probe._sessions == {}, "the probe still holds session records"
+        leftover = {name: ids for name, ids in _per_graph_state(linter).items() if ids}
+        assert leftover == {}, f"rules still hold per-graph state: {leftover}"
+    findings = linter.finish()
+    assert [f for f in findings if f.code == "GL000"] == []
+
+
+# -- (c) same results -------------------------------------------------------------------------
+def _train(steps: int = 40):
+    graph = tf.Graph()
+    with graph.as_default():
+        v1.set_random_seed(7)
+        rng = np.random.RandomState(0)
+        xs = rng.randn(32, 4).astype(np.float32)
+        ys = (xs @ np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32)).astype(np.float32)
+        x = v1.placeholder(tf.float32, [None, 4])
+        y = v1.placeholder(tf.float32, [None, 1])
+        w = v1.get_variable("w", [4, 1], initializer=v1.random_normal_initializer(seed=1))
+        b = v1.Variable(tf.zeros([1]), name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        train = v1.train.GradientDescentOptimizer(0.05).minimize(loss)
+        init = v1.global_variables_initializer()
+        with v1.Session(graph=graph) as sess:
+            sess.run(init)
+            for _ in range(steps):
+                sess.run(train, {x: xs, y: ys})
+            final, weights = sess.run([loss, w], {x: xs, y: ys})
+    return final, weights
+
+
+def test_instrumented_program_computes_the_same_values():
+    plain_loss, plain_w = _train()
+    linter, warn = _quiet_linter()
+    with instrument(linter, warn=warn):
+        inst_loss, inst_w = _train()
+    again_loss, _ = _train()
+    assert inst_loss == plain_loss == again_loss
+    assert np.array_equal(inst_w, plain_w)
+    assert [f for f in linter.finish() if f.code == "GL000"] == []
+
+
+# -- (d) a probe that cannot install ----------------------------------------------------------
+def _graph_not_default_found(linter) -> bool:
+    return any(f.code == "GL103" for f in linter.finish())
+
+
+def test_missing_tf_internal_gives_one_warning_and_other_rules_work(monkeypatch):
+    from tensorflow.python.training import saver as saver_lib
+
+    monkeypatch.delattr(saver_lib.Saver, "restore")
+    points = [p for p in _patch_points() if p != (saver_lib.Saver, "restore")]
+    before = _snapshot(points)
+    messages: list[str] = []
+    linter, warn = _quiet_linter(messages)
+    with instrument(linter, warn=warn):
+        with tf.Graph():  # GL103: the graph probe still works
+            pass
+    assert len(messages) == 1, messages
+    assert "\n" not in messages[0]
+    assert "checkpoint restore" in messages[0]
+    assert _graph_not_default_found(linter)
+    assert "restore" not in vars(saver_lib.Saver), "an absent attribute stays absent"
+    _assert_identical(before, points)
+
+
+def test_failing_patch_step_gives_one_warning_and_other_rules_work(monkeypatch):
+    def broken(self):
+        raise RuntimeError("simulated TensorFlow change")
+
+    monkeypatch.setattr(tf_graph.GraphProbe, "_patch_sessions", broken)
+    points = _patch_points()
+    before = _snapshot(points)
+    messages: list[str] = []
+    linter, warn = _quiet_linter(messages)
+    with instrument(linter, warn=warn):
+        with tf.Graph():
+            pass
+    assert len(messages) == 1 and "\n" not in messages[0], messages
+    assert "sessions" in messages[0] and "simulated TensorFlow change" in messages[0]
+    assert _graph_not_default_found(linter)
+    _assert_identical(before, points)
+
+
+# -- (e) nesting ------------------------------------------------------------------------------
+def test_nested_instrument_raises_a_clear_error():
+    points = _patch_points()
+    before = _snapshot(points)
+    linter, warn = _quiet_linter()
+    with instrument(linter, warn=warn):
+        with pytest.raises(RuntimeError, match="already active"):
+            with instrument(_quiet_linter()[0], warn=warn):
+                pass  # pragma: no cover
+        # the outer instrumentation is untouched by the refused inner one
+        with tf.Graph():
+            pass
+    assert _graph_not_default_found(linter)
+    _assert_identical(before, points)
+    with instrument(_quiet_linter()[0], warn=warn):  # the lock was released
+        pass
