@@ -1,4 +1,4 @@
-"""The command line: ``graphlint run``, ``graphlint rules``, ``graphlint rule CODE``."""
+"""The command line: ``graphlint run``, ``graphlint check``, ``graphlint rules``, ``graphlint rule CODE``."""
 
 from __future__ import annotations
 
@@ -109,6 +109,56 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
     if outcome.failed:
         sys.exit(EXIT_PROGRAM_FAILED)
     sys.exit(EXIT_OK)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@selection_options
+@click.option("--fix", is_flag=True, help="Apply the safe fixes (GL103) in place.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
+def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins, fix, jobs):
+    """Check PATHS (files or directories, default .) statically, without running them.
+
+    Files are parsed with Python's ast module; nothing is imported or executed.
+    """
+    from graphlint.engine import discover_rules, sorted_findings
+    from graphlint.config import check_rule_options
+    from graphlint.static import apply_fixes, check_files, collect
+
+    try:
+        config = _config(config_file, os.getcwd(), select, extend_select, ignore)
+        rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
+        config.validate_codes(set(rules) | {"GL000"})
+        check_rule_options(config, rules)
+        if output:
+            _check_writable(output)
+        files = collect(list(paths) or ["."], config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    static = [
+        cls
+        for code, cls in rules.items()
+        if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
+    ]
+    if sys.stderr.isatty() and len(files) >= 200:
+        with click.progressbar(length=len(files), label="graphlint check", file=sys.stderr) as bar:
+            results = check_files(files, static, config, jobs=jobs, progress=bar.update)
+    else:
+        results = check_files(files, static, config, jobs=jobs)
+    findings = [f for r in results for f in r.findings]
+    if fix:
+        fixed = apply_fixes(results)
+        if fixed:
+            findings = [f for f in findings if (f.location.path, f.code, f.location.line) not in fixed]
+            n_files = len({p for p, _, _ in fixed})
+            click.echo(
+                f"graphlint: fixed {len(fixed)} finding{'s' * (len(fixed) != 1)} in {n_files} "
+                f"file{'s' * (n_files != 1)}.",
+                err=True,
+            )
+    findings = sorted_findings(findings)
+    _emit(findings, fmt, output, rules, statistics)
+    sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
 
 
 def _check_writable(path: str) -> None:

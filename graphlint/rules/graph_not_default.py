@@ -35,6 +35,30 @@ class GraphNotDefault(Rule):
     severity = Severity.ERROR
     summary = "`with tf.Graph():` does not make the graph the default"
     fix = "Write `with tf.Graph().as_default():` (or `with graph.as_default():`)."
+    engines = ("runtime", "static")
+
+    def check_module(self, module):
+        """Static form: ``with`` entered on a ``tf.Graph()`` call, or a name bound only to one."""
+        import ast
+
+        from graphlint.static.module import GRAPH
+
+        for item in module.withs:
+            expr = item.expr
+            if isinstance(expr, ast.Call):
+                hit = item.call_name == GRAPH
+            else:
+                hit = isinstance(expr, (ast.Name, ast.Attribute)) and module.origins(expr, item.scope) == {GRAPH}
+            if not hit:
+                continue
+            where = module.location(expr)
+            self.report(
+                "`with` on a tf.Graph does not make it the default graph: ops built in this "
+                "block still go to the global default graph",
+                where,
+            )
+            end = module.offset(expr.end_lineno, expr.end_col_offset)
+            module.add_edit(self.code, where.line, end, end, ".as_default()")
 
     def graphlint_graph_entered(self, site):
         self.report(

@@ -35,7 +35,7 @@ class _Group:
 
 
 class _Graph:
-    __slots__ = ("groups", "tags", "ancestry", "runs", "last_index")
+    __slots__ = ("groups", "tags", "ancestry", "runs", "last_index", "base")
 
     def __init__(self):
         self.groups: dict[tuple, _Group] = {}
@@ -45,6 +45,10 @@ class _Graph:
         self.ancestry: dict[int, dict] = {}
         self.runs: list[int] = []  # op counts at which a session ran the graph
         self.last_index = 0
+        # Ops the graph held before the first op seen here (a pytest test's scope starts with
+        # whatever earlier tests built): sizes are counted from there, so they do not depend
+        # on which tests ran before in the same process.
+        self.base: int | None = None
 
 
 class GraphRebuilt(Rule):
@@ -99,16 +103,30 @@ class GraphRebuilt(Rule):
         "`tf.Graph().as_default()`), keep its tensors, and only run them per call; "
         "`graph.finalize()` turns any later rebuild into an error."
     )
+    engines = ("runtime", "static")
+
+    def check_module(self, module):
+        """Static form: a function that builds a model and runs it, and runs again and again."""
+        for rebuild in static_rebuilds(module):
+            related = [(module.location(s.node), "called here") for s in rebuild.sites[:3]]
+            self.report(
+                f"{rebuild.function.display} builds graph ops each time it runs and "
+                f"{rebuild.reason}: every run adds another copy to the default graph",
+                module.location(rebuild.first.node),
+                related=related,
+            )
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.graphs: PerGraph[_Graph] = PerGraph(_Graph)
 
     # -- events ----------------------------------------------------------------------------
-    def graphlint_op_added(self, graph_id, graph_kind, op, index, stack):
+    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
         if graph_kind != "graph" or not stack.frames:
             return
         state = self.graphs[graph_id]
+        if state.base is None:
+            state.base = index - 1
         state.last_index = index
         site = stack.frames[-1]
         key = (site.path, site.function)
@@ -127,7 +145,7 @@ class GraphRebuilt(Rule):
         seen: dict[tuple, int] = {}
         ancestry = state.ancestry
         inherited = _NO_ANCESTRY
-        for tensor in op.inputs:
+        for tensor in op.inputs if inputs is None else inputs:
             source = id(tensor.op)
             before = ancestry.get(source, _NO_ANCESTRY)
             if before.get(key, k) < k:
@@ -188,7 +206,7 @@ class GraphRebuilt(Rule):
                     entry[2] = max(entry[2], c.end)
         for (_path, function, depth), calls in builds.items():
             copies = sorted(calls.values(), key=lambda e: e[1])
-            sizes = " → ".join(str(e[2]) for e in copies[:6]) + (" → …" if len(copies) > 6 else "")
+            sizes = " → ".join(str(e[2] - state.base) for e in copies[:6]) + (" → …" if len(copies) > 6 else "")
             where = copies[1][0]
             related = []
             if depth > 0:
@@ -247,3 +265,57 @@ def _build_level(a: Stack, b: Stack) -> int | None:
 def _ran_between(runs: list[int], end: int, start: int) -> bool:
     i = bisect.bisect_left(runs, end)
     return i < len(runs) and runs[i] < start
+
+
+# -- static form -----------------------------------------------------------------------------
+class StaticRebuild:
+    """A function the static engine judges to rebuild its ops: where, and why."""
+
+    __slots__ = ("function", "first", "reason", "sites")
+
+    def __init__(self, function, first, reason, sites):
+        self.function, self.first, self.reason, self.sites = function, first, reason, sites
+
+
+def static_rebuilds(module) -> list[StaticRebuild]:
+    """Functions that build a model (placeholders, variables, layers, ``minimize``,
+    ``Saver()``) into the default graph — not under their own ``as_default()`` — and either
+    run it in a session and run per call or more than once, or build a whole input-to-output
+    model and are called more than once. Shared with GL202's static form."""
+    cached = module.cache.get("GL101")
+    if cached is not None:
+        return cached
+    from graphlint.static.module import ONCE_METHODS
+    from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
+
+    found = []
+    for fn in module.functions:
+        if fn.name in ONCE_METHODS or fn.resets_state():
+            continue
+        if any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list):
+            continue
+        free = [c for c in fn.calls if not c.under_graph_default()]
+        builds = [c for c in free if builds_model(c.name) or is_minimize(module, c)]
+        if not builds:
+            continue
+        callers = module.repeated_callers(fn)
+        reason = None
+        if any(module.is_session_run(c) for c in fn.calls):
+            why = module.per_call(fn)
+            if why is not None:
+                reason, sites = why.text, ([why.site] if why.site else []) + callers
+            elif len(callers) >= 2:
+                reason, sites = f"is called {len(callers)} times", callers
+        elif any(c.api in PLACEHOLDERS for c in builds) and any(
+            builds_ops(c.name) and c.api not in PLACEHOLDERS for c in free
+        ):
+            in_loop = next((s for s in callers if s.loops), None)
+            if in_loop is not None:
+                reason, sites = f"is called in a loop (line {in_loop.line})", callers
+            elif len(callers) >= 2:
+                reason, sites = f"is called {len(callers)} times", callers
+        if reason is not None:
+            unique = list({id(s): s for s in sites}.values())
+            found.append(StaticRebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique))
+    module.cache["GL101"] = found
+    return found

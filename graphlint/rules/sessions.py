@@ -51,6 +51,29 @@ class SessionChurn(Rule):
         "close it once at the end."
     )
     options = {"max-per-site": 2, "max-per-graph": 2}
+    engines = ("runtime", "static")
+
+    def check_module(self, module):
+        """Static form: ``Session(...)`` created inside a loop or a per-call function."""
+        for call in module.calls:
+            if call.api not in ("Session", "InteractiveSession") or not call.name.startswith("tensorflow.compat.v1."):
+                continue
+            if call.loops:
+                if any(loop.resets_state() for loop in call.loops):
+                    continue  # a fresh graph per iteration needs its own session
+                self.report("a new Session is created on every iteration of this loop", module.location(call.node))
+                continue
+            fn = call.scope
+            if fn is None or fn.resets_state():
+                continue
+            reason = module.per_call(fn)
+            if reason is not None:
+                related = [(module.location(reason.site.node), "called here")] if reason.site else []
+                self.report(
+                    f"a new Session is created each time {fn.display} runs; it {reason.text}",
+                    module.location(call.node),
+                    related=related,
+                )
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -1,0 +1,39 @@
+"""GL001 syntax-error."""
+
+from graphlint.findings import Severity
+from graphlint.rules._base import Rule
+
+
+class SyntaxErrorRule(Rule):
+    """A file `graphlint check` cannot read or parse.
+
+    ## What it does
+    Reports, once per file, why the static engine could not check it: a syntax error (with its
+    line and column), a file that is not text in its declared encoding, a binary file, a file
+    over the size limit (10 MiB) or one nested too deeply for Python's parser. The other files
+    are still checked. An empty file is valid Python and is not reported.
+
+    ## Why is this bad?
+    Nothing in a file that cannot be parsed is checked, so its anti-patterns go unreported; and
+    Python itself will refuse to import it.
+
+    ## Example
+    ```python
+    def forecast(x)
+        return model(x)
+    ```
+
+    ## Use instead
+    ```python
+    def forecast(x):
+        return model(x)
+    ```
+    or exclude generated and non-Python files with `[tool.graphlint] exclude`.
+    """
+
+    code = "GL001"
+    name = "syntax-error"
+    severity = Severity.ERROR
+    summary = "a file that cannot be read or parsed as Python"
+    fix = "Fix the syntax (or the encoding), or exclude the file with [tool.graphlint] exclude."
+    engines = ("static",)

@@ -1,0 +1,22 @@
+"""The static engine behind ``graphlint check``: parse with ``ast``, resolve names, run rules.
+
+Nothing here imports or executes the files it checks.
+"""
+
+from graphlint.static.engine import FileResult, apply_fixes, check_file, check_files
+from graphlint.static.files import collect
+from graphlint.static.module import CallSite, Function, Module
+from graphlint.static.names import Bindings, canonical
+
+__all__ = [
+    "Bindings",
+    "CallSite",
+    "FileResult",
+    "Function",
+    "Module",
+    "apply_fixes",
+    "canonical",
+    "check_file",
+    "check_files",
+    "collect",
+]

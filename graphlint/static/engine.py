@@ -1,0 +1,295 @@
+"""The static engine: parse each file with ``ast`` (never import it), run the static rules.
+
+One file in, findings out: :func:`check_file`. Many files: :func:`check_files`, over a process
+pool on all cores when there are enough of them. :func:`apply_fixes` writes the fixes of
+the findings that were reported (``--fix``).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import multiprocessing
+import os
+import re
+import tokenize
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from graphlint.config import Config
+from graphlint.findings import Finding, Location, Severity
+from graphlint.static.module import Edit, Module
+
+#: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
+MAX_BYTES = 10 * 1024 * 1024
+#: Below this many files one process is faster than starting a pool.
+PARALLEL_MIN_FILES = 64
+#: Only files that import TensorFlow or Keras can match a rule; the others are only parsed.
+_PUBLIC = rb"(?:tensorflow(?:\.(?:compat|keras)\b[\w.]*)?|keras(?!\.src\b)[\w.]*|tf_keras[\w.]*)"
+_RELEVANT = re.compile(
+    rb"^[ \t]*(?:import[ \t][^\n#]*?\b" + _PUBLIC + rb"[ \t]*(?:,|as\b|$|#|;|\\)"
+    rb"|from[ \t]+" + _PUBLIC + rb"[ \t]+import\b)",
+    re.M,
+)
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+_FILE_NOQA = re.compile(
+    r"^[ \t]*#[ \t]*graphlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?[ \t]*$",
+    re.M | re.I,
+)
+_SPLIT = re.compile(r"[\s,]+")
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    digest: str = ""
+    encoding: str = "utf-8"
+
+
+def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
+    from graphlint.rules.syntax_error import SyntaxErrorRule
+
+    return Finding(
+        code=SyntaxErrorRule.code,
+        name=SyntaxErrorRule.name,
+        severity=SyntaxErrorRule.severity,
+        message=reason,
+        location=Location(path, max(1, line), max(1, column)),
+        fix=SyntaxErrorRule.fix,
+    )
+
+
+class _Collector:
+    """The sink static rules report into, for one file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.found: list[Finding] = []
+
+    def add(self, finding: Finding) -> None:
+        self.found.append(finding)
+
+    def internal_error(self, rule, exc: BaseException, hook: str) -> None:
+        self.found.append(
+            Finding(
+                code="GL000",
+                name="internal-error",
+                severity=Severity.ERROR,
+                message=f"rule {rule.code} failed on this file in {hook}: {type(exc).__name__}: {exc}",
+                location=Location(self.path, 1),
+                fix="Report this to the rule's authors; the other rules carried on.",
+            )
+        )
+
+
+def _parse(path: str, data: bytes, decode: bool):
+    """``(text, tree)`` or a GL001 finding. ``text`` is None when not decoded (not needed)."""
+    text = None
+    try:
+        if decode:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            text = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
+            tree = ast.parse(text, filename=path)
+        else:
+            encoding = "utf-8"
+            tree = ast.parse(data, filename=path)
+    except SyntaxError as exc:
+        reason = exc.msg or "invalid syntax"
+        if "encoding" in reason or "codec" in reason or "unicode error" in reason:
+            return None, None, syntax_error(path, f"cannot decode the file: {reason}", exc.lineno or 1)
+        column = exc.offset or 1
+        return None, None, syntax_error(path, f"SyntaxError: {reason}", exc.lineno or 1, column)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, None, syntax_error(path, f"cannot decode the file as {exc.encoding}: {exc.reason} (byte {exc.start})", line)
+    except LookupError as exc:  # an encoding cookie naming an unknown codec
+        return None, None, syntax_error(path, f"cannot decode the file: {exc}")
+    except (RecursionError, MemoryError):
+        return None, None, syntax_error(path, "too deeply nested to parse")
+    except ValueError as exc:
+        return None, None, syntax_error(path, f"cannot parse: {exc}")
+    return text, tree, encoding
+
+
+def _noqa_filter(findings: list[Finding], text: str) -> list[Finding]:
+    """Drop findings suppressed by ``# noqa[: codes]`` on their line or ``# graphlint: noqa``."""
+    file_codes: list[str] | None = None
+    for match in _FILE_NOQA.finditer(text):
+        codes = match.group("codes")
+        if not codes:
+            return []
+        file_codes = (file_codes or []) + [c.upper() for c in _SPLIT.split(codes) if c]
+    if file_codes:
+        findings = [f for f in findings if not any(f.code.startswith(c) for c in file_codes)]
+    if "noqa" not in text and "NOQA" not in text and "NoQA" not in text:
+        return findings
+    lines = re.split(r"\r\n|\r|\n", text)
+    kept = []
+    for f in findings:
+        line = lines[f.location.line - 1] if 0 < f.location.line <= len(lines) else ""
+        match = _NOQA.search(line)
+        if match is not None:
+            codes = match.group("codes")
+            if not codes or any(f.code.startswith(c.upper()) for c in _SPLIT.split(codes) if c):
+                continue
+        kept.append(f)
+    return kept
+
+
+def check_file(path: str, rule_classes: Iterable[type], config: Config) -> FileResult:
+    """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings."""
+    result = FileResult(path)
+    found = _check(path, list(rule_classes), config, result)
+    result.findings = [
+        f for f in found if config.is_selected(f.code) and not config.ignored_for_path(f.code, f.location.path)
+    ]
+    if result.edits:
+        reported = {(f.code, f.location.line) for f in result.findings}
+        result.edits = [e for e in result.edits if (e.code, e.line) in reported]
+    return result
+
+
+def _check(path: str, rules: list[type], config: Config, result: FileResult) -> list[Finding]:
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_BYTES:
+            return [syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
+    if b"\0" in data:
+        return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
+    relevant = bool(rules) and _RELEVANT.search(data) is not None
+    text, tree, encoding = _parse(path, data, decode=relevant)
+    if tree is None:
+        return [encoding]  # the GL001 finding
+    if not relevant:
+        return []
+    try:
+        module = Module(path, text, tree)
+    except RecursionError:
+        return [syntax_error(path, "too deeply nested to analyse")]
+    collector = _Collector(path)
+    for cls in rules:
+        rule = cls(collector, config.options_for(cls))
+        try:
+            rule.check_module(module)
+        except RecursionError:
+            collector.internal_error(rule, RecursionError("too deeply nested"), "check_module")
+        except Exception as exc:  # a failing rule must not stop the others
+            collector.internal_error(rule, exc, "check_module")
+    found = _noqa_filter(collector.found, text)
+    if module.edits:
+        result.edits = list(module.edits)
+        result.digest = hashlib.sha256(data).hexdigest()
+        result.encoding = encoding
+    return found
+
+
+# -- many files ----------------------------------------------------------------------------
+_worker_state: tuple | None = None
+
+
+def _init_worker(rules, config) -> None:
+    global _worker_state
+    import gc
+
+    gc.disable()  # short-lived trees of many small objects; the process exits after
+    _worker_state = (rules, config)
+
+
+def _work(paths: list[str]) -> list[FileResult]:
+    rules, config = _worker_state
+    out = []
+    for path in paths:
+        result = check_file(path, rules, config)
+        out.append(result if (result.findings or result.edits) else FileResult(path))
+    return out
+
+
+def check_files(
+    paths: list[str],
+    rule_classes: list[type],
+    config: Config,
+    *,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[FileResult]:
+    """Check every file, in parallel over ``jobs`` processes (default: all cores) when many."""
+    jobs = jobs or os.cpu_count() or 1
+    results: list[FileResult] = []
+    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
+        import gc
+
+        enabled = gc.isenabled()
+        gc.disable()  # each tree is dropped after its file: cyclic GC passes only cost time
+        try:
+            for path in paths:
+                results.append(check_file(path, rule_classes, config))
+                if progress:
+                    progress(1)
+        finally:
+            if enabled:
+                gc.enable()
+        return results
+    # Largest first, dealt round-robin into batches: every worker gets an even share.
+    sized = sorted(paths, key=_size, reverse=True)
+    n_batches = min(len(paths), jobs * 8)
+    batches = [sized[i::n_batches] for i in range(n_batches)]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config)
+    ) as pool:
+        for batch in pool.map(_work, batches):
+            results.extend(batch)
+            if progress:
+                progress(len(batch))
+    return results
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+# -- fixes ---------------------------------------------------------------------------------
+def apply_fixes(results: list[FileResult]) -> set[tuple[str, str, int]]:
+    """Write each file's edits; return the (path, code, line) of the findings fixed.
+
+    A file changed since it was checked is left alone. Overlapping edits: the first wins.
+    """
+    fixed = set()
+    for result in results:
+        if not result.edits:
+            continue
+        try:
+            with open(result.path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if hashlib.sha256(data).hexdigest() != result.digest:
+            continue
+        text = data.decode(result.encoding)
+        edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
+        chosen, last_end = [], -1
+        for edit in edits:
+            if edit.start >= last_end:
+                chosen.append(edit)
+                last_end = max(edit.end, edit.start + 1)
+        for edit in reversed(chosen):
+            text = text[: edit.start] + edit.replacement + text[edit.end :]
+        out = text.encode(result.encoding)
+        if result.encoding == "utf-8-sig":
+            pass  # the codec writes the BOM back
+        with open(result.path, "wb") as fh:
+            fh.write(out)
+        fixed |= {(result.path, e.code, e.line) for e in chosen}
+    return fixed

@@ -1,0 +1,169 @@
+"""Which files ``graphlint check`` reads: the paths given, directories walked for ``*.py``.
+
+Directory walks skip the usual tool and environment directories, ``[tool.graphlint] exclude``
+patterns (gitignore syntax, relative to the configuration's directory) and, inside a git work
+tree, what ``.gitignore`` files (and ``.git/info/exclude``) ignore, matched with ``pathspec``.
+A file named on the command line is checked even if ``.gitignore`` ignores it, but ``exclude``
+still applies (pre-commit passes every staged file by name). A directory named on the command
+line that is itself git-ignored (a virtualenv, say) is walked without ``.gitignore``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pathspec
+
+from graphlint.config import Config, ConfigError
+
+DEFAULT_EXCLUDE = frozenset(
+    {
+        ".bzr", ".direnv", ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+        ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
+        "__pycache__", "__pypackages__", "_build", "buck-out", "node_modules", "site-packages",
+        "venv",
+    }
+)
+SUFFIXES = (".py",)
+
+
+def _spec(lines) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+@dataclass
+class _Ignores:
+    """The .gitignore specs that apply under a directory: (directory, spec) pairs."""
+
+    specs: list = field(default_factory=list)
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        for base, spec in self.specs:
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            if rel.startswith("../"):
+                continue
+            if spec.match_file(rel + "/" if is_dir else rel):
+                return True
+        return False
+
+    def with_dir(self, directory: str) -> "_Ignores":
+        spec = _read_spec(os.path.join(directory, ".gitignore"))
+        return _Ignores(self.specs + [(directory, spec)]) if spec is not None else self
+
+
+def _read_spec(path: str) -> pathspec.PathSpec | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    return _spec(lines) if any(line.strip() and not line.startswith("#") for line in lines) else None
+
+
+def git_root(path: str) -> str | None:
+    here = os.path.abspath(path)
+    if not os.path.isdir(here):
+        here = os.path.dirname(here)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _git_ignores(directory: str) -> _Ignores | None:
+    """The .gitignore files from the work tree's root down to ``directory``."""
+    root = git_root(directory)
+    if root is None:
+        return None
+    ignores = _Ignores()
+    info = _read_spec(os.path.join(root, ".git", "info", "exclude"))
+    if info is not None:
+        ignores.specs.append((root, info))
+    here = os.path.abspath(directory)
+    chain = []
+    while True:
+        chain.append(here)
+        if here == root:
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    for d in reversed(chain):
+        ignores = ignores.with_dir(d)
+    return ignores
+
+
+def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True) -> list[str]:
+    """The files to check, in a stable order, each once. Raises ConfigError for a missing path."""
+    exclude = _spec(config.exclude) if config.exclude else None
+    root = config.root
+
+    def excluded(path: str, is_dir: bool) -> bool:
+        if exclude is None:
+            return False
+        rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+        if rel.startswith("../"):
+            return False
+        return exclude.match_file(rel + "/" if is_dir else rel)
+
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(path: str) -> None:
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            found.append(path)
+
+    for given in paths:
+        path = os.path.normpath(given)
+        if os.path.isfile(path):
+            if not excluded(path, False):
+                add(path)
+            continue
+        if not os.path.isdir(path):
+            raise ConfigError(f"no such file or directory: {given}")
+        if excluded(path, True):
+            continue
+        ignores = _git_ignores(path) if respect_gitignore else None
+        if ignores is not None and ignores.ignored(os.path.abspath(path), True):
+            ignores = None  # the user asked for this directory by name
+        _walk(path, ignores, excluded, add)
+    return found
+
+
+def _walk(top: str, ignores: _Ignores | None, excluded, add) -> None:
+    stack = [(top, ignores)]
+    while stack:
+        directory, ign = stack.pop()
+        if ign is not None and directory != top:
+            ign = ign.with_dir(os.path.abspath(directory))
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name in DEFAULT_EXCLUDE or excluded(entry.path, True):
+                    continue
+                if ign is not None and ign.ignored(os.path.abspath(entry.path), True):
+                    continue
+                subdirs.append(entry.path)
+            elif entry.name.endswith(SUFFIXES):
+                if excluded(entry.path, False):
+                    continue
+                if ign is not None and ign.ignored(os.path.abspath(entry.path), False):
+                    continue
+                add(entry.path)
+        for sub in reversed(subdirs):
+            stack.append((sub, ign))

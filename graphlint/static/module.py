@@ -1,0 +1,582 @@
+"""The context a static rule sees: one parsed file with its calls resolved and placed.
+
+:class:`Module` is built in one pass over the ``ast`` tree. Every call becomes a
+:class:`CallSite` with its canonical API name (see :mod:`graphlint.static.names`) and where it
+sits: the enclosing function, the loops, ``with`` items and ``try`` parts around it in that
+function, and the user's own function it calls, if any. Rules ask it questions
+(:meth:`Module.per_call`, :meth:`Module.is_session_run`, ...) and report with
+:meth:`Module.location`. Nothing is imported or executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from graphlint.findings import Location
+from graphlint.static.names import Bindings, api
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SESSION_NAME = re.compile(r"^_*(?:\w+_)?sess(?:ion)?\d*(?:_\w+)?$", re.I)
+
+#: Methods that run once per request on a long-lived object.
+PER_CALL_METHODS = frozenset(
+    {
+        "predict", "predict_proba", "predict_on_batch", "forecast", "__call__", "call", "infer",
+        "inference", "serve", "score", "classify", "transform", "embed", "encode", "decode",
+    }
+)
+#: Methods that run once per object: what they build is built once per instance.
+ONCE_METHODS = frozenset({"__init__", "__new__", "__post_init__", "build", "setUp", "setup"})
+
+SESSIONS = frozenset(
+    {
+        "tensorflow.compat.v1.Session",
+        "tensorflow.compat.v1.InteractiveSession",
+        "tensorflow.compat.v1.train.MonitoredTrainingSession",
+        "tensorflow.compat.v1.train.MonitoredSession",
+        "tensorflow.compat.v1.train.SingularMonitoredSession",
+    }
+)
+GRAPH = "tensorflow.Graph"
+#: Calls after which the next build starts from a fresh graph (or fresh Keras state).
+FRESH_STATE = frozenset(
+    {"tensorflow.Graph", "tensorflow.compat.v1.reset_default_graph", "keras.backend.clear_session"}
+)
+
+
+@dataclass(eq=False)
+class WithItem:
+    """One ``with`` item: ``expr`` entered by ``stmt``, in ``scope``."""
+
+    item: ast.withitem
+    stmt: ast.With | ast.AsyncWith
+    scope: "Function | None"
+    call_name: str | None  # the canonical name when the item is a call of an API
+
+    @property
+    def expr(self) -> ast.expr:
+        return self.item.context_expr
+
+    @property
+    def is_as_default(self) -> bool:
+        e = self.expr
+        return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "as_default"
+
+    @property
+    def is_scope(self) -> bool:
+        """variable_scope / name_scope / device / control_dependencies: same graph, same block."""
+        a = api(self.call_name)
+        return a in ("variable_scope", "name_scope", "device", "control_dependencies", "variable_op_scope")
+
+
+@dataclass(eq=False)
+class Loop:
+    node: ast.AST  # a for/while statement or a comprehension
+    scope: "Function | None"
+    calls: list = field(default_factory=list)
+    depth: tuple = (0, 0)  # how many with items and ifs were open where the loop starts
+
+    def inner_withs(self, call: "CallSite") -> tuple:
+        return call.withs[self.depth[0]:]
+
+    def inner_ifs(self, call: "CallSite") -> tuple:
+        return call.ifs[self.depth[1]:]
+
+    @property
+    def is_comprehension(self) -> bool:
+        return isinstance(self.node, _COMPS)
+
+    def resets_state(self) -> bool:
+        """Whether each iteration starts from a fresh graph (or Keras state)."""
+        return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+
+
+@dataclass(eq=False)
+class CallSite:
+    """A call (or a bare decorator) in the file."""
+
+    node: ast.expr
+    name: str | None  # canonical API name of the callee, or None
+    scope: "Function | None"  # the enclosing function; None at module level (or class body)
+    cls: "ClassInfo | None"  # the class whose body (or method) contains it
+    loops: tuple  # Loop objects around it in its scope, outermost first
+    withs: tuple  # WithItem objects around it in its scope, outermost first
+    trys: tuple  # (ast.Try, part) around it in its scope; part: body/handler/orelse/finalbody
+    ifs: tuple  # (ast.If, branch) around it in its scope
+    block: tuple  # the chain of blocks it sits in: equal for two calls on one straight path
+    parent: ast.Call | None = None  # the call it is an argument of
+    decorator: bool = False
+    entered: bool = False  # the context expression of a ``with`` item
+    target: "Function | None" = None  # the user's own function it calls, when known
+    local_class: "ClassInfo | None" = None  # the user's own class it instantiates, when known
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def method(self) -> str | None:
+        func = self.node.func if isinstance(self.node, ast.Call) else self.node
+        return func.attr if isinstance(func, ast.Attribute) else None
+
+    @property
+    def receiver(self) -> ast.expr | None:
+        func = self.node.func if isinstance(self.node, ast.Call) else None
+        return func.value if isinstance(func, ast.Attribute) else None
+
+    @property
+    def api(self) -> str | None:
+        """The TensorFlow part of the name: ``Session`` for ``tensorflow.compat.v1.Session``."""
+        return api(self.name)
+
+    def under_graph_default(self) -> bool:
+        return any(w.is_as_default for w in self.withs)
+
+
+@dataclass(eq=False)
+class Function:
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    qualname: str
+    cls: "ClassInfo | None"
+    parent: "Function | None"
+    calls: list = field(default_factory=list)
+    callers: list = field(default_factory=list)
+    children: dict = field(default_factory=dict)
+    params: frozenset = frozenset()
+    is_method: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def display(self) -> str:
+        return f"`{self.qualname}()`"
+
+    def resets_state(self) -> bool:
+        """Whether it makes (or resets) its own graph, so what it builds lands in a fresh one."""
+        return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: ast.ClassDef
+    bases: tuple  # canonical names (or None) of its bases
+    methods: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``text[start:end]`` with ``replacement`` (character offsets) to fix a finding."""
+
+    code: str
+    line: int
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a function runs again and again: the words and the call site that shows it."""
+
+    text: str
+    site: "CallSite | None" = None
+
+
+class _Ctx:
+    __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
+
+    def __init__(self, scope=None, cls=None, loops=(), withs=(), trys=(), ifs=(), block=()):
+        self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
+        self.trys, self.ifs, self.block = trys, ifs, block
+
+    def child(self, **kw) -> "_Ctx":
+        new = _Ctx(self.scope, self.cls, self.loops, self.withs, self.trys, self.ifs, self.block)
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+
+class Module:
+    """One parsed source file, its calls resolved, for static rules."""
+
+    def __init__(self, path: str, text: str, tree: ast.Module):
+        self.path = path
+        self.text = text
+        self.tree = tree
+        self.bindings = Bindings()
+        self.calls: list[CallSite] = []
+        self.loops: list[Loop] = []
+        self.withs: list[WithItem] = []
+        self.functions: list[Function] = []
+        self.classes: dict[str, ClassInfo] = {}
+        self.module_functions: dict[str, Function] = {}
+        self.edits: list[Edit] = []
+        self.cache: dict = {}  # for analyses that several rules share
+        self._origins: dict[tuple, set] = {}
+        self._line_starts: list[int] | None = None
+        self._lines: list[str] | None = None
+        self._per_call: dict[int, Reason | None] = {}
+        self._collect_bindings(tree.body)
+        self._stmts(tree.body, _Ctx())
+        self._link_calls()
+
+    # -- questions rules ask ---------------------------------------------------------------
+    def location(self, node: ast.AST) -> Location:
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        text = self.line_text(line)
+        if col and not text.isascii():
+            col = len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
+        return Location(self.path, line, col + 1)
+
+    def line_text(self, line: int) -> str:
+        if self._lines is None:
+            self._lines = _LINE_BREAK.split(self.text)
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+
+    def offset(self, line: int, col_bytes: int) -> int:
+        """The character offset in :attr:`text` of an ``ast`` (line, UTF-8 column) position."""
+        if self._line_starts is None:
+            starts = [0]
+            for match in _LINE_BREAK.finditer(self.text):
+                starts.append(match.end())
+            self._line_starts = starts
+        text = self.line_text(line)
+        col = len(text.encode("utf-8")[:col_bytes].decode("utf-8", "replace")) if not text.isascii() else col_bytes
+        return self._line_starts[line - 1] + col
+
+    def add_edit(self, code: str, line: int, start: int, end: int, replacement: str) -> None:
+        """Offer a fix for the finding of ``code`` at ``line``; applied only with ``--fix``."""
+        self.edits.append(Edit(code, line, start, end, replacement))
+
+    def calls_named(self, *names: str) -> Iterator[CallSite]:
+        wanted = set(names)
+        return (c for c in self.calls if c.name in wanted)
+
+    def origins(self, expr: ast.expr, scope: "Function | None") -> set:
+        """What a name (or ``self.attr``) was assigned from: canonical call names, ``?`` else."""
+        key = self._origin_key(expr, scope)
+        if key is None:
+            return {"?"}
+        found = self._origins.get(key)
+        if found is None and key[0] is not None and isinstance(expr, ast.Name):
+            if scope is not None and expr.id in scope.params:
+                return {"?"}
+            found = self._origins.get((None, expr.id))
+        return found or {"?"}
+
+    def is_session_run(self, call: CallSite) -> bool:
+        """``sess.run(...)`` on something that is a session (by origin, or by its very name)."""
+        if call.method not in ("run", "partial_run"):
+            return False
+        receiver = call.receiver
+        if isinstance(receiver, ast.Call):
+            name = self.bindings.resolve(receiver.func)
+            return name in SESSIONS or api(name) == "get_default_session"
+        origins = self.origins(receiver, call.scope)
+        if origins & SESSIONS:
+            return True
+        if origins != {"?"}:
+            return False
+        ident = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+        return bool(_SESSION_NAME.match(ident))
+
+    def isolated(self, site: CallSite) -> bool:
+        """A call made under its own default graph, or in a loop that starts afresh each time."""
+        return site.under_graph_default() or any(loop.resets_state() for loop in site.loops)
+
+    def per_call(self, fn: Function) -> Reason | None:
+        """Why ``fn`` runs again and again (a per-call method, called in a loop or from one)."""
+        key = id(fn)
+        if key in self._per_call:
+            return self._per_call[key]
+        self._per_call[key] = None  # recursion guard
+        reason = None
+        if fn.name in ONCE_METHODS:
+            pass
+        elif fn.is_method and fn.name in PER_CALL_METHODS:
+            reason = Reason("is a per-call method of a long-lived object")
+        else:
+            for site in fn.callers:
+                if self.isolated(site):
+                    continue
+                if site.loops:
+                    reason = Reason(f"is called in a loop (line {site.line})", site)
+                    break
+                if site.scope is not None and site.scope is not fn and self.per_call(site.scope):
+                    reason = Reason(f"is called from {site.scope.display} (line {site.line}), which runs per call", site)
+                    break
+        self._per_call[key] = reason
+        return reason
+
+    def repeated_callers(self, fn: Function) -> list[CallSite]:
+        """The call sites of ``fn`` that build into a shared graph."""
+        return [s for s in fn.callers if not self.isolated(s)]
+
+    # -- building --------------------------------------------------------------------------
+    def _collect_bindings(self, body) -> None:
+        """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
+        stack = list(reversed(body))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.bindings.add_import(node)
+            elif isinstance(node, ast.Assign):
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(
+                    node.value, (ast.Name, ast.Attribute)
+                ):
+                    self.bindings.add_alias(node.targets[0].id, node.value)
+            else:
+                for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    children = getattr(node, name, None)
+                    if children:
+                        stack.extend(reversed(children))
+
+    def _origin_key(self, expr, scope):
+        if isinstance(expr, ast.Name):
+            return (id(scope) if scope is not None else None, expr.id)
+        if (
+            isinstance(expr, ast.Attribute)
+            and isinstance(expr.value, ast.Name)
+            and expr.value.id == "self"
+            and scope is not None
+            and scope.cls is not None
+        ):
+            return ("self", id(scope.cls), expr.attr)
+        return None
+
+    def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._assign_origin(elt, None, ctx, "?")
+            return
+        key = self._origin_key(target, ctx.scope)
+        if key is None:
+            return
+        if label is None:
+            label = self._call_label(value) if isinstance(value, ast.Call) else "?"
+        self._origins.setdefault(key, set()).add(label)
+
+    def _call_label(self, call: ast.Call) -> str:
+        name = self.bindings.resolve(call.func)
+        if name is not None:
+            return name
+        if isinstance(call.func, ast.Name) and call.func.id in self.classes:
+            return "class:" + call.func.id
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
+            inner = self.bindings.resolve(call.func.value.func)
+            if inner is not None:
+                return f"{inner}().{call.func.attr}"
+        return "?"
+
+    def _stmts(self, body, ctx: _Ctx) -> None:
+        for node in body:
+            self._stmt(node, ctx)
+
+    def _stmt(self, node, ctx: _Ctx) -> None:
+        if isinstance(node, _FUNCS):
+            self._function(node, ctx)
+        elif isinstance(node, ast.ClassDef):
+            for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+                self._expr(e, ctx)
+            info = ClassInfo(node, tuple(self.bindings.resolve(b) for b in node.bases))
+            if ctx.scope is None and ctx.cls is None:
+                self.classes[node.name] = info
+            self._stmts(node.body, ctx.child(cls=info))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._expr(node.iter, ctx)
+            loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
+            self.loops.append(loop)
+            inner = ctx.child(loops=ctx.loops + (loop,), block=ctx.block + ((id(node), "body"),))
+            self._assign_origin(node.target, None, inner, "?")
+            self._expr(node.target, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, ast.While):
+            loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
+            self.loops.append(loop)
+            inner = ctx.child(loops=ctx.loops + (loop,), block=ctx.block + ((id(node), "body"),))
+            self._expr(node.test, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, ast.If):
+            self._expr(node.test, ctx)
+            self._stmts(node.body, ctx.child(ifs=ctx.ifs + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            self._stmts(node.orelse, ctx.child(ifs=ctx.ifs + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            items = []
+            for item in node.items:
+                first = len(self.calls)
+                self._expr(item.context_expr, ctx)
+                if len(self.calls) > first and self.calls[first].node is item.context_expr:
+                    self.calls[first].entered = True  # `with tf.Graph():` makes no fresh default
+                expr = item.context_expr
+                name = self.bindings.resolve(expr.func) if isinstance(expr, ast.Call) else None
+                w = WithItem(item, node, ctx.scope, name)
+                items.append(w)
+                self.withs.append(w)
+                if item.optional_vars is not None:
+                    label = self._call_label(expr) if isinstance(expr, ast.Call) else "?"
+                    if w.is_as_default:
+                        label = GRAPH
+                    self._assign_origin(item.optional_vars, None, ctx, label)
+            block = ctx.block
+            if not all(w.is_scope for w in items):
+                block = block + ((id(node), "with"),)
+            self._stmts(node.body, ctx.child(withs=ctx.withs + tuple(items), block=block))
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self._stmts(node.body, ctx.child(trys=ctx.trys + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            for handler in node.handlers:
+                if handler.type is not None:
+                    self._expr(handler.type, ctx)
+                self._stmts(
+                    handler.body,
+                    ctx.child(trys=ctx.trys + ((node, "handler"),), block=ctx.block + ((id(handler), "handler"),)),
+                )
+            self._stmts(node.orelse, ctx.child(trys=ctx.trys + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+            self._stmts(node.finalbody, ctx.child(trys=ctx.trys + ((node, "finalbody"),)))
+        elif isinstance(node, ast.Match):
+            self._expr(node.subject, ctx)
+            for case in node.cases:
+                if case.guard is not None:
+                    self._expr(case.guard, ctx)
+                self._stmts(case.body, ctx.child(block=ctx.block + ((id(case), "case"),)))
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)):
+            return
+        else:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._assign_origin(target, node.value, ctx)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                self._assign_origin(node.target, node.value if isinstance(node, ast.AnnAssign) else None, ctx)
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self._expr(child, ctx)
+
+    def _function(self, node, ctx: _Ctx) -> None:
+        for dec in node.decorator_list:
+            if isinstance(dec, (ast.Name, ast.Attribute)):
+                name = self.bindings.resolve(dec)
+                if name is not None:
+                    self._record_call(dec, name, ctx, None, decorator=True)
+            else:
+                self._expr(dec, ctx)
+        args = node.args
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            self._expr(default, ctx)
+        params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+        parent = ctx.scope
+        is_method = ctx.cls is not None and (parent is None or parent.cls is not ctx.cls)
+        if is_method:
+            qual = f"{ctx.cls.name}.{node.name}"
+        else:
+            qual = f"{parent.qualname}.{node.name}" if parent is not None else node.name
+        owner = ctx.cls if is_method else (parent.cls if parent is not None else None)
+        fn = Function(node, qual, owner, parent, params=frozenset(params), is_method=is_method)
+        if is_method:
+            ctx.cls.methods[node.name] = fn
+        elif parent is not None:
+            parent.children[node.name] = fn
+        elif ctx.cls is None:
+            self.module_functions[node.name] = fn
+        self.functions.append(fn)
+        for p in params:
+            self._origins.setdefault((id(fn), p), set()).add("?")
+        self._stmts(node.body, _Ctx(scope=fn, cls=fn.cls))
+
+    def _record_call(self, node, name, ctx: _Ctx, parent, decorator=False) -> CallSite:
+        site = CallSite(
+            node, name, ctx.scope, ctx.cls, ctx.loops, ctx.withs, ctx.trys, ctx.ifs, ctx.block, parent, decorator
+        )
+        self.calls.append(site)
+        if ctx.scope is not None:
+            ctx.scope.calls.append(site)
+        for loop in ctx.loops:
+            loop.calls.append(site)
+        return site
+
+    def _expr(self, root, ctx: _Ctx) -> None:
+        """Every call in an expression, iteratively (deep expressions do not recurse)."""
+        stack = [(root, ctx, None)]
+        while stack:
+            node, c, parent = stack.pop()
+            if isinstance(node, ast.Call):
+                self._record_call(node, self.bindings.resolve(node.func), c, parent)
+                stack.append((node.func, c, None))
+                for arg in node.args:
+                    stack.append((arg, c, node))
+                for kw in node.keywords:
+                    stack.append((kw.value, c, node))
+            elif isinstance(node, ast.Lambda):
+                for d in node.args.defaults:
+                    stack.append((d, c, None))
+            elif isinstance(node, _COMPS):
+                gens = node.generators
+                stack.append((gens[0].iter, c, None))
+                loop = Loop(node, c.scope, depth=(len(c.withs), len(c.ifs)))
+                self.loops.append(loop)
+                inner = c.child(loops=c.loops + (loop,), block=c.block + ((id(node), "comp"),))
+                for gen in gens:
+                    if gen is not gens[0]:
+                        stack.append((gen.iter, inner, None))
+                    for cond in gen.ifs:
+                        stack.append((cond, inner, None))
+                if isinstance(node, ast.DictComp):
+                    stack.append((node.key, inner, None))
+                    stack.append((node.value, inner, None))
+                else:
+                    stack.append((node.elt, inner, None))
+            elif isinstance(node, (ast.Name, ast.Constant)):
+                continue
+            else:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.expr):
+                        stack.append((child, c, parent if isinstance(node, (ast.Starred, ast.keyword)) else None))
+
+    def _link_calls(self) -> None:
+        """Which of the user's own functions and classes each call reaches."""
+        for site in self.calls:
+            node = site.node
+            if site.decorator or not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            target = None
+            if isinstance(func, ast.Name):
+                scope = site.scope
+                while scope is not None and target is None:
+                    target = scope.children.get(func.id)
+                    scope = scope.parent
+                if target is None and func.id not in self.bindings.names:
+                    target = self.module_functions.get(func.id)
+                    if target is None and func.id in self.classes:
+                        site.local_class = self.classes[func.id]
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                if func.value.id == "self" and site.cls is not None:
+                    target = site.cls.methods.get(func.attr)
+                else:
+                    labels = self.origins(func.value, site.scope)
+                    if len(labels) == 1:
+                        (label,) = labels
+                        if label.startswith("class:"):
+                            cls = self.classes.get(label[6:])
+                            if cls is not None:
+                                target = cls.methods.get(func.attr)
+            if isinstance(target, Function):
+                site.target = target
+                target.callers.append(site)
