@@ -39,7 +39,9 @@ def graphlint_op_added(graph, graph_id, graph_kind, op, inputs, index, stack, si
     """An operation was added to a graph; ``index`` is the graph's op count after it.
 
     ``inputs`` are the op's input tensors as TensorFlow was given them, or ``None`` when the
-    op came from the C API (then read ``op.inputs``, which is slower)."""
+    op came from the C API (then read ``op.inputs``, which is slower). ``stack`` is lazy: its
+    ``site`` and ``call`` (the innermost frame's invocation id) are free, ``frames`` and
+    ``calls`` walk the outer frames when first read."""
 
 
 @hookspec
@@ -99,3 +101,39 @@ def graphlint_checkpoint_restore(graph, graph_id, saver_names, checkpoint_names,
 @hookspec
 def graphlint_run_finished(exit_status):
     """The program (or test) finished; rules report what they found over its whole run."""
+
+
+# -- TensorFlow 2: tf.function and Keras ---------------------------------------------------------
+@hookspec
+def graphlint_function_created(function_id, name, definition_site, site, by_user):
+    """A ``tf.function`` was made at ``site`` around ``name`` (defined at ``definition_site``,
+    ``None`` when that is not user code); ``by_user`` is false when a library (Keras) or
+    TensorFlow's per-instance copy of a decorated method made it."""
+
+
+@hookspec
+def graphlint_function_traced(
+    function_id, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing
+):
+    """``tf.function`` ``function_id`` traced a new graph for the call at ``site``.
+
+    ``arguments`` is a tuple of :class:`graphlint.probes.tf_function.Argument` (plain data:
+    kind, type, shape, dtype, truncated value, identity); ``trace_count`` counts the function's
+    traces so far; ``input_signature`` and ``reduce_retracing`` tell how it was declared."""
+
+
+@hookspec
+def graphlint_function_released(function_id):
+    """A ``tf.function`` was garbage-collected; drop any state kept for ``function_id``."""
+
+
+@hookspec
+def graphlint_keras_model_built(model_id, class_name, site, session):
+    """A Keras model was constructed at ``site``; ``session`` numbers Keras' global state
+    (``clear_session()`` starts a new one)."""
+
+
+@hookspec
+def graphlint_predict_called(model_class, rows, batch_size, site):
+    """``Model.predict`` was called at ``site`` on ``rows`` samples (``None``: unknown, e.g. a
+    dataset) with ``batch_size`` (``None``: Keras' default of 32)."""

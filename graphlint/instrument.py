@@ -24,9 +24,10 @@ def _probes(linter: Linter, warn):
         raise TensorFlowMissing(
             f"TensorFlow is not installed ({exc}); install it: pip install 'graphlint[tensorflow]'"
         ) from None
+    from graphlint.probes.tf_function import FunctionProbe
     from graphlint.probes.tf_graph import GraphProbe
 
-    return [GraphProbe(linter.hook, warn=warn)]
+    return [GraphProbe(linter.hook, warn=warn), FunctionProbe(linter.hook, warn=warn)]
 
 
 @contextlib.contextmanager

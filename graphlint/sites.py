@@ -44,8 +44,8 @@ def is_user_file(filename: str) -> bool:
         return _is_user[filename]
     except KeyError:
         pass
-    if not filename or filename.startswith("<"):
-        result = False
+    if not filename or filename.startswith("<") or "__autograph_generated_file" in filename:
+        result = False  # synthetic code, and the files tf.function's autograph writes
     else:
         path = os.path.abspath(filename)
         result = not path.startswith(_LIBRARY_PREFIXES) and not os.path.realpath(path).startswith(
@@ -77,6 +77,11 @@ class Stack(NamedTuple):
     @property
     def site(self) -> Frame | None:
         return self.frames[-1] if self.frames else None
+
+    @property
+    def call(self) -> int:
+        """The invocation id of the innermost frame (0 when there is none)."""
+        return self.calls[-1] if self.calls else 0
 
 
 _tokens = itertools.count(1)
@@ -112,8 +117,11 @@ _tuple_new = tuple.__new__  # builds a Frame/Stack without the NamedTuple's Pyth
 
 def capture(depth: int = 1) -> Stack:
     """The user's frames above the caller's ``depth``-th frame, outermost first."""
-    # Hot path (once per op built): _token is inlined and globals are read once.
-    frame = sys._getframe(depth + 1)
+    return _walk(sys._getframe(depth + 1))
+
+
+def _walk(frame) -> Stack:
+    """The user's frames from ``frame`` outwards (``_token`` inlined: a hot path)."""
     frames: list[Frame] = []
     calls: list[int] = []
     known = _is_user
@@ -147,6 +155,92 @@ def capture(depth: int = 1) -> Stack:
     frames.reverse()
     calls.reverse()
     return _tuple_new(Stack, (tuple(frames), tuple(calls)))
+
+
+class LazyStack:
+    """A :class:`Stack` that walks the outer frames only if someone asks for them.
+
+    Most ops need only their innermost user frame (``site``) and its invocation (``call``);
+    the probe hands rules this object and, when the hook returns, either drops the frame it
+    holds or, if a rule kept the object, fills in the whole stack first — so no frame outlives
+    the event. Reads like a ``Stack``: ``frames``, ``calls``, ``site``, and ``stack[0]``.
+    """
+
+    __slots__ = ("site", "call", "_frame", "_stack")
+
+    def __init__(self, frame, site: Frame, call: int):
+        self._frame = frame
+        self.site = site
+        self.call = call
+        self._stack: Stack | None = None
+
+    def materialize(self) -> Stack:
+        if self._stack is None:
+            frame, self._frame = self._frame, None
+            if frame is None:
+                self._stack = _tuple_new(Stack, ((self.site,), (self.call,)))
+            else:
+                self._stack = _walk(frame)
+        return self._stack
+
+    def release(self) -> None:
+        """Forget the live frame (the stack stays readable if it was materialized)."""
+        self._frame = None
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        return self.materialize().frames
+
+    @property
+    def calls(self) -> tuple[int, ...]:
+        return self.materialize().calls
+
+    def __getitem__(self, index):
+        return self.materialize()[index]
+
+    def __iter__(self):
+        return iter(self.materialize())
+
+    def __len__(self):
+        return 2
+
+    def __eq__(self, other):
+        return self.materialize() == (other.materialize() if isinstance(other, LazyStack) else other)
+
+    __hash__ = None
+
+
+def capture_lazy(depth: int = 1) -> LazyStack:
+    """The innermost user frame above the caller's ``depth``-th frame, lazily with the rest."""
+    frame = sys._getframe(depth + 1)
+    known = _is_user
+    while frame is not None:
+        code = frame.f_code
+        filename = code.co_filename
+        user = known.get(filename)
+        if user is None:
+            user = is_user_file(filename)
+        if user:
+            key = id(frame)
+            lasti = frame.f_lasti
+            entry = _live.get(key)
+            if entry is not None and entry[0] is code and entry[1] <= lasti:
+                if entry[1] != lasti:
+                    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+                    _live[key] = (code, lasti, entry[2], site)
+                else:
+                    site = entry[3]
+                return LazyStack(frame, site, entry[2])
+            site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+            token = next(_tokens)
+            if len(_live) >= _LIVE_MAX:
+                _live.clear()
+            _live[key] = (code, lasti, token, site)
+            return LazyStack(frame, site, token)
+        frame = frame.f_back
+    empty = LazyStack(None, None, 0)
+    empty._stack = _tuple_new(Stack, ((), ()))
+    return empty
 
 
 def user_site(depth: int = 1) -> Frame | None:

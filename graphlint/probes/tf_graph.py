@@ -12,11 +12,12 @@ import itertools
 import sys
 import threading
 import weakref
+from sys import getrefcount
 from typing import Callable
 
 from graphlint.probes._dispatch import FastHook
 from graphlint.probes.patching import Patcher
-from graphlint.sites import capture, is_user_file, user_site
+from graphlint.sites import capture, capture_lazy, is_user_file, user_site
 
 _SIGNATURES_PER_SESSION = 10_000  # distinct run signatures remembered per session
 
@@ -242,8 +243,7 @@ class GraphProbe:
             plan = plan_of() if plan_of is not None else None
             if plan == ():
                 return
-            stack = capture(2)
-            frames = stack[0]
+            stack = capture_lazy(2)
             kwargs = {
                 "graph": graph,
                 "graph_id": info.gid,
@@ -252,7 +252,7 @@ class GraphProbe:
                 "inputs": inputs,
                 "index": graph.version,
                 "stack": stack,
-                "site": frames[-1] if frames else None,
+                "site": stack.site,
             }
             local.busy = True
             try:
@@ -265,6 +265,11 @@ class GraphProbe:
                 probe.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
             finally:
                 local.busy = False
+                del kwargs
+                # A rule that kept the stack gets it whole; nobody keeps the live frame.
+                if getrefcount(stack) > 2:
+                    stack.materialize()
+                stack.release()
             if deferred:
                 probe._drain()
 

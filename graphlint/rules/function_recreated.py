@@ -13,7 +13,10 @@ class FunctionRecreated(Rule):
     ## What it does
     Flags `tf.function` applied — as a call or as the decorator of a nested `def` — inside a
     loop, or inside a function that runs again and again: a per-call method (`predict`,
-    `__call__`, ...) or a function called in a loop.
+    `__call__`, ...) or a function called in a loop. At runtime (`graphlint run`), it reports
+    a line of your code that made more than `max-per-site` `tf.function`s that were each
+    traced, with the count (functions that Keras makes, and the per-instance copies of a
+    decorated method, are not counted).
 
     ## Why is this bad?
     Every `tf.function(...)` makes a new function object with an empty trace cache. Calling it
@@ -44,7 +47,47 @@ class FunctionRecreated(Rule):
         "Apply tf.function once — at module level, in __init__, or as the decorator of a method "
         "— and call the resulting function in the loop."
     )
-    engines = ("static",)
+    engines = ("runtime", "static")
+    options = {"max-per-site": 2}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.created: dict[int, tuple] = {}  # function id -> (site, definition)
+        self.sites: dict[tuple, list] = {}  # (path, line) -> [site, definition, functions, traces]
+
+    # -- runtime form ----------------------------------------------------------------------
+    def graphlint_function_created(self, function_id, definition_site, site, by_user):
+        if by_user and site is not None:
+            self.created[function_id] = (site, definition_site)
+
+    def graphlint_function_traced(self, function_id, trace_count):
+        made = self.created.get(function_id)
+        if made is None:
+            return
+        site, definition = made
+        entry = self.sites.setdefault(site[:2], [site, definition, 0, 0])
+        entry[3] += 1
+        if trace_count == 1:
+            entry[2] += 1
+
+    def graphlint_function_released(self, function_id):
+        self.created.pop(function_id, None)
+
+    def graphlint_run_finished(self):
+        limit = self.config["max-per-site"]
+        for site, definition, functions, traces in self.sites.values():
+            if functions > limit:
+                related = [(definition, "the function it wraps is defined here")] if definition else []
+                self.report(
+                    f"`tf.function` made {functions} new functions at this line, each traced afresh "
+                    f"({traces} traces in all)",
+                    site,
+                    related=related,
+                )
+        self.sites.clear()
+        self.created.clear()
+
+    # -- static form -----------------------------------------------------------------------
 
     def check_module(self, module) -> None:
         for call in module.calls_named(TF_FUNCTION):

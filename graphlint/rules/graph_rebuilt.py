@@ -122,18 +122,18 @@ class GraphRebuilt(Rule):
 
     # -- events ----------------------------------------------------------------------------
     def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
-        if graph_kind != "graph" or not stack.frames:
+        site = stack.site
+        if graph_kind != "graph" or site is None:
             return
         state = self.graphs[graph_id]
         if state.base is None:
             state.base = index - 1
         state.last_index = index
-        site = stack.frames[-1]
         key = (site.path, site.function)
         group = state.groups.get(key)
         if group is None:
             group = state.groups[key] = _Group()
-        token = stack.calls[-1]
+        token = stack.call
         if group.token != token:
             group.token = token
             group.copies.append(_Copy(stack, index))

@@ -16,7 +16,9 @@ class KerasModelChurn(Rule):
     Flags `keras.Sequential(...)`, `keras.Model(...)`, `keras.models.clone_model(...)`, an
     instance of your own `keras.Model` subclass, or a call of your own function that builds one,
     inside a `for`/`while` loop that never calls `keras.backend.clear_session()`. Models kept in
-    a list (an ensemble) are not reported.
+    a list (an ensemble) are not reported. At runtime (`graphlint run`), it reports a line that
+    built more than `max-per-site` Keras models (Keras 3) with no `clear_session()` between
+    them, with the count.
 
     ## Why is this bad?
     Keras keeps global state for every model built: layer-name counters, and in graph mode the
@@ -49,7 +51,32 @@ class KerasModelChurn(Rule):
         "Call tf.keras.backend.clear_session() at the start of each iteration, or build the "
         "model once before the loop and reset its weights."
     )
-    engines = ("static",)
+    engines = ("runtime", "static")
+    options = {"max-per-site": 2}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sites: dict[tuple, list] = {}  # (path, line, session) -> [site, models, class]
+
+    # -- runtime form ----------------------------------------------------------------------
+    def graphlint_keras_model_built(self, class_name, site, session):
+        if site is None:
+            return
+        entry = self.sites.setdefault((site.path, site.line, session), [site, 0, class_name])
+        entry[1] += 1
+
+    def graphlint_run_finished(self):
+        limit = self.config["max-per-site"]
+        for site, models, class_name in self.sites.values():
+            if models > limit:
+                self.report(
+                    f"{models} Keras models (`{class_name}`) built at this line with no "
+                    "`clear_session()` between them: Keras' global state keeps growing",
+                    site,
+                )
+        self.sites.clear()
+
+    # -- static form -----------------------------------------------------------------------
 
     def check_module(self, module) -> None:
         model_classes = {

@@ -1,0 +1,448 @@
+"""Probes for TensorFlow 2: ``tf.function`` creation and tracing, Keras models and ``predict``.
+
+Like the graph probes, each one wraps a TensorFlow (or Keras) entry point, calls the original
+unchanged, and fires a ``graphlint_*`` hook with plain data. Tracing is seen where TensorFlow
+builds a new concrete function (``tracing_compilation._create_concrete_function``), which runs
+only when a call misses the trace cache: calls that reuse a trace cost nothing extra. The
+arguments of a trace are summarised (:class:`Argument`: kind, type, shape, dtype, a truncated
+repr, an identity) — no tensor or user object is kept. Functions and models are tracked by
+weak reference only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import threading
+import weakref
+from typing import Callable, NamedTuple
+
+from graphlint.probes._dispatch import FastHook
+from graphlint.probes.patching import Patcher
+from graphlint.sites import Frame, is_user_file
+
+_AUTOGRAPH = "__autograph_generated_file"
+_REPR_MAX = 40
+_ITEMS_MAX = 4  # elements of a list/tuple/dict argument summarised
+_PYTHON_VALUES = (bool, int, float, complex, str, bytes, type(None))
+
+
+class Argument(NamedTuple):
+    """One argument of a traced call, as plain data.
+
+    ``kind`` is ``"tensor"`` (a tensor, variable, NumPy array or TensorSpec: ``shape`` and
+    ``dtype`` set), ``"python"`` (a number, string, bool or None: ``value`` is its repr,
+    truncated), ``"object"`` (any other Python object: ``identity`` is its ``id()`` at the
+    call) or ``"structure"`` (a list, tuple or dict: ``value`` summarises its items).
+    """
+
+    name: str
+    kind: str
+    type: str
+    shape: tuple | None = None
+    dtype: str | None = None
+    value: str | None = None
+    identity: int | None = None
+
+    @property
+    def key(self) -> tuple:
+        """What tf.function's trace cache tells apart (two equal keys: no retrace)."""
+        return (self.kind, self.type, self.shape, self.dtype, self.value, self.identity)
+
+    def describe(self) -> str:
+        if self.kind == "tensor":
+            return f"{self.dtype} {_shape_text(self.shape)}"
+        if self.kind == "python":
+            return f"{self.type} {self.value}"
+        if self.kind == "structure":
+            return f"{self.type} {self.value}"
+        return f"`{self.type}` object"
+
+
+def _shape_text(shape) -> str:
+    if shape is None:
+        return "(unknown rank)"
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _short_repr(value) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ is the program's business
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= _REPR_MAX else text[: _REPR_MAX - 1] + "…"
+
+
+def summarize(name: str, value) -> Argument:
+    """The plain-data summary of one argument value (never keeps ``value``)."""
+    kind = type(value)
+    if kind is float:
+        text = repr(value)
+        if len(text) > 8:  # 0.03333333333333333 -> 0.03333…
+            short = f"{value:.4g}"
+            text = short if float(short) == value else short + "…"
+        return Argument(name, "python", "float", value=text)
+    if kind in _PYTHON_VALUES:
+        return Argument(name, "python", kind.__name__, value=_short_repr(value))
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None and not isinstance(value, type):
+        try:
+            dims = shape.as_list() if hasattr(shape, "as_list") else list(shape)
+            dims = tuple(None if d is None else int(d) for d in dims)
+        except (ValueError, TypeError):  # unknown rank
+            dims = None
+        dtype_name = getattr(dtype, "name", None) or str(dtype)
+        return Argument(name, "tensor", kind.__name__, shape=dims, dtype=str(dtype_name))
+    if kind in (list, tuple, dict):
+        items = list(value.items()) if kind is dict else list(enumerate(value))
+        parts = []
+        for key, item in items[:_ITEMS_MAX]:
+            part = summarize("", item).describe()
+            parts.append(f"{key!r}: {part}" if kind is dict else part)
+        more = ", …" if len(items) > _ITEMS_MAX else ""
+        return Argument(name, "structure", kind.__name__, value=f"[{len(items)}: {', '.join(parts)}{more}]")
+    return Argument(name, "object", kind.__name__, identity=id(value))
+
+
+def _arguments(function_type, args, kwargs) -> tuple[Argument, ...]:
+    names = list(getattr(function_type, "parameters", {}) or ())
+    out = []
+    for i, value in enumerate(args or ()):
+        out.append(summarize(names[i] if i < len(names) else f"args[{i}]", value))
+    for key, value in (kwargs or {}).items():
+        out.append(summarize(str(key), value))
+    return tuple(out)
+
+
+def _definition(python_function) -> Frame | None:
+    """The user's ``def`` line of the function a tf.function wraps, if it is user code."""
+    fn = python_function
+    for _ in range(8):
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            if is_user_file(code.co_filename) and _AUTOGRAPH not in code.co_filename:
+                return Frame(code.co_filename, code.co_firstlineno, code.co_name)
+            return None
+        nxt = getattr(fn, "__func__", None) or getattr(fn, "func", None) or getattr(fn, "__wrapped__", None)
+        if nxt is None:
+            nxt = getattr(type(fn), "__call__", None)
+            if nxt is None or nxt is fn:
+                return None
+        fn = nxt
+    return None
+
+
+def _display_name(python_function, fallback: str) -> str:
+    fn = python_function
+    for _ in range(4):
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+        if isinstance(name, str):
+            return name
+        fn = getattr(fn, "__func__", None) or getattr(fn, "func", None)
+        if fn is None:
+            break
+    return type(python_function).__name__ if fallback == "function" else fallback
+
+
+def user_frame(depth: int = 1) -> Frame | None:
+    """The innermost user frame above the caller's ``depth``-th frame; code that autograph
+    generated while tracing is not the user's file (its original line is further up)."""
+    frame = sys._getframe(depth + 1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if _AUTOGRAPH not in filename and is_user_file(filename):
+            return Frame(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+class _FunctionInfo:
+    __slots__ = ("fid", "name", "definition", "ref", "traces", "input_signature", "reduce_retracing")
+
+    def __init__(self, fid, name, definition, ref, input_signature, reduce_retracing):
+        self.fid = fid
+        self.name = name
+        self.definition = definition
+        self.ref = ref
+        self.traces = 0
+        self.input_signature = input_signature
+        self.reduce_retracing = reduce_retracing
+
+
+class FunctionProbe:
+    """Installs the TF2 probes; they fire hooks on ``hook`` until :meth:`uninstall`."""
+
+    name = "tf-function"
+
+    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+        self.hook = hook
+        self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
+        self.patcher = Patcher()
+        self.unavailable: list[str] = []
+        self._functions: dict[int, _FunctionInfo] = {}  # id(function cache) -> info
+        self._models: dict[int, weakref.ref] = {}
+        self._fids = itertools.count(1)
+        self._mids = itertools.count(1)
+        self._local = threading.local()
+        self._fast: dict = {}
+        self._tf_dir = ""
+        self._keras_dir = ""
+        self._session = 0
+        self._tracker = None  # weak reference to Keras' global state of the current session
+        self.active = False
+
+    def _fire(self, hook, **kwargs):
+        """Call a hook; never let graphlint's own failure reach the program."""
+        local = self._local
+        if not self.active or getattr(local, "busy", False):
+            return
+        fast = self._fast.get(hook)
+        if fast is None:
+            pm = getattr(getattr(hook, "_hookexec", None), "__self__", None)
+            fast = self._fast[hook] = FastHook(hook, pm) if hasattr(hook, "get_hookimpls") else hook
+        local.busy = True
+        try:
+            fast(**kwargs)
+        except Exception as exc:  # pragma: no cover - rules are isolated; this is a last guard
+            self.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
+        finally:
+            local.busy = False
+
+    # -- install / uninstall ---------------------------------------------------------------
+    def install(self) -> None:
+        import tensorflow
+
+        self._tf_dir = os.path.dirname(os.path.abspath(tensorflow.__file__)) + os.sep
+        steps = [
+            ("tf.function creation", self._patch_function_init),
+            ("tf.function tracing", self._patch_tracing),
+            ("Keras models", self._patch_keras_models),
+            ("Keras predict", self._patch_predict),
+        ]
+        self.active = True
+        for label, step in steps:
+            try:
+                step()
+            except Exception as exc:  # a TensorFlow/Keras build without this internal
+                self.unavailable.append(label)
+                self.warn(
+                    f"graphlint: cannot watch {label} in this TensorFlow "
+                    f"({type(exc).__name__}: {exc}); rules that need it stay silent"
+                )
+
+    def uninstall(self) -> None:
+        """Put back every patched attribute; finalizers of watched objects go quiet."""
+        self.active = False
+        self.patcher.restore()
+        self._functions.clear()
+        self._models.clear()
+        self._tracker = None
+
+    # -- tf.function -----------------------------------------------------------------------
+    def _patch_function_init(self):
+        from tensorflow.python.eager.polymorphic_function import polymorphic_function as pf
+
+        probe = self
+
+        def wrap(original):
+            def __init__(self, *args, **kwargs):
+                original(self, *args, **kwargs)
+                if probe.active:
+                    try:
+                        probe._function_created(self, sys._getframe(1))
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+
+            return __init__
+
+        self.patcher.patch(pf.Function, "__init__", wrap)
+
+    def _function_created(self, function, caller) -> None:
+        cache = function._function_cache
+        python_function = function._python_function
+        info = _FunctionInfo(
+            next(self._fids),
+            _display_name(python_function, function._name),
+            _definition(python_function),
+            weakref.ref(function),
+            function.input_signature is not None,
+            bool(getattr(function, "_reduce_retracing", False)),
+        )
+        self._functions[id(cache)] = info
+        fin = weakref.finalize(function, self._function_released, id(cache), info.fid)
+        fin.atexit = False
+        # Made by the user's own tf.function(...) call, or by a library (Keras) or by the
+        # per-instance copy TensorFlow makes for a decorated method (Function._clone)?
+        by_user = False
+        frame = caller
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "_clone" and code.co_filename.startswith(self._tf_dir):
+                break
+            if not code.co_filename.startswith(self._tf_dir):
+                by_user = is_user_file(code.co_filename) and _AUTOGRAPH not in code.co_filename
+                break
+            frame = frame.f_back
+        self._fire(
+            self.hook.graphlint_function_created,
+            function_id=info.fid,
+            name=info.name,
+            definition_site=info.definition,
+            site=user_frame(2),
+            by_user=by_user,
+        )
+
+    def _function_released(self, key, fid):
+        info = self._functions.get(key)
+        if info is not None and info.fid == fid:
+            del self._functions[key]
+        self._fire(self.hook.graphlint_function_released, function_id=fid)
+
+    def _patch_tracing(self):
+        from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
+
+        probe = self
+
+        def wrap(original):
+            def _create_concrete_function(function_type, type_context, func_graph, tracing_options):
+                if probe.active:
+                    try:
+                        probe._traced(function_type, tracing_options, sys._getframe(1))
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+                return original(function_type, type_context, func_graph, tracing_options)
+
+            return _create_concrete_function
+
+        self.patcher.patch(tc, "_create_concrete_function", wrap)
+
+    def _traced(self, function_type, tracing_options, caller) -> None:
+        cache = tracing_options.function_cache
+        info = self._functions.get(id(cache)) if cache is not None else None
+        if info is None:
+            return  # tf.data's and TensorFlow's own helper functions: not a tf.function
+        function = info.ref()
+        if function is None or function._function_cache is not cache:
+            return
+        info.traces += 1
+        # The arguments as the call gave them (canonicalised to the parameters) are the
+        # caller's locals; if TensorFlow ever renames them, the traced types stand in.
+        local_vars = caller.f_locals if caller.f_code.co_name == "_maybe_define_function" else {}
+        if "args" in local_vars:
+            arguments = _arguments(tracing_options.polymorphic_type, local_vars["args"], local_vars.get("kwargs"))
+        else:
+            arguments = tuple(
+                summarize(name, getattr(p, "type_constraint", None))
+                for name, p in getattr(function_type, "parameters", {}).items()
+            )
+        self._fire(
+            self.hook.graphlint_function_traced,
+            function_id=info.fid,
+            name=info.name,
+            definition_site=info.definition,
+            site=user_frame(3),
+            arguments=arguments,
+            trace_count=info.traces,
+            input_signature=info.input_signature,
+            reduce_retracing=info.reduce_retracing,
+        )
+
+    # -- Keras -----------------------------------------------------------------------------
+    def _patch_keras_models(self):
+        import keras
+        from keras.src.backend.common import global_state
+        from keras.src.models import functional, model
+
+        self._global_state = global_state
+        self._keras_dir = os.path.dirname(os.path.abspath(keras.__file__)) + os.sep
+        probe = self
+
+        def wrap(original):
+            def __init__(self, *args, **kwargs):
+                original(self, *args, **kwargs)
+                seen = probe._models.get(id(self))
+                if probe.active and (seen is None or seen() is not self):
+                    try:
+                        probe._model_built(self)
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+
+            return __init__
+
+        self.patcher.patch(model.Model, "__init__", wrap)
+        if "__init__" in vars(functional.Functional):
+            self.patcher.patch(functional.Functional, "__init__", wrap)
+
+    def _model_built(self, model) -> None:
+        if not self.active:
+            return
+        key = id(model)
+        self._models[key] = weakref.ref(model)
+        fin = weakref.finalize(model, self._models.pop, key, None)
+        fin.atexit = False
+        tracker = self._global_state.GLOBAL_STATE_TRACKER
+        if self._tracker is None or self._tracker() is not tracker:
+            self._session += 1  # clear_session() replaced Keras' global state
+            self._tracker = weakref.ref(tracker)
+        # The line that builds the model, not the super().__init__() of a model subclass; a
+        # model Keras builds for itself (Sequential's inner Functional) is not the user's.
+        frame = sys._getframe(2)
+        while frame is not None:
+            code = frame.f_code
+            if not (code.co_name == "__init__" and frame.f_locals.get("self") is model):
+                break
+            frame = frame.f_back
+        if frame is None or not is_user_file(frame.f_code.co_filename) or _AUTOGRAPH in frame.f_code.co_filename:
+            return
+        site = Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+        self._fire(
+            self.hook.graphlint_keras_model_built,
+            model_id=next(self._mids),
+            class_name=type(model).__name__,
+            site=site,
+            session=self._session,
+        )
+
+    def _patch_predict(self):
+        from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
+
+        probe = self
+
+        def wrap(original):
+            def predict(self, x, batch_size=None, *args, **kwargs):
+                if probe.active:
+                    try:
+                        probe._predict(self, x, batch_size)
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+                return original(self, x, batch_size, *args, **kwargs)
+
+            return predict
+
+        self.patcher.patch(TensorFlowTrainer, "predict", wrap)
+
+    def _predict(self, model, x, batch_size) -> None:
+        leaf = x
+        for _ in range(4):
+            if isinstance(leaf, dict) and leaf:
+                leaf = next(iter(leaf.values()))
+            elif isinstance(leaf, (list, tuple)) and leaf:
+                leaf = leaf[0]
+            else:
+                break
+        rows = None
+        shape = getattr(leaf, "shape", None)
+        if shape is not None and len(shape) > 0:
+            try:
+                rows = int(shape[0])
+            except (TypeError, ValueError):
+                rows = None
+        self._fire(
+            self.hook.graphlint_predict_called,
+            model_class=type(model).__name__,
+            rows=rows,
+            batch_size=batch_size,
+            site=user_frame(2),
+        )

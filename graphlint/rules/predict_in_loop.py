@@ -1,0 +1,69 @@
+"""GL504 predict-in-loop."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules._base import Rule
+
+_DEFAULT_BATCH = 32  # Keras' predict batch size when none is given
+
+
+class PredictInLoop(Rule):
+    """`model.predict` called again and again on small batches.
+
+    ## What it does
+    Counts `Model.predict` calls per line whose input fits in one batch; when one line makes
+    more than `max-calls` of them, reports the line and the count.
+
+    ## Why is this bad?
+    `predict` is built for large inputs: every call wraps its input in a `tf.data` pipeline,
+    sets up callbacks and a progress bar, and may trace its predict function again. For one
+    small batch that overhead is many times the cost of the model itself, so a loop of
+    `predict` calls is slow.
+
+    ## Example
+    ```python
+    for frame in frames:
+        scores = model.predict(frame[None], verbose=0)
+    ```
+
+    ## Use instead
+    ```python
+    scores = model.predict(np.stack(frames), verbose=0)  # one batched call
+    # or, when each result is needed at once:
+    for frame in frames:
+        scores = model(frame[None], training=False)
+    ```
+    """
+
+    code = "GL504"
+    name = "predict-in-loop"
+    severity = Severity.WARNING
+    summary = "`model.predict` called many times on small batches"
+    fix = (
+        "Call the model directly, `model(x, training=False)` (or `model.predict_on_batch(x)`), "
+        "or gather the inputs and make one batched `predict` call."
+    )
+    options = {"max-calls": 5}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sites: dict[tuple, list] = {}
+
+    def graphlint_predict_called(self, rows, batch_size, site):
+        if site is None or rows is None or rows > (batch_size or _DEFAULT_BATCH):
+            return
+        entry = self.sites.setdefault(site[:2], [site, 0, 0])
+        entry[1] += 1
+        entry[2] = max(entry[2], rows)
+
+    def graphlint_run_finished(self):
+        limit = self.config["max-calls"]
+        for site, calls, rows in self.sites.values():
+            if calls > limit:
+                self.report(
+                    f"`predict` called {calls} times at this line on small batches (at most {rows} "
+                    f"row{'s' * (rows != 1)} each): each call sets up a data pipeline and may retrace",
+                    site,
+                )
+        self.sites.clear()

@@ -1,0 +1,280 @@
+"""TF2 rules (GL501-GL504) on their samples, the tf.function/Keras probes, and the plugin.
+
+TF1 samples turn eager execution off for the whole process, so the TF2 samples run in ONE
+separate eager process (``tests/tf2_driver.py``), all of them, and the tests read its JSON.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT, SAMPLES, expected_markers
+from graphlint.findings import finding_from_dict
+
+RULES = SAMPLES / "rules"
+CODES = ("gl501", "gl502", "gl503", "gl504")
+BAD = sorted(p for code in CODES for p in RULES.glob(f"{code}_bad*.py"))
+GOOD = sorted(p for code in CODES for p in RULES.glob(f"{code}_good*.py"))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every TF2 sample run under graphlint, in one eager subprocess: path -> result."""
+    out = tmp_path_factory.mktemp("tf2") / "runs.json"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), str(out), *map(str, BAD + GOOD)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(out.read_text())
+    for result in data.values():
+        result["findings"] = [finding_from_dict(f) for f in result["findings"]]
+    return data
+
+
+def _run(runs, name):
+    return runs[str(RULES / name)]
+
+
+def _only(findings, code):
+    found = [f for f in findings if f.code == code]
+    assert len(found) == 1, [(f.code, f.location.line, f.message) for f in findings]
+    return found[0]
+
+
+def test_every_tf2_code_has_both_samples():
+    for code in CODES:
+        assert (RULES / f"{code}_bad.py").is_file(), code
+        assert (RULES / f"{code}_good.py").is_file(), code
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_bad_sample_yields_exactly_its_markers(runs, path):
+    expected = expected_markers(path)
+    assert expected, f"{path.name} declares no # GLnnn marker"
+    result = runs[str(path)]
+    findings = result["findings"]
+    assert {(f.code, f.location.line) for f in findings} == expected, [
+        (f.code, f.location.path, f.location.line, f.message) for f in findings
+    ]
+    for finding in findings:
+        assert finding.location.path == str(path)
+        assert finding.fix.strip()
+        for related in finding.related:
+            assert related.location.path == str(path), related
+    assert result["status"] == 0
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_good_sample_yields_nothing_at_all(runs, path):
+    """Also no TF1 finding (GL101, GL102, GL201...) for FuncGraphs and Keras fit/evaluate/predict."""
+    assert "GL" not in path.read_text(), "a good sample must not mention rule codes"
+    result = runs[str(path)]
+    assert result["findings"] == [], [(f.code, f.location.line, f.message) for f in result["findings"]]
+    assert result["status"] == 0
+
+
+def test_instrumented_programs_compute_the_same(runs):
+    assert _run(runs, "gl501_good.py")["stdout"].splitlines()[-1] == "traces: 1 3"
+
+
+# -- GL501 function-retraced --------------------------------------------------------------------
+def test_gl501_names_the_python_argument_its_values_and_the_definition(runs):
+    finding = _only(_run(runs, "gl501_bad.py")["findings"], "GL501")
+    assert "`train_step()` was traced 8 times" in finding.message
+    assert "`lr` (float) 0.1 → 0.05 → 0.03333… → 0.025 → …" in finding.message
+    assert "`x`" not in finding.message and "`y`" not in finding.message  # unchanged arguments
+    assert "`lr` as a tensor" in finding.fix
+    source = (RULES / "gl501_bad.py").read_text().splitlines()
+    assert [source[r.location.line - 1] for r in finding.related] == ["@tf.function"]
+
+
+def test_gl501_names_the_changing_shape_and_the_input_signature_to_use(runs):
+    finding = _only(_run(runs, "gl501_bad_shapes.py")["findings"], "GL501")
+    assert "`x` shape (1, 4) → (2, 4) → (3, 4) → (4, 4) → … (8 distinct)" in finding.message
+    assert "input_signature=[tf.TensorSpec([None, 4], tf.float32)]" in finding.fix
+    assert "reduce_retracing=True" in finding.fix
+
+
+# -- GL502 / GL503 / GL504 ----------------------------------------------------------------------
+def test_gl502_counts_the_functions_made_at_the_line(runs):
+    finding = _only(_run(runs, "gl502_bad.py")["findings"], "GL502")
+    assert "made 3 new functions" in finding.message
+    assert [r.location.line for r in finding.related] == [13]  # def model
+
+
+def test_gl503_counts_the_models_built_without_clear_session(runs):
+    finding = _only(_run(runs, "gl503_bad.py")["findings"], "GL503")
+    assert finding.message.startswith("3 Keras models (`Sequential`)")
+
+
+def test_gl504_counts_the_small_predict_calls(runs):
+    finding = _only(_run(runs, "gl504_bad.py")["findings"], "GL504")
+    assert "8 times" in finding.message and "at most 1 row each" in finding.message
+    assert "model(x, training=False)" in finding.fix
+
+
+# -- the rule on plain events (no TensorFlow needed) --------------------------------------------
+class _ListSink:
+    def __init__(self):
+        self.findings = []
+
+    def add(self, finding):
+        self.findings.append(finding)
+
+
+def _trace_events(rule, values, name="lr"):
+    from graphlint.probes.tf_function import summarize
+    from graphlint.sites import Frame
+
+    site = Frame("/prog.py", 10, "<module>")
+    for i, value in enumerate(values, 1):
+        rule.graphlint_function_traced(1, "step", Frame("/prog.py", 3, "step"), site, (summarize(name, value),), False, False)
+
+
+@pytest.mark.parametrize("traces, options, fires", [(5, {}, False), (6, {}, True), (6, {"max-traces": 6}, False)])
+def test_gl501_threshold_is_max_traces(traces, options, fires):
+    from graphlint.rules.function_retraced import FunctionRetraced
+
+    sink = _ListSink()
+    rule = FunctionRetraced(sink, options)
+    _trace_events(rule, [0.1 * i for i in range(traces)])
+    rule.graphlint_run_finished()
+    assert bool(sink.findings) is fires
+
+
+def test_gl501_new_object_each_call_is_named_with_its_class():
+    from graphlint.rules.function_retraced import FunctionRetraced
+
+    class Config:
+        pass
+
+    sink = _ListSink()
+    rule = FunctionRetraced(sink)
+    keep = [Config() for _ in range(6)]
+    _trace_events(rule, keep, name="config")
+    rule.graphlint_run_finished()
+    (finding,) = sink.findings
+    assert "`config` is a new `Config` object at each trace (6 objects)" in finding.message
+    assert "pass the same object" in finding.fix
+
+
+def test_argument_summaries_are_plain_data():
+    import numpy as np
+    import tensorflow as tf
+
+    from graphlint.probes.tf_function import summarize
+
+    assert summarize("x", np.ones((3, 4), np.float32))[1:5] == ("tensor", "ndarray", (3, 4), "float32")
+    assert summarize("s", tf.TensorSpec([None, 4], tf.int32))[3:5] == ((None, 4), "int32")
+    assert summarize("n", 3).value == "3" and summarize("t", "x" * 100).value.endswith("…")
+    assert summarize("l", [1, 2.5]).describe() == "list [2: int 1, float 2.5]"
+    obj = object()
+    arg = summarize("o", obj)
+    assert arg.kind == "object" and arg.identity == id(obj)
+    assert all(isinstance(v, (str, int, tuple, type(None))) for v in arg)
+
+
+# -- the probe ---------------------------------------------------------------------------------
+def test_function_probe_restores_every_patched_attribute_identically():
+    import keras
+    from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
+    from keras.src.models import model
+    from tensorflow.python.eager.polymorphic_function import polymorphic_function as pf
+    from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
+
+    from graphlint.probes.tf_function import FunctionProbe
+
+    owners = [(pf.Function, "__init__"), (tc, "_create_concrete_function"), (model.Model, "__init__"), (TensorFlowTrainer, "predict")]
+    before = [vars(owner)[attr] for owner, attr in owners]
+    probe = FunctionProbe(hook=None, warn=pytest.fail)
+    probe.install()
+    try:
+        assert probe.unavailable == []
+        assert all(vars(owner)[attr] is not old for (owner, attr), old in zip(owners, before))
+    finally:
+        probe.uninstall()
+    assert all(vars(owner)[attr] is old for (owner, attr), old in zip(owners, before))
+    assert keras.Model.__init__ is before[2]
+
+
+def test_function_probe_keeps_no_strong_reference_to_functions():
+    import tensorflow as tf
+
+    from graphlint._hookspecs import hookimpl
+    from graphlint.engine import Linter
+    from graphlint.instrument import instrument
+
+    events = []
+
+    class Recorder:
+        @hookimpl
+        def graphlint_function_created(self, function_id, by_user):
+            events.append(("created", function_id, by_user))
+
+        @hookimpl
+        def graphlint_function_released(self, function_id):
+            events.append(("released", function_id))
+
+    with instrument(Linter()) as linter:
+        linter.pm.register(Recorder())
+        fn = tf.function(lambda x: x + 1)
+        del fn
+        gc.collect()
+    (_, fid, by_user), released = events
+    assert by_user is True
+    assert released == ("released", fid)
+
+
+# -- the pytest plugin -------------------------------------------------------------------------
+PLUGIN_TESTS = """
+import tensorflow as tf
+
+
+@tf.function
+def scale(x, factor):
+    return x * factor
+
+
+def test_retraces():
+    for i in range(8):
+        scale(tf.ones([2]), float(i))
+
+
+def test_clean():
+    for i in range(8):
+        scale(tf.ones([2]), tf.constant(float(i)))
+
+
+def test_fixture_limits_traces(graphlint):
+    @tf.function
+    def double(x):
+        return 2 * x
+
+    with graphlint.assert_max_traces(double, 2):
+        for n in range(1, 5):
+            double(tf.ones([n]))
+"""
+
+
+@pytest.mark.slow
+def test_plugin_reports_gl501_per_test_and_the_fixture_limits_traces(pytester):
+    pytester.makepyfile(test_tf2=PLUGIN_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--graphlint", "-W", "ignore::DeprecationWarning")
+    result.assert_outcomes(passed=2, failed=1)
+    out = result.stdout.str()
+    assert "test_tf2.py::test_retraces:" in out
+    assert "`scale()` was traced 8 times" in out and "`factor` (float) 0.0 → 1.0 → 2.0 → 3.0 → …" in out
+    assert "test_tf2.py::test_clean:" not in out
+    assert "double was traced 4 times in the block (at most 2 expected)" in out
