@@ -1,24 +1,17 @@
-"""graphlint: find graph-construction anti-patterns in TensorFlow programs."""
+"""graphlint: find graph-construction anti-patterns in TensorFlow programs.
 
-from graphlint._hookspecs import hookimpl
-from graphlint.findings import Finding, Location, Related, Severity
-from graphlint.rules._base import Rule
+Importing graphlint does not import TensorFlow; the probes import it when installed.
+"""
 
 __version__ = "0.1.0"
 
-__all__ = ["hookimpl", "Finding", "Location", "Related", "Rule", "Severity", "instrument", "__version__"]
+from graphlint._hookspecs import hookimpl  # noqa: E402
+from graphlint.engine import Linter  # noqa: E402
+from graphlint.findings import Finding, Location, Related, Severity  # noqa: E402
+from graphlint.rules._base import Rule  # noqa: E402
 
+# Bound after the submodule's import so that `graphlint.instrument` is the function, not the
+# module `graphlint.instrument` (which importing it would otherwise leave here).
+from graphlint.instrument import instrument  # noqa: E402
 
-def __getattr__(name):  # keep `import graphlint` light: no TensorFlow until needed
-    if name == "instrument":
-        from graphlint.instrument import instrument
-
-        # Importing the submodule bound `graphlint.instrument` to the module; the public name
-        # is the function, on every access after this one too.
-        globals()["instrument"] = instrument
-        return instrument
-    if name == "Linter":
-        from graphlint.engine import Linter
-
-        return Linter
-    raise AttributeError(name)
+__all__ = ["Finding", "Linter", "Location", "Related", "Rule", "Severity", "__version__", "hookimpl", "instrument"]

@@ -56,15 +56,3 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
         for probe in reversed(probes):
             probe.uninstall()
         _active.release()
-
-
-class _CallableModule(type(sys)):
-    """``graphlint.instrument`` is this module once it was imported (``import
-    graphlint.instrument`` binds the package attribute to it); calling it calls
-    :func:`instrument`, so ``graphlint.instrument()`` works whatever was imported first."""
-
-    def __call__(self, *args, **kwargs):
-        return instrument(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
