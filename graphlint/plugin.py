@@ -12,7 +12,6 @@ judged on its own ops alone, so it is not a GL101 by itself.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections import defaultdict
 from dataclasses import replace

@@ -91,28 +91,31 @@ _live: dict[int, tuple[object, int, int, Frame]] = {}
 _LIVE_MAX = 50_000
 
 
-def _token(frame) -> int:
+_tuple_new = tuple.__new__  # builds a Frame/Stack without the NamedTuple's Python-level __new__
+
+
+def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
+    """A user frame's :class:`Frame` and its invocation id.
+
+    The id stays while the frame runs forward; a new frame (or the same one gone back to an
+    earlier instruction: the next iteration of a loop) gets a new one. A frame still at the
+    instruction it was last seen at reuses the Frame made then.
+    """
     key = id(frame)
-    code = frame.f_code
     lasti = frame.f_lasti
     entry = _live.get(key)
     if entry is not None and entry[0] is code and entry[1] <= lasti:
-        if entry[1] != lasti:
-            _live[key] = (code, lasti, entry[2], _frame_of(frame))
-        return entry[2]
+        if entry[1] == lasti:
+            return entry[3], entry[2]
+        site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+        _live[key] = (code, lasti, entry[2], site)
+        return site, entry[2]
+    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
     token = next(_tokens)
     if len(_live) >= _LIVE_MAX:
         _live.clear()
-    _live[key] = (code, lasti, token, _frame_of(frame))
-    return token
-
-
-def _frame_of(frame) -> Frame:
-    code = frame.f_code
-    return Frame(code.co_filename, frame.f_lineno, code.co_name)
-
-
-_tuple_new = tuple.__new__  # builds a Frame/Stack without the NamedTuple's Python-level __new__
+    _live[key] = (code, lasti, token, site)
+    return site, token
 
 
 def capture(depth: int = 1) -> Stack:
@@ -121,11 +124,10 @@ def capture(depth: int = 1) -> Stack:
 
 
 def _walk(frame) -> Stack:
-    """The user's frames from ``frame`` outwards (``_token`` inlined: a hot path)."""
+    """The user's frames from ``frame`` outwards."""
     frames: list[Frame] = []
     calls: list[int] = []
     known = _is_user
-    live = _live
     while frame is not None:
         code = frame.f_code
         filename = code.co_filename
@@ -133,24 +135,9 @@ def _walk(frame) -> Stack:
         if user is None:
             user = is_user_file(filename)
         if user:
-            key = id(frame)
-            lasti = frame.f_lasti
-            entry = live.get(key)
-            if entry is not None and entry[0] is code and entry[1] <= lasti:
-                if entry[1] != lasti:
-                    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
-                    live[key] = (code, lasti, entry[2], site)
-                else:  # same code at the same instruction: the same line, the same Frame
-                    site = entry[3]
-                calls.append(entry[2])
-            else:
-                site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
-                token = next(_tokens)
-                if len(live) >= _LIVE_MAX:
-                    live.clear()
-                live[key] = (code, lasti, token, site)
-                calls.append(token)
+            site, call = _site_and_call(frame, code, filename)
             frames.append(site)
+            calls.append(call)
         frame = frame.f_back
     frames.reverse()
     calls.reverse()
@@ -221,22 +208,8 @@ def capture_lazy(depth: int = 1) -> LazyStack:
         if user is None:
             user = is_user_file(filename)
         if user:
-            key = id(frame)
-            lasti = frame.f_lasti
-            entry = _live.get(key)
-            if entry is not None and entry[0] is code and entry[1] <= lasti:
-                if entry[1] != lasti:
-                    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
-                    _live[key] = (code, lasti, entry[2], site)
-                else:
-                    site = entry[3]
-                return LazyStack(frame, site, entry[2])
-            site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
-            token = next(_tokens)
-            if len(_live) >= _LIVE_MAX:
-                _live.clear()
-            _live[key] = (code, lasti, token, site)
-            return LazyStack(frame, site, token)
+            site, call = _site_and_call(frame, code, filename)
+            return LazyStack(frame, site, call)
         frame = frame.f_back
     empty = LazyStack(None, None, 0)
     empty._stack = _tuple_new(Stack, ((), ()))

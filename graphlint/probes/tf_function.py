@@ -14,12 +14,10 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import threading
 import weakref
 from typing import Callable, NamedTuple
 
-from graphlint.probes._dispatch import FastHook
-from graphlint.probes.patching import Patcher
+from graphlint.probes._base import Probe
 from graphlint.sites import Frame, is_user_file
 
 _AUTOGRAPH = "__autograph_generated_file"
@@ -171,71 +169,35 @@ class _FunctionInfo:
         self.reduce_retracing = reduce_retracing
 
 
-class FunctionProbe:
+class FunctionProbe(Probe):
     """Installs the TF2 probes; they fire hooks on ``hook`` until :meth:`uninstall`."""
 
     name = "tf-function"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
-        self.hook = hook
-        self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
-        self.patcher = Patcher()
-        self.unavailable: list[str] = []
+        super().__init__(hook, warn)
         self._functions: dict[int, _FunctionInfo] = {}  # id(function cache) -> info
         self._models: dict[int, weakref.ref] = {}
         self._fids = itertools.count(1)
         self._mids = itertools.count(1)
-        self._local = threading.local()
-        self._fast: dict = {}
         self._tf_dir = ""
         self._keras_dir = ""
         self._session = 0
         self._tracker = None  # weak reference to Keras' global state of the current session
-        self.active = False
-
-    def _fire(self, hook, **kwargs):
-        """Call a hook; never let graphlint's own failure reach the program."""
-        local = self._local
-        if not self.active or getattr(local, "busy", False):
-            return
-        fast = self._fast.get(hook)
-        if fast is None:
-            pm = getattr(getattr(hook, "_hookexec", None), "__self__", None)
-            fast = self._fast[hook] = FastHook(hook, pm) if hasattr(hook, "get_hookimpls") else hook
-        local.busy = True
-        try:
-            fast(**kwargs)
-        except Exception as exc:  # pragma: no cover - rules are isolated; this is a last guard
-            self.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
-        finally:
-            local.busy = False
 
     # -- install / uninstall ---------------------------------------------------------------
-    def install(self) -> None:
+    def steps(self):
         import tensorflow
 
         self._tf_dir = os.path.dirname(os.path.abspath(tensorflow.__file__)) + os.sep
-        steps = [
+        return [
             ("tf.function creation", self._patch_function_init),
             ("tf.function tracing", self._patch_tracing),
             ("Keras models", self._patch_keras_models),
             ("Keras predict", self._patch_predict),
         ]
-        self.active = True
-        for label, step in steps:
-            try:
-                step()
-            except Exception as exc:  # a TensorFlow/Keras build without this internal
-                self.unavailable.append(label)
-                self.warn(
-                    f"graphlint: cannot watch {label} in this TensorFlow "
-                    f"({type(exc).__name__}: {exc}); rules that need it stay silent"
-                )
 
-    def uninstall(self) -> None:
-        """Put back every patched attribute; finalizers of watched objects go quiet."""
-        self.active = False
-        self.patcher.restore()
+    def forget(self) -> None:
         self._functions.clear()
         self._models.clear()
         self._tracker = None
@@ -298,7 +260,7 @@ class FunctionProbe:
         info = self._functions.get(key)
         if info is not None and info.fid == fid:
             del self._functions[key]
-        self._fire(self.hook.graphlint_function_released, function_id=fid)
+        self._fire_release(self.hook.graphlint_function_released, function_id=fid)
 
     def _patch_tracing(self):
         from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc

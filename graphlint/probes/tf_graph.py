@@ -7,7 +7,6 @@ and integer ids, so graphs and sessions die when the program drops them.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import sys
 import threading
@@ -15,8 +14,7 @@ import weakref
 from sys import getrefcount
 from typing import Callable
 
-from graphlint.probes._dispatch import FastHook
-from graphlint.probes.patching import Patcher
+from graphlint.probes._base import Probe
 from graphlint.sites import capture, capture_lazy, is_user_file, user_site
 
 _SIGNATURES_PER_SESSION = 10_000  # distinct run signatures remembered per session
@@ -87,27 +85,18 @@ def _names(fetches) -> list[str]:
     return out
 
 
-class GraphProbe:
+class GraphProbe(Probe):
     """Installs the TF1 graph probes; they fire hooks on ``hook`` until :meth:`uninstall`."""
 
     name = "tf-graph"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
-        self.hook = hook
-        self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
-        self.patcher = Patcher()
-        self.unavailable: list[str] = []
+        super().__init__(hook, warn)
         self._graphs: dict[int, _GraphInfo] = {}
         self._sessions: dict[int, _SessionInfo] = {}
         self._gids = itertools.count(1)
         self._sids = itertools.count(1)
-        self._local = threading.local()
         self._lock = threading.Lock()
-        self._fast: dict = {}  # HookCaller -> FastHook
-        # Release events whose finalizer ran (a garbage collection) while a hook was busy in
-        # this thread: delivered as soon as that hook returns, never dropped.
-        self._deferred: collections.deque = collections.deque()
-        self.active = False
 
     # -- bookkeeping -----------------------------------------------------------------------
     def graph_info(self, graph) -> _GraphInfo:
@@ -139,51 +128,8 @@ class GraphProbe:
             del self._graphs[key]
         self._fire_release(self.hook.graphlint_graph_released, graph_id=gid)
 
-    def _fire_release(self, hook, **kwargs):
-        """Fire a release event from a finalizer, which can run inside another hook's call
-        (a collection triggered there): then it waits for that call to end."""
-        if self.active and getattr(self._local, "busy", False):
-            self._deferred.append((hook, kwargs))
-        else:
-            self._fire(hook, **kwargs)
-
-    def _drain(self):
-        deferred = self._deferred
-        while deferred:
-            try:
-                hook, kwargs = deferred.popleft()
-            except IndexError:  # another thread took the last one
-                return
-            self._fire(hook, **kwargs)
-
-    def _fire(self, hook, **kwargs):
-        """Call a hook; never let graphlint's own failure reach the program."""
-        local = self._local
-        if not self.active or getattr(local, "busy", False):
-            return
-        fast = self._fast.get(hook)
-        if fast is None:
-            fast = self._fast[hook] = self._fast_hook(hook)
-        local.busy = True
-        try:
-            fast(**kwargs)
-        except Exception as exc:  # pragma: no cover - rules are isolated; this is a last guard
-            self.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
-        finally:
-            local.busy = False
-        if self._deferred:
-            self._drain()
-
-    @staticmethod
-    def _fast_hook(hook):
-        """A :class:`FastHook` for a pluggy HookCaller; any other callable is called as is."""
-        if not hasattr(hook, "get_hookimpls"):
-            return hook
-        pm = getattr(getattr(hook, "_hookexec", None), "__self__", None)
-        return FastHook(hook, pm)
-
     # -- install / uninstall ---------------------------------------------------------------
-    def install(self) -> None:
+    def steps(self):
         from tensorflow.python.framework import ops
 
         try:
@@ -192,7 +138,7 @@ class GraphProbe:
             FuncGraph = None
         self._func_graph = FuncGraph
         self._ops = ops
-        steps = [
+        return [
             ("op creation", self._patch_ops),
             ("`with graph:`", self._patch_graph_enter),
             ("variable creation", self._patch_variables),
@@ -201,24 +147,10 @@ class GraphProbe:
             ("sessions", self._patch_sessions),
             ("checkpoint restore", self._patch_saver),
         ]
-        self.active = True
-        for label, step in steps:
-            try:
-                step()
-            except Exception as exc:  # a TensorFlow build without this internal
-                self.unavailable.append(label)
-                self.warn(
-                    f"graphlint: cannot watch {label} in this TensorFlow "
-                    f"({type(exc).__name__}: {exc}); rules that need it stay silent"
-                )
 
-    def uninstall(self) -> None:
-        """Put back every patched attribute; finalizers of watched objects go quiet."""
-        self.active = False
-        self.patcher.restore()
+    def forget(self) -> None:
         self._graphs.clear()
         self._sessions.clear()
-        self._deferred.clear()
 
     # -- graphs and ops --------------------------------------------------------------------
     def _patch_ops(self):
@@ -226,7 +158,7 @@ class GraphProbe:
         Graph = self._ops.Graph
 
         hook = self.hook.graphlint_op_added
-        fast = self._fast_hook(hook)
+        fast = self.fast_hook(hook)
         plan_of = getattr(fast, "plan", None)
         local = self._local
         graphs = self._graphs
