@@ -62,7 +62,31 @@ def selection_options(func):
     return func
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """Click's usage errors as one line (``graphlint: error: ...``) and exit 2, like every
+    other error graphlint reports."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()  # `graphlint` alone: the help, as click gives it
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "graphlint"
+            _fail(f"{exc.format_message()} (see `{where} --help`)")
+        except click.ClickException as exc:
+            click.echo(f"graphlint: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("graphlint: aborted", err=True)
+            sys.exit(130)
+        sys.exit(status if isinstance(status, int) else EXIT_OK)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="graphlint")
 def main():
     """Find graph-construction anti-patterns in TensorFlow programs."""
@@ -85,6 +109,8 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
 
     if module is None and script is None:
         _fail("give a SCRIPT to run, or -m MODULE")
+    if script is not None and script.startswith("-") and not os.path.exists(script):
+        _fail(f"no such option: {script} (see `graphlint run --help`)")
     if module is not None and script is not None:
         args = (script, *args)
         script = None
@@ -96,8 +122,13 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
         linter = Linter(config, plugins=not no_plugins)
         if output:
             _check_writable(output)
+        parent = os.getpid()
         with instrument(linter) as active:
             outcome = run_program(script, module, tuple(args))
+            if os.getpid() != parent:
+                # A child the program forked (os.fork) and that ran on to the end: it exits as
+                # it would under python, and its findings are not reported, only the parent's.
+                sys.exit(outcome.status)
             findings = active.finish(outcome.status)
     except (ConfigError, ProgramNotFound) as exc:
         _fail(str(exc))
@@ -178,7 +209,8 @@ def _emit(findings, fmt, output, rules, statistics) -> None:
     sys.stdout.flush()
     if output:
         try:
-            with open(output, "w", encoding="utf-8") as fh:
+            # a non-UTF-8 file name (surrogate-escaped) is written escaped, never a crash
+            with open(output, "w", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write(text)
         except OSError as exc:
             _fail(f"cannot write --output {output}: {exc.strerror}")

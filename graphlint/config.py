@@ -135,6 +135,9 @@ def from_mapping(section: Any, *, source: str | None = None, root: str | None = 
         config.select = _codes(section["select"], "select", where)
     config.extend_select = _codes(section.get("extend-select", []), "extend-select", where)
     config.ignore = _codes(section.get("ignore", []), "ignore", where)
+    both = sorted(set((config.select or []) + config.extend_select) & set(config.ignore))
+    if both:  # contradictory: say which one is meant
+        raise ConfigError(f"{both[0] or 'ALL'!r} is both selected and ignored{where}")
     config.exclude = _strings(section.get("exclude", []), "exclude", where)
     pfi = section.get("per-file-ignores", {})
     if not isinstance(pfi, dict):

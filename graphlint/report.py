@@ -89,7 +89,8 @@ def as_json(findings: list[Finding], rules: dict | None = None, **_) -> str:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    return quote(path.replace("\\", "/"), safe="/:._-~")
+    # the file name's own bytes (a non-UTF-8 name arrives surrogate-escaped), percent-encoded
+    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/:._-~")
 
 
 def as_sarif(findings: list[Finding], rules: dict | None = None, **_) -> str:

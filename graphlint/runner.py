@@ -10,6 +10,8 @@ import traceback
 import types
 from dataclasses import dataclass
 
+from graphlint.probes.patching import WRAPPER_FILENAME
+
 _OWN_FILES = (os.path.abspath(__file__), runpy.__file__)
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -68,6 +70,7 @@ def _drop_own_frames(report: traceback.TracebackException, seen: set) -> None:
         for f in report.stack
         if os.path.abspath(f.filename) not in _OWN_FILES
         and not os.path.abspath(f.filename).startswith(_PKG_DIR)
+        and f.filename != WRAPPER_FILENAME
     ]
     report.stack = traceback.StackSummary.from_list(frames)
     for nested in (report.__cause__, report.__context__):

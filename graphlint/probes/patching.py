@@ -6,6 +6,19 @@ from typing import Any, Callable
 
 _MISSING = object()
 
+#: The file name graphlint's wrapper frames carry. TensorFlow counts ``<embedded...`` frames as
+#: its own, so the op tracebacks and error messages it prints still point at the user's line,
+#: exactly as without graphlint; graphlint's runner leaves these frames out of the program's
+#: traceback, as it does its own.
+WRAPPER_FILENAME = "<embedded graphlint probe>"
+
+
+def _disguised(wrapper):
+    code = getattr(wrapper, "__code__", None)
+    if code is not None:
+        wrapper.__code__ = code.replace(co_filename=WRAPPER_FILENAME)
+    return wrapper
+
 
 class Patcher:
     """Records each patch so that :meth:`restore` puts back exactly what was there."""
@@ -21,7 +34,7 @@ class Patcher:
         """
         raw = vars(owner).get(attr, _MISSING) if hasattr(owner, "__dict__") else _MISSING
         current = getattr(owner, attr)  # AttributeError: the probe is unavailable
-        setattr(owner, attr, make(current))
+        setattr(owner, attr, _disguised(make(current)))
         self._undo.append((owner, attr, raw))
 
     def restore(self) -> None:

@@ -20,6 +20,9 @@ from typing import Callable, NamedTuple
 from graphlint.probes._base import Probe
 from graphlint.sites import Frame, is_user_file
 
+# pytest leaves the frames of these wrappers out of a failing test's traceback.
+__tracebackhide__ = True
+
 _AUTOGRAPH = "__autograph_generated_file"
 _REPR_MAX = 40
 _ITEMS_MAX = 4  # elements of a list/tuple/dict argument summarised

@@ -17,6 +17,9 @@ from typing import Callable
 from graphlint.probes._base import Probe
 from graphlint.sites import capture, capture_lazy, is_user_file, user_site
 
+# pytest leaves the frames of these wrappers out of a failing test's traceback.
+__tracebackhide__ = True
+
 _SIGNATURES_PER_SESSION = 10_000  # distinct run signatures remembered per session
 
 

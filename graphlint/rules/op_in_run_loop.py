@@ -83,6 +83,8 @@ class OpInRunLoop(Rule):
         self._judge(graph_id)
         self.ran.discard(graph_id)
         self.pending.pop(graph_id, None)
+        for key in [k for k in self.ops if k[0] == graph_id]:
+            del self.ops[key]  # ops counted at lines that never repeated a step
 
     def graphlint_run_finished(self):
         for graph_id in {key[0] for key in self.steps}:

@@ -78,12 +78,35 @@ class SessionChurn(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.by_site: Counter = Counter()
-        self.by_graph: dict[int, list] = defaultdict(list)
+        # graph -> [sessions created, the first max-per-graph + 1 sites]; dropped with the graph
+        self.by_graph: dict[int, list] = {}
+        # graphs released with too many sessions: (site, count) -> [site, related, graphs]
+        self.released: dict[tuple, list] = {}
 
     def graphlint_session_created(self, graph_id, site):
         if site is not None:
             self.by_site[site[:2]] += 1
-        self.by_graph[graph_id].append(site)
+        entry = self.by_graph.get(graph_id)
+        if entry is None:
+            entry = self.by_graph[graph_id] = [0, []]
+        entry[0] += 1
+        if len(entry[1]) <= self.config["max-per-graph"]:
+            entry[1].append(site)
+
+    def graphlint_graph_released(self, graph_id):
+        entry = self.by_graph.pop(graph_id, None)
+        if entry is not None:
+            self._keep(*entry)
+
+    def _keep(self, n: int, sites: list) -> None:
+        """Remember a graph with too many sessions by its site, not by the graph."""
+        if n <= self.config["max-per-graph"]:
+            return
+        where = sites[self.config["max-per-graph"]]
+        if where is None:
+            return
+        kept = self.released.setdefault((where[:2], n), [where, sites[:2], 0])
+        kept[2] += 1
 
     def graphlint_run_finished(self):
         reported = set()
@@ -94,17 +117,16 @@ class SessionChurn(Rule):
                     f"a new Session was created here {n} times (one per call)",
                     _frame(path, line),
                 )
-        for sites in self.by_graph.values():
-            if len(sites) <= self.config["max-per-graph"]:
+        for graph_id in list(self.by_graph):
+            self._keep(*self.by_graph.pop(graph_id))
+        for (key, n), (where, first, _graphs) in self.released.items():
+            if key in reported:
                 continue
-            where = sites[self.config["max-per-graph"]]
-            if where is None or where[:2] in reported:
-                continue
-            reported.add(where[:2])
+            reported.add(key)
             self.report(
-                f"{len(sites)} sessions were created for the same graph",
+                f"{n} sessions were created for the same graph",
                 where,
-                related=[(s, "an earlier session for this graph") for s in sites[:2]],
+                related=[(s, "an earlier session for this graph") for s in first],
             )
 
 
