@@ -593,9 +593,9 @@ def test_run_signatures_per_session_are_capped(monkeypatch):
             probe_sessions = [o for o in _gc.get_objects() if type(o).__name__ == "_SessionInfo"]
             assert probe_sessions and all(len(info.signatures) <= 50 for info in probe_sessions)
     (fetch,) = [f for f in linter.finish() if f.code == "GL302"]
-    # past the cap a repeated combination may count again: the memory stays bounded, the
-    # finding is still made
-    assert int(re.search(r"ran (\d+) distinct", fetch.message).group(1)) >= 200
+    # past the cap the session is saturated: memory stays bounded, the finding is still made,
+    # and no combination is ever counted twice (200 distinct ones exist; 50 are remembered)
+    assert int(re.search(r"ran (\d+) distinct", fetch.message).group(1)) == 50
 
 
 def test_a_hundred_thousand_runs_keep_graphlint_state_constant():

@@ -20,7 +20,9 @@ from graphlint.sites import capture, capture_lazy, is_user_file, user_site
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
 
-_SIGNATURES_PER_SESSION = 10_000  # distinct run signatures remembered per session
+# Distinct run signatures remembered per session (as hashes). Past this many the session is
+# saturated: later combinations are no longer reported as new (never counted twice).
+_SIGNATURES_PER_SESSION = 100_000
 
 
 class _GraphInfo:
@@ -470,13 +472,15 @@ class GraphProbe(Probe):
             version = session.graph.version
         except Exception:  # unhashable or exotic fetches: let TensorFlow judge them
             return
-        new = signature not in info.signatures
+        key = hash(signature)
+        signatures = info.signatures
+        new = key not in signatures and len(signatures) < _SIGNATURES_PER_SESSION
         added = 0 if info.version is None else version - info.version
         info.version = version
         if not new and not added:
             return
-        if new and len(info.signatures) < _SIGNATURES_PER_SESSION:
-            info.signatures.add(signature)
+        if new:
+            signatures.add(key)
         site = user_site(2)
         self._fire(
             self.hook.graphlint_session_run,
