@@ -27,11 +27,13 @@ class _PluginManager(pluggy.PluginManager):
     """Rules' ``graphlint_*`` methods are hook implementations without a decorator."""
 
     def parse_hookimpl_opts(self, plugin, name):
+        if not name.startswith("graphlint_"):
+            # Hook implementations carry the hook's name; skipping the rest up front keeps
+            # registering a rule cheap (the pytest plugin registers fresh rules per test).
+            return None
         opts = super().parse_hookimpl_opts(plugin, name)
-        if opts is None and name.startswith("graphlint_") and isinstance(plugin, Rule):
-            method = getattr(plugin, name, None)
-            if callable(method):
-                return {}
+        if opts is None and isinstance(plugin, Rule) and callable(getattr(plugin, name, None)):
+            return {}
         return opts
 
 

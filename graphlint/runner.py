@@ -87,6 +87,8 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     saved_main = sys.modules.get("__main__")
     outcome = Outcome()
+    hidden = _hide_launcher_frames()
+    hidden.__enter__()
     try:
         if module is not None:
             sys.argv = [module, *args]  # runpy replaces argv[0] by the module's file
@@ -116,6 +118,7 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
         _print_program_traceback(exc)
         outcome.status, outcome.failed = 1, True
     finally:
+        hidden.__exit__(None, None, None)
         sys.stdout.flush()
         sys.argv = saved_argv
         if saved_path0 is not None:
@@ -123,6 +126,36 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
     return outcome
+
+
+def _hide_launcher_frames():
+    """Keep graphlint's launcher frames (the entry script, click, the CLI, this runner) and its
+    probe wrappers out of the stacks TensorFlow records for each op, so that TensorFlow's own
+    error messages ("Original stack trace for ...") read as they do under plain ``python``.
+
+    Uses TensorFlow's stack-trace filter for this thread; nothing when TensorFlow is absent.
+    """
+    import contextlib
+
+    tf_stack = sys.modules.get("tensorflow.python.util.tf_stack")
+    base = getattr(tf_stack, "StackTraceFilter", None)
+    if base is None:
+        return contextlib.nullcontext()
+    files = {WRAPPER_FILENAME}
+    frame = sys._getframe(1)
+    while frame is not None:
+        files.add(frame.f_code.co_filename)
+        frame = frame.f_back
+
+    class _HideLauncher(base):
+        def get_filtered_filenames(self):
+            parent = self.parent.get_filtered_filenames() if self.parent is not None else ()
+            return frozenset(files).union(parent)
+
+    try:
+        return _HideLauncher()
+    except Exception:  # a TensorFlow without this machinery: its messages keep our frames
+        return contextlib.nullcontext()
 
 
 def _no_frames(exc: BaseException) -> bool:
