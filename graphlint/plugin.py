@@ -211,17 +211,7 @@ class GraphlintPlugin:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_call(self, item):
-        state = item.stash.get(_STATE, None)
-        try:
-            result = yield
-        except BaseException:
-            if state is not None:
-                state.judge(item, "call")
-            raise
-        if state is not None:
-            findings = state.judge(item, "call")
-            state.complain(findings, "call")
-        return result
+        return (yield from _judged(item.stash.get(_STATE, None), item, "call"))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_teardown(self, item, nextitem):
@@ -230,16 +220,7 @@ class GraphlintPlugin:
             state.judge(item, "setup")  # the call never ran: setup failed or was skipped
             state.scope = self.linter.open_scope(state.scope.config)
             state.judged = False
-        try:
-            result = yield
-        except BaseException:
-            if state is not None:
-                state.judge(item, "teardown")
-            raise
-        if state is not None:
-            findings = state.judge(item, "teardown")
-            state.complain(findings, "teardown")
-        return result
+        return (yield from _judged(state, item, "teardown"))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -297,6 +278,20 @@ class GraphlintPlugin:
                 fh.write(render(fmt, findings, {cls.code: cls for cls in _rule_classes()}))
         except OSError as exc:
             self.config.get_terminal_writer().line(f"graphlint: cannot write {path}: {exc.strerror}", red=True)
+
+
+def _judged(state, item, when: str):
+    """The body of a phase wrapper: run the phase, then judge what it did; its findings fail
+    the phase (at the fail-on level) or become warnings. A phase that raised keeps its error."""
+    try:
+        result = yield
+    except BaseException:
+        if state is not None:
+            state.judge(item, when)
+        raise
+    if state is not None:
+        state.complain(state.judge(item, when), when)
+    return result
 
 
 def _n(count: int, word: str) -> str:

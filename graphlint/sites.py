@@ -123,10 +123,8 @@ def capture(depth: int = 1) -> Stack:
     return _walk(sys._getframe(depth + 1))
 
 
-def _walk(frame) -> Stack:
-    """The user's frames from ``frame`` outwards."""
-    frames: list[Frame] = []
-    calls: list[int] = []
+def _user_frames(frame):
+    """``(frame, code, filename)`` for each user frame from ``frame`` outwards."""
     known = _is_user
     while frame is not None:
         code = frame.f_code
@@ -135,10 +133,18 @@ def _walk(frame) -> Stack:
         if user is None:
             user = is_user_file(filename)
         if user:
-            site, call = _site_and_call(frame, code, filename)
-            frames.append(site)
-            calls.append(call)
+            yield frame, code, filename
         frame = frame.f_back
+
+
+def _walk(frame) -> Stack:
+    """The user's frames from ``frame`` outwards, as a Stack (outermost first)."""
+    frames: list[Frame] = []
+    calls: list[int] = []
+    for user_frame, code, filename in _user_frames(frame):
+        site, call = _site_and_call(user_frame, code, filename)
+        frames.append(site)
+        calls.append(call)
     frames.reverse()
     calls.reverse()
     return _tuple_new(Stack, (tuple(frames), tuple(calls)))
@@ -199,18 +205,9 @@ class LazyStack:
 
 def capture_lazy(depth: int = 1) -> LazyStack:
     """The innermost user frame above the caller's ``depth``-th frame, lazily with the rest."""
-    frame = sys._getframe(depth + 1)
-    known = _is_user
-    while frame is not None:
-        code = frame.f_code
-        filename = code.co_filename
-        user = known.get(filename)
-        if user is None:
-            user = is_user_file(filename)
-        if user:
-            site, call = _site_and_call(frame, code, filename)
-            return LazyStack(frame, site, call)
-        frame = frame.f_back
+    for frame, code, filename in _user_frames(sys._getframe(depth + 1)):
+        site, call = _site_and_call(frame, code, filename)
+        return LazyStack(frame, site, call)
     empty = LazyStack(None, None, 0)
     empty._stack = _tuple_new(Stack, ((), ()))
     return empty
@@ -218,14 +215,6 @@ def capture_lazy(depth: int = 1) -> LazyStack:
 
 def user_site(depth: int = 1) -> Frame | None:
     """The innermost user frame above the caller's ``depth``-th frame, or ``None``."""
-    frame = sys._getframe(depth + 1)
-    known = _is_user
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        user = known.get(filename)
-        if user is None:
-            user = is_user_file(filename)
-        if user:
-            return Frame(filename, frame.f_lineno, frame.f_code.co_name)
-        frame = frame.f_back
+    for frame, code, filename in _user_frames(sys._getframe(depth + 1)):
+        return Frame(filename, frame.f_lineno, code.co_name)
     return None

@@ -151,8 +151,7 @@ def test_gl203_suggests_the_close_name():
 def test_gl204_lists_the_optimizer_slots_and_the_initializer():
     path = RULES / "gl204_bad.py"
     finding = _only(run_in_process(path)[0], "GL204")
-    for name in ("beta1_power", "w/Adam"):
-        assert f"'{name}'" in finding.message
+    assert "'w/Momentum'" in finding.message
     assert [r.location.line for r in finding.related] == [
         _line_of(path, "init = tf1.global_variables_initializer()")
     ]

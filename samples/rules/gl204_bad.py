@@ -1,8 +1,9 @@
 """GL204 variable-not-initialized: the optimizer is built after the initializer.
 
 `global_variables_initializer()` covers only the variables that exist when it is built;
-`AdamOptimizer.minimize()` creates its slots ("Adam", "Adam_1", "beta1_power", ...) afterwards,
-so the first training step fails with "Attempting to use uninitialized value beta1_power".
+`MomentumOptimizer.minimize()` creates its slot ("w/Momentum") afterwards, so the first
+training step fails with "Could not find variable w/Momentum ... uninitialized". (Adam's
+slots and beta powers fail the same way.)
 """
 
 import numpy as np
@@ -16,7 +17,7 @@ targets = tf1.placeholder(tf.float32, [None, 1], name="targets")
 w = tf1.get_variable("w", [2, 1], initializer=tf1.zeros_initializer())
 loss = tf.reduce_mean(tf.square(tf.matmul(inputs, w) - targets))
 init = tf1.global_variables_initializer()
-train_op = tf1.train.AdamOptimizer(0.1).minimize(loss)  # GL204
+train_op = tf1.train.MomentumOptimizer(0.1, momentum=0.9).minimize(loss)  # GL204
 
 x = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
 y = np.array([[1.0], [2.0]], dtype=np.float32)

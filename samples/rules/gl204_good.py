@@ -14,7 +14,7 @@ inputs = tf1.placeholder(tf.float32, [None, 2], name="inputs")
 targets = tf1.placeholder(tf.float32, [None, 1], name="targets")
 w = tf1.get_variable("w", [2, 1], initializer=tf1.zeros_initializer())
 loss = tf.reduce_mean(tf.square(tf.matmul(inputs, w) - targets))
-train_op = tf1.train.AdamOptimizer(0.1).minimize(loss)
+train_op = tf1.train.MomentumOptimizer(0.1, momentum=0.9).minimize(loss)
 init = tf1.global_variables_initializer()
 
 x = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
