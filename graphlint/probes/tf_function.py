@@ -18,12 +18,11 @@ import weakref
 from typing import Callable, NamedTuple
 
 from graphlint.probes._base import Probe
-from graphlint.sites import Frame, is_user_file
+from graphlint.sites import Frame, is_user_file, user_site
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
 
-_AUTOGRAPH = "__autograph_generated_file"
 _REPR_MAX = 40
 _ITEMS_MAX = 4  # elements of a list/tuple/dict argument summarised
 _PYTHON_VALUES = (bool, int, float, complex, str, bytes, type(None))
@@ -123,7 +122,7 @@ def _definition(python_function) -> Frame | None:
     for _ in range(8):
         code = getattr(fn, "__code__", None)
         if code is not None:
-            if is_user_file(code.co_filename) and _AUTOGRAPH not in code.co_filename:
+            if is_user_file(code.co_filename):
                 return Frame(code.co_filename, code.co_firstlineno, code.co_name)
             return None
         nxt = getattr(fn, "__func__", None) or getattr(fn, "func", None) or getattr(fn, "__wrapped__", None)
@@ -145,18 +144,6 @@ def _display_name(python_function, fallback: str) -> str:
         if fn is None:
             break
     return type(python_function).__name__ if fallback == "function" else fallback
-
-
-def user_frame(depth: int = 1) -> Frame | None:
-    """The innermost user frame above the caller's ``depth``-th frame; code that autograph
-    generated while tracing is not the user's file (its original line is further up)."""
-    frame = sys._getframe(depth + 1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if _AUTOGRAPH not in filename and is_user_file(filename):
-            return Frame(filename, frame.f_lineno, frame.f_code.co_name)
-        frame = frame.f_back
-    return None
 
 
 class _FunctionInfo:
@@ -247,7 +234,7 @@ class FunctionProbe(Probe):
             if code.co_name == "_clone" and code.co_filename.startswith(self._tf_dir):
                 break
             if not code.co_filename.startswith(self._tf_dir):
-                by_user = is_user_file(code.co_filename) and _AUTOGRAPH not in code.co_filename
+                by_user = is_user_file(code.co_filename)
                 break
             frame = frame.f_back
         self._fire(
@@ -255,7 +242,7 @@ class FunctionProbe(Probe):
             function_id=info.fid,
             name=info.name,
             definition_site=info.definition,
-            site=user_frame(2),
+            site=user_site(2),
             by_user=by_user,
         )
 
@@ -307,7 +294,7 @@ class FunctionProbe(Probe):
             function_id=info.fid,
             name=info.name,
             definition_site=info.definition,
-            site=user_frame(3),
+            site=user_site(3),
             arguments=arguments,
             trace_count=info.traces,
             input_signature=info.input_signature,
@@ -359,7 +346,7 @@ class FunctionProbe(Probe):
             if not (code.co_name == "__init__" and frame.f_locals.get("self") is model):
                 break
             frame = frame.f_back
-        if frame is None or not is_user_file(frame.f_code.co_filename) or _AUTOGRAPH in frame.f_code.co_filename:
+        if frame is None or not is_user_file(frame.f_code.co_filename):
             return
         site = Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
         self._fire(
@@ -409,5 +396,5 @@ class FunctionProbe(Probe):
             model_class=type(model).__name__,
             rows=rows,
             batch_size=batch_size,
-            site=user_frame(2),
+            site=user_site(2),
         )
