@@ -1,15 +1,20 @@
-"""Speed of `graphlint check` against ruff and pylint on a corpus no one here wrote.
+"""Speed of `graphlint check` against ruff, on code where the work is.
 
-The corpus is the Python sources of the installed TensorFlow package (~650k lines). All three
-tools run in this one process's run, on the same files, each as a fresh subprocess on all
-cores. pylint is slow (minutes for the whole corpus), so by default it is timed on a
-deterministic subset (every Nth file, sorted by path) and extrapolated per line; the output
-says so. `--pylint-full` runs it on everything.
+Three figures, each measured side by side in this one run (graphlint and ruff alternating, the
+median of ``--pairs`` pairs), each as a ratio against ruff:
 
-    .venv/bin/python bench/static_speed.py [--pylint-every 40] [--pylint-full]
+* corpus:     ``../shared/corpus`` (real TensorFlow user code: nearly every file imports TF);
+* tensorflow: the installed TensorFlow package's ``python/`` tree;
+* one file:   ``graphlint check FILE`` on one sample (the pre-commit case), wall time.
 
-ruff and pylint are not test dependencies: install them into the venv to compare
-(`.venv/bin/pip install ruff pylint`).
+Every timed command's exit status is checked: a tool that crashes or reports a usage error
+(anything but 0 or 1) stops the benchmark instead of looking fast. ruff runs as
+``ruff check --select E,F,B --no-cache --isolated``; graphlint as ``graphlint check --exit-zero``
+(pass ``--graphlint-args`` to add options, e.g. ``"--no-cache"`` once there is a cache).
+
+    .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR]
+
+ruff is not a test dependency: ``.venv/bin/pip install ruff``.
 """
 
 from __future__ import annotations
@@ -17,30 +22,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 
-
-def tensorflow_files() -> tuple[str, list[str]]:
-    spec = importlib.util.find_spec("tensorflow")
-    if spec is None or spec.origin is None:
-        sys.exit("TensorFlow is not installed in this interpreter")
-    root = os.path.dirname(spec.origin)
-    files = []
-    for directory, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        files += [os.path.join(directory, n) for n in sorted(names) if n.endswith(".py")]
-    return root, files
-
-
-def count_lines(files: list[str]) -> int:
-    total = 0
-    for path in files:
-        with open(path, "rb") as fh:
-            total += fh.read().count(b"\n")
-    return total
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+ONE_FILE = os.path.join(ROOT, "samples", "rules", "gl101_bad.py")
+TARGETS = {"corpus": 2.0, "tensorflow": 2.0}
 
 
 def tool(name: str) -> str | None:
@@ -48,60 +41,73 @@ def tool(name: str) -> str | None:
     return here if os.path.exists(here) else shutil.which(name)
 
 
+def tensorflow_tree() -> str:
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None or spec.origin is None:
+        sys.exit("static_speed: TensorFlow is not installed in this interpreter")
+    return os.path.join(os.path.dirname(spec.origin), "python")
+
+
+def python_lines(root: str) -> tuple[int, int]:
+    files = lines = 0
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+        for name in names:
+            if name.endswith(".py"):
+                files += 1
+                with open(os.path.join(directory, name), "rb") as fh:
+                    lines += fh.read().count(b"\n")
+    return files, lines
+
+
 def timed(cmd: list[str], cwd: str) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+        sys.exit(f"static_speed: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
+    return elapsed
+
+
+def pairs(a: list[str], b: list[str], cwd: str, n: int) -> tuple[float, float, float]:
+    """Median seconds of ``a`` and ``b`` over ``n`` alternating pairs, and the median ratio."""
+    timed(a, cwd), timed(b, cwd)  # warm the file cache for both
+    ta, tb = [], []
+    for _ in range(n):
+        ta.append(timed(a, cwd))
+        tb.append(timed(b, cwd))
+    ratio = statistics.median(x / y for x, y in zip(ta, tb))
+    return statistics.median(ta), statistics.median(tb), ratio
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pylint-every", type=int, default=40, help="time pylint on every Nth file")
-    parser.add_argument("--pylint-full", action="store_true", help="time pylint on the whole corpus")
-    parser.add_argument("--repeat", type=int, default=3, help="best of N runs for graphlint and ruff")
+    parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per figure (median)")
+    parser.add_argument("--corpus", default=DEFAULT_CORPUS, help="real TF user code (default: ../shared/corpus)")
+    parser.add_argument("--graphlint-args", default="", help="extra options for graphlint check")
     args = parser.parse_args()
 
-    root, files = tensorflow_files()
-    lines = count_lines(files)
-    jobs = os.cpu_count() or 1
-    print(f"corpus: {len(files)} files, {lines:,} lines under {root} ({jobs} cores)")
-    graphlint = tool("graphlint")
-    results: dict[str, float] = {}
-    # graphlint and ruff are given the directory; exit codes are ignored (findings are fine).
-    results["graphlint"] = min(
-        timed([graphlint, "check", "--exit-zero", "."], root) for _ in range(args.repeat)
-    )
-    ruff = tool("ruff")
-    if ruff:
-        results["ruff"] = min(
-            timed([ruff, "check", "--no-cache", "--exit-zero", "--quiet", "--isolated", "."], root)
-            for _ in range(args.repeat)
+    graphlint, ruff = tool("graphlint"), tool("ruff")
+    if graphlint is None or ruff is None:
+        sys.exit("static_speed: needs graphlint and ruff in the venv (.venv/bin/pip install ruff)")
+    extra = shlex.split(args.graphlint_args)
+    gl = [graphlint, "check", "--exit-zero", *extra]
+    rf = [ruff, "check", "--select", "E,F,B", "--no-cache", "--isolated", "--exit-zero", "--quiet"]
+    print(f"{os.cpu_count()} cores; median of {args.pairs} alternating pairs; exit statuses checked")
+    trees = {"corpus": args.corpus, "tensorflow": tensorflow_tree()}
+    for label, tree in trees.items():
+        if not os.path.isdir(tree):
+            print(f"{label:10s} skipped: {tree} is not a directory")
+            continue
+        files, lines = python_lines(tree)
+        g, r, ratio = pairs(gl + ["."], rf + ["."], tree, args.pairs)
+        print(
+            f"{label:10s} {files:6,d} files {lines:9,d} lines  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
+            f"ratio {ratio:5.2f}x (goal <= {TARGETS[label]:.1f}x, bar <= 3.0x)"
         )
-    else:
-        print("ruff: not installed (pip install ruff) — skipped")
-    pylint = tool("pylint")
-    pylint_note = ""
-    if pylint:
-        subset = files if args.pylint_full else files[:: args.pylint_every]
-        subset_lines = count_lines(subset)
-        seconds = timed([pylint, f"--jobs={jobs}", "--exit-zero", "--rcfile=/dev/null", *subset], root)
-        results["pylint"] = seconds * lines / subset_lines
-        if not args.pylint_full:
-            pylint_note = (
-                f" (extrapolated per line from {len(subset)} files / {subset_lines:,} lines, every "
-                f"{args.pylint_every}th file, measured {seconds:.1f} s)"
-            )
-    else:
-        print("pylint: not installed (pip install pylint) — skipped")
-
-    for name, seconds in results.items():
-        note = pylint_note if name == "pylint" else ""
-        print(f"{name:9s} {seconds:8.2f} s  {lines / seconds:12,.0f} lines/s{note}")
-    g = results["graphlint"]
-    if "pylint" in results:
-        print(f"graphlint is {results['pylint'] / g:.1f}x faster than pylint (target: >= 30x)")
-    if "ruff" in results:
-        print(f"graphlint takes {g / results['ruff']:.2f}x ruff's time (target: <= 2x)")
+    g, r, ratio = pairs(gl + [ONE_FILE], rf + [ONE_FILE], ROOT, max(args.pairs, 5))
+    print(f"one file   graphlint {g:6.3f} s  ruff {r:6.3f} s  ratio {ratio:5.1f}x (goal <= 0.10 s, bar <= 0.15 s wall)")
 
 
 if __name__ == "__main__":
