@@ -1,0 +1,110 @@
+"""Whole-process overhead of ``graphlint run`` against ``python``, side by side in one run.
+
+The program (written to a temporary file) builds a graph of ``--ops`` ops through nested user
+functions, then calls ``sess.run`` ``--runs`` times: what a TF1 training script does. Each pair
+runs ``python PROGRAM`` and ``graphlint run PROGRAM`` one after the other (alternating which goes
+first); the figure is the median ratio over ``--pairs`` pairs. Start-up (TensorFlow's import,
+graphlint's own) is part of the figure: this is what a user waits for.
+
+Every timed command must exit 0 (the program is clean, so graphlint finds nothing): anything
+else stops the benchmark rather than looking fast.
+
+    .venv/bin/python bench/run_overhead.py [--pairs 3] [--ops 40000] [--runs 40000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+PROGRAM = textwrap.dedent(
+    """
+    import os
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np
+    import tensorflow as tf
+
+    tf.compat.v1.disable_eager_execution()
+    v1 = tf.compat.v1
+
+
+    def dense(x, w, b):
+        return tf.nn.relu(tf.matmul(x, w) + b)
+
+
+    def block(x, w, b):
+        return tf.add(dense(dense(x, w, b), w, b), x)
+
+
+    def build(target):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = v1.placeholder(tf.float32, [None, 8], name="x")
+            w = tf.constant(np.eye(8, dtype=np.float32) * 0.5)
+            b = tf.constant(np.zeros(8, dtype=np.float32))
+            h = x
+            while graph.version < target:
+                h = block(h, w, b)
+        return graph, x
+
+
+    graph, x = build({ops})
+    with graph.as_default():
+        small = v1.placeholder(tf.float32, [None, 8])
+        y = tf.reduce_sum(tf.nn.relu(small))
+    with v1.Session(graph=graph) as sess:
+        feed = np.ones((2, 8), np.float32)
+        for i in range({runs}):
+            feed[0, 0] = i
+            sess.run(y, {{small: feed}})
+    """
+)
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+        sys.exit(f"run_overhead: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--ops", type=int, default=40_000)
+    parser.add_argument("--runs", type=int, default=40_000)
+    args = parser.parse_args()
+    graphlint = os.path.join(os.path.dirname(sys.executable), "graphlint")
+    with tempfile.TemporaryDirectory() as tmp:
+        program = os.path.join(tmp, "train.py")
+        with open(program, "w") as fh:
+            fh.write(PROGRAM.format(ops=args.ops, runs=args.runs))
+        plain_cmd, gl_cmd = [sys.executable, program], [graphlint, "run", program]
+        plain, instrumented = [], []
+        for i in range(args.pairs):
+            if i % 2:
+                instrumented.append(timed(gl_cmd))
+                plain.append(timed(plain_cmd))
+            else:
+                plain.append(timed(plain_cmd))
+                instrumented.append(timed(gl_cmd))
+    ratio = statistics.median(g / p for g, p in zip(instrumented, plain))
+    print(
+        f"{args.ops:,} ops built + {args.runs:,} sess.run, whole process, median of {args.pairs} pairs: "
+        f"python {statistics.median(plain):.2f} s, graphlint run {statistics.median(instrumented):.2f} s, "
+        f"ratio {ratio:.3f} (goal <= 1.05, bar <= 1.10)"
+    )
+
+
+if __name__ == "__main__":
+    main()
