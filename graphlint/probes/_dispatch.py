@@ -9,6 +9,12 @@ ignore results) and let an exception propagate at once. Anything else goes throu
 
 The plan is rebuilt whenever the hook's implementations change (``get_hookimpls()`` is compared
 by identity on each call), so registering or unregistering a rule mid-run is seen at once.
+
+This leans on three pluggy internals: ``_multicall`` (to tell whether call monitoring replaced
+it), the plugin manager's ``_inner_hookexec`` and a HookCaller's ``_hookexec.__self__`` (to find
+its plugin manager). pluggy's version is pinned to the range these were read from
+(``pyproject.toml``), and when any of them is missing or different the hook goes through
+pluggy's own call path: slower, never wrong (``tests/test_dispatch.py`` checks both).
 """
 
 from __future__ import annotations
@@ -53,9 +59,10 @@ class FastHook:
         if impls != self._impls:  # HookImpl has no __eq__: compared by identity
             self._impls = impls
             self._plan = self._make_plan(impls)
-        if self.pm is not None and _MULTICALL is not None:
-            if vars(self.pm).get("_inner_hookexec", _MULTICALL) is not _MULTICALL:
-                return _PLUGGY  # tracing / call monitoring is on: let pluggy report the call
+        if self.pm is None or _MULTICALL is None:
+            return _PLUGGY  # pluggy's internals are not what this module knows
+        if vars(self.pm).get("_inner_hookexec") is not _MULTICALL:
+            return _PLUGGY  # tracing / call monitoring is on (or unknown): let pluggy call it
         return self._plan
 
     def _make_plan(self, impls) -> tuple | None:
@@ -72,20 +79,10 @@ class FastHook:
             plan.append((impl.function, tuple(impl.argnames)))
         return tuple(plan)
 
-    def wanted(self) -> bool:
-        """Whether calling the hook can have any effect (someone implements it)."""
-        return self.plan() != ()
-
     def __call__(self, **kwargs: Any) -> None:
         plan = self.plan()
         if plan is _PLUGGY or not self._spec_names <= kwargs.keys():
             self.caller(**kwargs)  # pluggy's own warnings and errors for a malformed call
             return
-        for function, argnames in plan:
-            function(*[kwargs[name] for name in argnames])
-
-    def call_plan(self, plan: tuple, kwargs: dict) -> None:
-        """Run a plan obtained from :meth:`plan` (not ``None``) with ``kwargs`` holding every
-        spec argument (the probes' fixed call sites guarantee it)."""
         for function, argnames in plan:
             function(*[kwargs[name] for name in argnames])
