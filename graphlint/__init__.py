@@ -1,17 +1,41 @@
 """graphlint: find graph-construction anti-patterns in TensorFlow programs.
 
-Importing graphlint does not import TensorFlow; the probes import it when installed.
+Importing graphlint imports neither TensorFlow nor the runtime engine: ``graphlint check`` starts
+without pluggy or entry-point scanning, and the names below are loaded on first use.
 """
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-from graphlint._hookspecs import hookimpl  # noqa: E402
-from graphlint.engine import Linter  # noqa: E402
-from graphlint.findings import Finding, Location, Related, Severity  # noqa: E402
-from graphlint.rules._base import Rule  # noqa: E402
-
 # Bound after the submodule's import so that `graphlint.instrument` is the function, not the
-# module `graphlint.instrument` (which importing it would otherwise leave here).
+# module `graphlint.instrument` (which importing it would otherwise leave here). The submodule
+# itself is cheap: it imports the engine only when a block is entered.
 from graphlint.instrument import instrument  # noqa: E402
 
+_LAZY = {
+    "hookimpl": "graphlint._hookspecs",
+    "Linter": "graphlint.engine",
+    "Finding": "graphlint.findings",
+    "Location": "graphlint.findings",
+    "Related": "graphlint.findings",
+    "Severity": "graphlint.findings",
+    "Rule": "graphlint.rules._base",
+}
+
 __all__ = ["Finding", "Linter", "Location", "Related", "Rule", "Severity", "__version__", "hookimpl", "instrument"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphlint' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -150,10 +150,12 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
 def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins, fix, jobs):
     """Check PATHS (files or directories, default .) statically, without running them.
 
-    Files are parsed with Python's ast module; nothing is imported or executed.
+    Files are parsed with Python's ast module; nothing is imported or executed. Findings go
+    to stdout (or --output FILE); errors to stderr.
     """
-    from graphlint.engine import discover_rules, sorted_findings
     from graphlint.config import check_rule_options
+    from graphlint.findings import sorted_findings
+    from graphlint.registry import discover_rules
     from graphlint.static import apply_fixes, check_files, collect
 
     try:

@@ -9,17 +9,16 @@ import sys
 import threading
 import traceback
 from dataclasses import replace
-from importlib import metadata
 from typing import Iterable
 
 import pluggy
 
 from graphlint import _hookspecs
 from graphlint.config import Config, ConfigError, check_rule_options
-from graphlint.findings import Finding, Location, Severity
+from graphlint.findings import Finding, Location, Severity, sorted_findings  # noqa: F401 (re-exported)
+from graphlint.registry import ENTRY_POINT_GROUP, discover_rules, plugins_disabled  # noqa: F401 (re-exported)
 from graphlint.rules._base import Rule
 
-ENTRY_POINT_GROUP = "graphlint"
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 
 
@@ -35,39 +34,6 @@ class _PluginManager(pluggy.PluginManager):
         if opts is None and isinstance(plugin, Rule) and callable(getattr(plugin, name, None)):
             return {}
         return opts
-
-
-def plugins_disabled() -> bool:
-    return os.environ.get("GRAPHLINT_DISABLE_PLUGINS", "") not in ("", "0", "false", "no")
-
-
-def discover_rules(*, plugins: bool = True, warn=None) -> dict[str, type[Rule]]:
-    """Rule classes from the ``graphlint`` entry-point group, by code.
-
-    Built-in rules come from graphlint's own distribution; with ``plugins=False`` (or
-    ``GRAPHLINT_DISABLE_PLUGINS=1``) entry points of other distributions are skipped.
-    """
-    plugins = plugins and not plugins_disabled()
-    found: dict[str, type[Rule]] = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(ep, "dist", None)
-        builtin = dist is not None and dist.metadata["Name"] == "graphlint"
-        if not builtin and not plugins:
-            continue
-        try:
-            cls = ep.load()
-        except Exception as exc:  # a broken plugin must not stop the others
-            if warn:
-                warn(f"graphlint: cannot load rule plugin {ep.name} ({ep.value}): {exc}")
-            continue
-        if not (isinstance(cls, type) and issubclass(cls, Rule) and cls.code):
-            if warn:
-                warn(f"graphlint: entry point {ep.name} ({ep.value}) is not a graphlint Rule class")
-            continue
-        found[cls.code] = cls
-    if not found:
-        raise ConfigError("graphlint's rules are not installed (install it: pip install -e .)")
-    return dict(sorted(found.items()))
 
 
 class Sink:
@@ -217,7 +183,3 @@ class Linter:
     def finish(self, exit_status: int = 0) -> list[Finding]:
         """Tell the rules the run is over and return every finding, in report order."""
         return self.main.finish(exit_status)
-
-
-def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.location.path, f.location.line, f.code))

@@ -77,24 +77,29 @@ def finding_to_dict(f: Finding) -> dict:
         "name": f.name,
         "severity": f.severity.value,
         "message": f.message,
-        "location": [f.location.path, f.location.line, f.location.column, f.location.function],
+        "location": [f.location.path, f.location.line, f.location.column, f.location.function, f.location.cell],
         "fix": f.fix,
-        "related": [[r.location.path, r.location.line, r.message] for r in f.related],
+        "related": [[r.location.path, r.location.line, r.message, r.location.cell] for r in f.related],
         "count": f.count,
         "test_id": f.test_id,
     }
 
 
 def finding_from_dict(d: dict) -> Finding:
-    path, line, column, function = d["location"]
+    path, line, column, function, *cell = d["location"]
     return Finding(
         code=d["code"],
         name=d["name"],
         severity=Severity(d["severity"]),
         message=d["message"],
-        location=Location(path, line, column, function),
+        location=Location(path, line, column, function, *cell),
         fix=d["fix"],
-        related=tuple(Related(Location(p, n), m) for p, n, m in d["related"]),
+        related=tuple(Related(Location(p, n, cell=c[0] if c else None), m) for p, n, m, *c in d["related"]),
         count=d["count"],
         test_id=d["test_id"],
     )
+
+
+def sorted_findings(findings) -> list[Finding]:
+    """Report order: by path, line, then code."""
+    return sorted(findings, key=lambda f: (f.location.path, f.location.line, f.code))

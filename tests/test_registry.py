@@ -1,0 +1,72 @@
+"""Rule discovery reads the ``graphlint`` entry points without importing ``importlib.metadata``,
+finds exactly what ``importlib.metadata`` finds, and never loads code from the current folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
+
+from graphlint import registry
+from graphlint.registry import discover_rules
+
+
+def write_dist(folder, dist, section):
+    info = folder / f"{dist}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(section)
+    return info
+
+
+def importlib_view(plugins=True):
+    out = {}
+    for ep in metadata.entry_points(group="graphlint"):
+        if plugins or ep.dist.metadata["Name"] == "graphlint":
+            out[ep.name] = ep.value
+    return out
+
+
+def test_the_fast_scan_finds_what_importlib_metadata_finds(tmp_path, monkeypatch):
+    (tmp_path / "xy_rules.py").write_text(
+        "from graphlint import Rule\n"
+        "class XY(Rule):\n    code = 'XY300'\n    name = 'xy'\n    summary = 's'\n"
+    )
+    write_dist(tmp_path, "xy_rules", "[console_scripts]\nxy = xy_rules:main\n\n[graphlint]\nXY300 = xy_rules:XY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(os.path.dirname(__file__))
+    fast = {name: value for _, name, value in registry._declared()}
+    assert fast == importlib_view()
+    assert "XY300" in discover_rules() and "XY300" not in discover_rules(plugins=False)
+
+
+def test_checking_needs_no_importlib_metadata_nor_pluggy():
+    code = (
+        "import sys; from graphlint.registry import discover_rules; discover_rules();"
+        "print(sorted(m for m in ('importlib.metadata', 'pluggy', 'email') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_dist_info_in_the_current_folder_is_never_loaded(tmp_path, monkeypatch):
+    (tmp_path / "evil_rules.py").write_text("raise SystemExit('evil code ran')\n")
+    write_dist(tmp_path, "evil_rules", "[graphlint]\nEV1 = evil_rules:Rule\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend("")
+    warnings = []
+    rules = discover_rules(warn=warnings.append)
+    assert "GL101" in rules and "EV1" not in rules and not warnings
+
+
+def test_a_zip_on_the_path_uses_importlib_metadata(tmp_path, monkeypatch):
+    archive = tmp_path / "plugins.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("zz_rules.py", "from graphlint import Rule\nclass ZZ(Rule):\n    code = 'ZZ400'\n    name = 'zz'\n")
+        zf.writestr("zz_rules-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: zz-rules\nVersion: 0.1\n")
+        zf.writestr("zz_rules-0.1.dist-info/entry_points.txt", "[graphlint]\nZZ400 = zz_rules:ZZ\n")
+    monkeypatch.syspath_prepend(str(archive))
+    assert "ZZ400" in discover_rules()
