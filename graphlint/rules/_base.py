@@ -72,6 +72,14 @@ class Rule:
         self._sink = sink
         self.config = {**self.options, **(options or {})}
 
+    @classmethod
+    def for_static(cls, sink, options: dict[str, Any] | None = None) -> "Rule":
+        """An instance for ``check_module`` only: the base state, none of the runtime state a
+        subclass's ``__init__`` builds (the static engine makes one per rule and file)."""
+        rule = cls.__new__(cls)
+        Rule.__init__(rule, sink, options)
+        return rule
+
     # -- reporting -------------------------------------------------------------------------
     def report(
         self,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.static.tfapi import TF_FUNCTION
+from graphlint.static.churn import function_recreated
+from graphlint.static.hits import report_hits
 
 
 class FunctionRecreated(Rule):
@@ -90,20 +91,5 @@ class FunctionRecreated(Rule):
     # -- static form -----------------------------------------------------------------------
 
     def check_module(self, module) -> None:
-        for call in module.calls_named(TF_FUNCTION):
-            what = "`@tf.function` on a nested def" if call.decorator else "`tf.function(...)`"
-            if call.loops:
-                self.report(
-                    f"{what} inside a loop: a new function, traced again, on every iteration",
-                    module.location(call.node),
-                )
-            elif call.scope is not None:
-                reason = module.per_call(call.scope)
-                if reason is not None:
-                    related = [(module.location(reason.site.node), "called here")] if reason.site else []
-                    self.report(
-                        f"{what} in {call.scope.display}, which {reason.text}: a new function, "
-                        "traced again, on every call",
-                        module.location(call.node),
-                        related=related,
-                    )
+        """Static form: see :func:`graphlint.static.churn.function_recreated`."""
+        report_hits(self, module, function_recreated(module, self.config))

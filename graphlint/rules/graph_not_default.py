@@ -2,6 +2,8 @@
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.static.churn import graph_not_default
+from graphlint.static.hits import report_hits
 
 
 class GraphNotDefault(Rule):
@@ -38,27 +40,8 @@ class GraphNotDefault(Rule):
     engines = ("runtime", "static")
 
     def check_module(self, module):
-        """Static form: ``with`` entered on a ``tf.Graph()`` call, or a name bound only to one."""
-        import ast
-
-        from graphlint.static.module import GRAPH
-
-        for item in module.withs:
-            expr = item.expr
-            if isinstance(expr, ast.Call):
-                hit = item.call_name == GRAPH
-            else:
-                hit = isinstance(expr, (ast.Name, ast.Attribute)) and module.origins(expr, item.scope) == {GRAPH}
-            if not hit:
-                continue
-            where = module.location(expr)
-            self.report(
-                "`with` on a tf.Graph does not make it the default graph: ops built in this "
-                "block still go to the global default graph",
-                where,
-            )
-            end = module.offset(expr.end_lineno, expr.end_col_offset)
-            module.add_edit(self.code, where.line, end, end, ".as_default()")
+        """Static form: see :func:`graphlint.static.churn.graph_not_default`."""
+        report_hits(self, module, graph_not_default(module, self.config))
 
     def graphlint_graph_entered(self, site):
         self.report(

@@ -8,6 +8,8 @@ from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import PerGraph
 from graphlint.sites import Stack
+from graphlint.static.hits import report_hits
+from graphlint.static.rebuilds import graph_rebuilt
 
 
 class _Copy:
@@ -106,15 +108,8 @@ class GraphRebuilt(Rule):
     engines = ("runtime", "static")
 
     def check_module(self, module):
-        """Static form: a function that builds a model and runs it, and runs again and again."""
-        for rebuild in static_rebuilds(module):
-            related = [(module.location(s.node), "called here") for s in rebuild.sites[:3]]
-            self.report(
-                f"{rebuild.function.display} builds graph ops each time it runs and "
-                f"{rebuild.reason}: every run adds another copy to the default graph",
-                module.location(rebuild.first.node),
-                related=related,
-            )
+        """Static form: see :func:`graphlint.static.rebuilds.graph_rebuilt`."""
+        report_hits(self, module, graph_rebuilt(module))
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
@@ -265,57 +260,3 @@ def _build_level(a: Stack, b: Stack) -> int | None:
 def _ran_between(runs: list[int], end: int, start: int) -> bool:
     i = bisect.bisect_left(runs, end)
     return i < len(runs) and runs[i] < start
-
-
-# -- static form -----------------------------------------------------------------------------
-class StaticRebuild:
-    """A function the static engine judges to rebuild its ops: where, and why."""
-
-    __slots__ = ("function", "first", "reason", "sites")
-
-    def __init__(self, function, first, reason, sites):
-        self.function, self.first, self.reason, self.sites = function, first, reason, sites
-
-
-def static_rebuilds(module) -> list[StaticRebuild]:
-    """Functions that build a model (placeholders, variables, layers, ``minimize``,
-    ``Saver()``) into the default graph — not under their own ``as_default()`` — and either
-    run it in a session and run per call or more than once, or build a whole input-to-output
-    model and are called more than once. Shared with GL202's static form."""
-    cached = module.cache.get("GL101")
-    if cached is not None:
-        return cached
-    from graphlint.static.module import ONCE_METHODS
-    from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
-
-    found = []
-    for fn in module.functions:
-        if fn.name in ONCE_METHODS or fn.resets_state():
-            continue
-        if any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list):
-            continue
-        free = [c for c in fn.calls if not c.under_graph_default()]
-        builds = [c for c in free if builds_model(c.name) or is_minimize(module, c)]
-        if not builds:
-            continue
-        callers = module.repeated_callers(fn)
-        reason = None
-        if any(module.is_session_run(c) for c in fn.calls):
-            why = module.per_call(fn)
-            if why is not None:
-                reason, sites = why.text, ([why.site] if why.site else []) + callers
-            elif len(callers) >= 2:
-                reason, sites = f"is called {len(callers)} times", callers
-        elif any(c.api in PLACEHOLDERS for c in builds) and any(
-            builds_ops(c.name) and c.api not in PLACEHOLDERS for c in free
-        ):
-            in_loop = next((s for s in callers if s.loops), None)
-            if in_loop is not None:
-                reason, sites = f"is called in a loop (line {in_loop.line})", callers
-            elif len(callers) >= 2:
-                reason, sites = f"is called {len(callers)} times", callers
-        if reason is not None:
-            unique = list({id(s): s for s in sites}.values())
-            found.append(StaticRebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique))
-    module.cache["GL101"] = found
-    return found

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.static.tfapi import CLEAR_SESSION, is_keras_model
-
-_KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
+from graphlint.static.churn import keras_model_churn
+from graphlint.static.hits import report_hits
 
 
 class KerasModelChurn(Rule):
@@ -77,39 +76,6 @@ class KerasModelChurn(Rule):
         self.sites.clear()
 
     # -- static form -----------------------------------------------------------------------
-
     def check_module(self, module) -> None:
-        model_classes = {
-            name for name, cls in module.classes.items() if any(is_keras_model(b) for b in cls.bases)
-        }
-        builders = {}
-        for fn in module.functions:
-            builds = next((c for c in fn.calls if _is_model(c, model_classes)), None)
-            if builds is not None and not any(c.name == CLEAR_SESSION for c in fn.calls):
-                builders[id(fn)] = builds
-        for call in module.calls:
-            loops = [loop for loop in call.loops if not loop.is_comprehension]
-            if not loops or any(c.name == CLEAR_SESSION for loop in call.loops for c in loop.calls):
-                continue
-            if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
-                continue  # models kept side by side: an ensemble, not churn
-            if _is_model(call, model_classes):
-                self.report(
-                    "a new Keras model is built on every iteration of this loop, and nothing in "
-                    "the loop calls `clear_session()`",
-                    module.location(call.node),
-                )
-            elif call.target is not None and id(call.target) in builders:
-                inner = builders[id(call.target)]
-                self.report(
-                    f"{call.target.display} builds a new Keras model on every iteration of this "
-                    "loop, and nothing in the loop calls `clear_session()`",
-                    module.location(call.node),
-                    related=[(module.location(inner.node), "the model is built here")],
-                )
-
-
-def _is_model(call, model_classes) -> bool:
-    if is_keras_model(call.name):
-        return True
-    return call.local_class is not None and call.local_class.name in model_classes
+        """Static form: see :func:`graphlint.static.churn.keras_model_churn`."""
+        report_hits(self, module, keras_model_churn(module, self.config))

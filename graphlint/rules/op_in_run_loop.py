@@ -6,6 +6,8 @@ from collections import defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.static.hits import report_hits
+from graphlint.static.loops import op_in_run_loop
 
 
 class OpInRunLoop(Rule):
@@ -49,12 +51,8 @@ class OpInRunLoop(Rule):
     engines = ("runtime", "static")
 
     def check_module(self, module):
-        """Static form: graph-building calls in a loop whose body also runs a session."""
-        for call in static_ops_in_run_loops(module):
-            self.report(
-                f"`{call.api}()` adds ops to the graph on every step of a loop that runs a session",
-                module.location(call.node),
-            )
+        """Static form: see :func:`graphlint.static.loops.op_in_run_loop`."""
+        report_hits(self, module, op_in_run_loop(module, self.config))
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
@@ -100,34 +98,3 @@ class OpInRunLoop(Rule):
                     f"{steps} steps after the session first ran the graph",
                     site,
                 )
-
-
-def _first_time_guard(test) -> bool:
-    """``if step == 0:``, ``if op is None:``, ``if not built:`` — built once, not every step."""
-    import ast
-
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
-        periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        return not periodic
-    return False
-
-
-def static_ops_in_run_loops(module) -> list:
-    from graphlint.static.tfapi import builds_ops, is_minimize
-
-    found, seen = [], set()
-    for loop in module.loops:
-        if loop.resets_state() or not any(module.is_session_run(c) for c in loop.calls):
-            continue
-        for call in loop.calls:
-            if id(call.node) in seen or not (builds_ops(call.name) or is_minimize(module, call)):
-                continue
-            if any(w.is_as_default for w in loop.inner_withs(call)):
-                continue  # built into a graph of this iteration's own
-            if any(_first_time_guard(node.test) for node, _ in loop.inner_ifs(call)):
-                continue
-            seen.add(id(call.node))
-            found.append(call)
-    return found

@@ -7,6 +7,8 @@ from collections import Counter, defaultdict
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import plural
+from graphlint.static.hits import report_hits
+from graphlint.static.sessions import session_churn
 
 
 class SessionChurn(Rule):
@@ -54,26 +56,8 @@ class SessionChurn(Rule):
     engines = ("runtime", "static")
 
     def check_module(self, module):
-        """Static form: ``Session(...)`` created inside a loop or a per-call function."""
-        for call in module.calls:
-            if call.api not in ("Session", "InteractiveSession") or not call.name.startswith("tensorflow.compat.v1."):
-                continue
-            if call.loops:
-                if any(loop.resets_state() for loop in call.loops):
-                    continue  # a fresh graph per iteration needs its own session
-                self.report("a new Session is created on every iteration of this loop", module.location(call.node))
-                continue
-            fn = call.scope
-            if fn is None or fn.resets_state():
-                continue
-            reason = module.per_call(fn)
-            if reason is not None:
-                related = [(module.location(reason.site.node), "called here")] if reason.site else []
-                self.report(
-                    f"a new Session is created each time {fn.display} runs; it {reason.text}",
-                    module.location(call.node),
-                    related=related,
-                )
+        """Static form: see :func:`graphlint.static.sessions.session_churn`."""
+        report_hits(self, module, session_churn(module, self.config))
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

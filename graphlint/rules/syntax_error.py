@@ -2,6 +2,7 @@
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.static.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_FIX, SYNTAX_ERROR_NAME
 
 
 class SyntaxErrorRule(Rule):
@@ -31,9 +32,9 @@ class SyntaxErrorRule(Rule):
     or exclude generated and non-Python files with `[tool.graphlint] exclude`.
     """
 
-    code = "GL001"
-    name = "syntax-error"
+    code = SYNTAX_ERROR_CODE
+    name = SYNTAX_ERROR_NAME
     severity = Severity.ERROR
     summary = "a file that cannot be read or parsed as Python"
-    fix = "Fix the syntax (or the encoding), or exclude the file with [tool.graphlint] exclude."
+    fix = SYNTAX_ERROR_FIX
     engines = ("static",)

@@ -8,6 +8,8 @@ import re
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import VariableSites, two_sites
+from graphlint.static.hits import report_hits
+from graphlint.static.variables import variable_exists
 
 _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
@@ -130,8 +132,7 @@ class VariableExists(Rule):
     def check_module(self, module):
         """Static forms: get_variable whose "already exists" error is caught; one full name
         created twice on one path; and get_variable in a function that rebuilds its model."""
-        for call, message, related in static_variable_exists(module):
-            self.report(message, module.location(call.node), related=related)
+        report_hits(self, module, variable_exists(module))
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
@@ -215,123 +216,3 @@ class ReuseMissingVariable(Rule):
 
     def graphlint_graph_released(self, graph_id):
         self.sites.release(graph_id)
-
-
-# -- static form -----------------------------------------------------------------------------
-_CATCHES_VALUE_ERROR = frozenset({"ValueError", "Exception", "BaseException"})
-
-
-def _catches_value_error(handler) -> bool:
-    import ast
-
-    kind = handler.type
-    if kind is None:
-        return True
-    names = kind.elts if isinstance(kind, ast.Tuple) else [kind]
-    return any(isinstance(n, ast.Name) and n.id in _CATCHES_VALUE_ERROR for n in names)
-
-
-def _literal(node):
-    import ast
-
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def _arg(call, index, keyword):
-    for kw in call.keywords:
-        if kw.arg == keyword:
-            return kw.value
-    return call.args[index] if len(call.args) > index else None
-
-
-def _full_name(call) -> str | None:
-    """The variable's full name when the call and every variable_scope around it are literal
-    and none of those scopes asks for reuse; None when unsure."""
-    name = _literal(_arg(call.node, 0, "name"))
-    if name is None:
-        return None
-    parts = []
-    for w in call.withs:
-        if w.call_name is None or not w.call_name.endswith("variable_scope"):
-            continue
-        node = w.expr
-        if any(kw.arg in ("reuse", "default_name", "custom_getter") for kw in node.keywords):
-            return None
-        scope = _literal(_arg(node, 0, "name_or_scope"))
-        if scope is None:
-            return None
-        parts.append(scope)
-    return "/".join(parts + [name])
-
-
-def _reuses(module, scope) -> bool:
-    calls = scope.calls if scope is not None else [c for c in module.calls if c.scope is None]
-    return any(c.method == "reuse_variables" for c in calls)
-
-
-def static_variable_exists(module) -> list:
-    from graphlint.rules.graph_rebuilt import static_rebuilds
-
-    found = []
-    reported = set()
-    gets = [c for c in module.calls if c.api in ("get_variable", "get_local_variable")]
-    # 1. the "already exists" ValueError caught and swallowed (the first such call per try)
-    tried = set()
-    for call in sorted(gets, key=lambda c: (c.line, c.node.col_offset)):
-        for node, part in call.trys:
-            if part == "body" and any(_catches_value_error(h) for h in node.handlers):
-                if id(node) in tried:
-                    break
-                tried.add(id(node))
-                handler = next(h for h in node.handlers if _catches_value_error(h))
-                found.append(
-                    (
-                        call,
-                        f"`get_variable` inside a try whose `except` (line {handler.lineno}) catches "
-                        "the \"already exists\" ValueError: the model is being built a second time",
-                        [],
-                    )
-                )
-                reported.add(id(call))
-                break
-    # 2. one full name created twice on one straight path
-    first_at: dict = {}
-    for call in sorted(gets, key=lambda c: (c.line, c.node.col_offset)):
-        if id(call) in reported or _reuses(module, call.scope):
-            continue
-        name = _full_name(call)
-        if name is None:
-            continue
-        key = (id(call.scope), call.block, name)
-        earlier = first_at.setdefault(key, call)
-        if earlier is not call:
-            found.append(
-                (
-                    call,
-                    f"variable '{name}' is created a second time without reuse (TensorFlow "
-                    "raises \"already exists\")",
-                    [(module.location(earlier.node), f"'{name}' was first created here")],
-                )
-            )
-            reported.add(id(call))
-    # 3. get_variable in a function that rebuilds its model per call
-    for rebuild in static_rebuilds(module):
-        fn = rebuild.function
-        if _reuses(module, fn) or any(
-            w.call_name and w.call_name.endswith("variable_scope") for s in fn.callers for w in s.withs
-        ):
-            continue
-        get_ids = {id(c) for c in gets}
-        own = [c for c in fn.calls if id(c) in get_ids and not c.under_graph_default() and id(c) not in reported]
-        named = [c for c in own if _full_name(c) is not None]
-        if named and len(named) == len(own):
-            call = min(named, key=lambda c: (c.line, c.node.col_offset))
-            found.append(
-                (
-                    call,
-                    f"variable '{_full_name(call)}' is created again each time {fn.display} runs, "
-                    f"without reuse: its second run raises \"already exists\"",
-                    [(module.location(s.node), "called here") for s in rebuild.sites[:2]],
-                )
-            )
-    return found

@@ -50,16 +50,20 @@ class FileResult:
     encoding: str = "utf-8"
 
 
-def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
-    from graphlint.rules.syntax_error import SyntaxErrorRule
+#: GL001, reported by the engine itself (its rule class, for the docs: rules/syntax_error.py).
+SYNTAX_ERROR_CODE = "GL001"
+SYNTAX_ERROR_NAME = "syntax-error"
+SYNTAX_ERROR_FIX = "Fix the syntax (or the encoding), or exclude the file with [tool.graphlint] exclude."
 
+
+def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
     return Finding(
-        code=SyntaxErrorRule.code,
-        name=SyntaxErrorRule.name,
-        severity=SyntaxErrorRule.severity,
+        code=SYNTAX_ERROR_CODE,
+        name=SYNTAX_ERROR_NAME,
+        severity=Severity.ERROR,
         message=reason,
         location=Location(path, max(1, line), max(1, column)),
-        fix=SyntaxErrorRule.fix,
+        fix=SYNTAX_ERROR_FIX,
     )
 
 
@@ -176,7 +180,9 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult) -> 
         return [syntax_error(path, "too deeply nested to analyse")]
     collector = _Collector(path)
     for cls in rules:
-        rule = cls(collector, config.options_for(cls))
+        # only the static form: no runtime state is built for a file
+        make = getattr(cls, "for_static", None)
+        rule = make(collector, config.options_for(cls)) if make is not None else cls(collector, config.options_for(cls))
         try:
             rule.check_module(module)
         except RecursionError:

@@ -1,0 +1,101 @@
+"""Keras models and tf.functions made again and again (GL503, GL502); ``with`` on a graph (GL103)."""
+
+from __future__ import annotations
+
+import ast
+
+from graphlint.static.hits import Hit
+from graphlint.static.module import GRAPH
+from graphlint.static.tfapi import CLEAR_SESSION, TF_FUNCTION, is_keras_model
+
+_KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
+
+
+def keras_model_churn(module, options: dict) -> list[Hit]:
+    """GL503's static form: a Keras model built in a loop that never calls ``clear_session()``."""
+    model_classes = {name for name, cls in module.classes.items() if any(is_keras_model(b) for b in cls.bases)}
+    builders = {}
+    for fn in module.functions:
+        builds = next((c for c in fn.calls if _is_model(c, model_classes)), None)
+        if builds is not None and not any(c.name == CLEAR_SESSION for c in fn.calls):
+            builders[id(fn)] = builds
+    found = []
+    for call in module.calls:
+        loops = [loop for loop in call.loops if not loop.is_comprehension]
+        if not loops or any(c.name == CLEAR_SESSION for loop in call.loops for c in loop.calls):
+            continue
+        if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
+            continue  # models kept side by side: an ensemble, not churn
+        if _is_model(call, model_classes):
+            found.append(
+                Hit(
+                    call.node,
+                    "a new Keras model is built on every iteration of this loop, and nothing in the "
+                    "loop calls `clear_session()`",
+                )
+            )
+        elif call.target is not None and id(call.target) in builders:
+            inner = builders[id(call.target)]
+            found.append(
+                Hit(
+                    call.node,
+                    f"{call.target.display} builds a new Keras model on every iteration of this loop, "
+                    "and nothing in the loop calls `clear_session()`",
+                    ((inner.node, "the model is built here"),),
+                )
+            )
+    return found
+
+
+def _is_model(call, model_classes) -> bool:
+    if is_keras_model(call.name):
+        return True
+    return call.local_class is not None and call.local_class.name in model_classes
+
+
+def function_recreated(module, options: dict) -> list[Hit]:
+    """GL502's static form: ``tf.function`` applied in a loop or per call."""
+    found = []
+    for call in module.calls_named(TF_FUNCTION):
+        what = "`@tf.function` on a nested def" if call.decorator else "`tf.function(...)`"
+        if call.loops:
+            found.append(
+                Hit(call.node, f"{what} inside a loop: a new function, traced again, on every iteration")
+            )
+        elif call.scope is not None:
+            reason = module.per_call(call.scope)
+            if reason is not None:
+                related = ((reason.site.node, "called here"),) if reason.site else ()
+                found.append(
+                    Hit(
+                        call.node,
+                        f"{what} in {call.scope.display}, which {reason.text}: a new function, traced "
+                        "again, on every call",
+                        related,
+                    )
+                )
+    return found
+
+
+def graph_not_default(module, options: dict) -> list[Hit]:
+    """GL103's static form: ``with`` entered on a ``tf.Graph()`` call, or a name bound only to
+    one; offers the ``.as_default()`` fix."""
+    found = []
+    for item in module.withs:
+        expr = item.expr
+        if isinstance(expr, ast.Call):
+            hit = item.call_name == GRAPH
+        else:
+            hit = isinstance(expr, (ast.Name, ast.Attribute)) and module.origins(expr, item.scope) == {GRAPH}
+        if not hit:
+            continue
+        found.append(
+            Hit(
+                expr,
+                "`with` on a tf.Graph does not make it the default graph: ops built in this block "
+                "still go to the global default graph",
+            )
+        )
+        end = module.offset(expr.end_lineno, expr.end_col_offset)
+        module.add_edit("GL103", expr.lineno, end, end, ".as_default()")
+    return found

@@ -1,0 +1,70 @@
+"""Functions that build their model again each time they run (GL101, and GL202's third form)."""
+
+from __future__ import annotations
+
+from graphlint.static.hits import Hit
+from graphlint.static.module import ONCE_METHODS
+from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
+
+
+class Rebuild:
+    """A function the static engine judges to rebuild its ops: where, and why."""
+
+    __slots__ = ("function", "first", "reason", "sites")
+
+    def __init__(self, function, first, reason, sites):
+        self.function, self.first, self.reason, self.sites = function, first, reason, sites
+
+
+def rebuilds(module) -> list[Rebuild]:
+    """Functions that build a model (placeholders, variables, layers, ``minimize``,
+    ``Saver()``) into the default graph — not under their own ``as_default()`` — and either
+    run it in a session and run per call or more than once, or build a whole input-to-output
+    model and are called more than once. Computed once per module."""
+    cached = module.cache.get("rebuilds")
+    if cached is not None:
+        return cached
+    found = []
+    for fn in module.functions:
+        if fn.name in ONCE_METHODS or fn.resets_state():
+            continue
+        if any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list):
+            continue
+        free = [c for c in fn.calls if not c.under_graph_default()]
+        builds = [c for c in free if builds_model(c.name) or is_minimize(module, c)]
+        if not builds:
+            continue
+        callers = module.repeated_callers(fn)
+        reason = None
+        if any(module.is_session_run(c) for c in fn.calls):
+            why = module.per_call(fn)
+            if why is not None:
+                reason, sites = why.text, ([why.site] if why.site else []) + callers
+            elif len(callers) >= 2:
+                reason, sites = f"is called {len(callers)} times", callers
+        elif any(c.api in PLACEHOLDERS for c in builds) and any(
+            builds_ops(c.name) and c.api not in PLACEHOLDERS for c in free
+        ):
+            in_loop = next((s for s in callers if s.loops), None)
+            if in_loop is not None:
+                reason, sites = f"is called in a loop (line {in_loop.line})", callers
+            elif len(callers) >= 2:
+                reason, sites = f"is called {len(callers)} times", callers
+        if reason is not None:
+            unique = list({id(s): s for s in sites}.values())
+            found.append(Rebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique))
+    module.cache["rebuilds"] = found
+    return found
+
+
+def graph_rebuilt(module) -> list[Hit]:
+    """GL101's static form."""
+    return [
+        Hit(
+            r.first.node,
+            f"{r.function.display} builds graph ops each time it runs and {r.reason}: every run "
+            "adds another copy to the default graph",
+            tuple((s.node, "called here") for s in r.sites[:3]),
+        )
+        for r in rebuilds(module)
+    ]
