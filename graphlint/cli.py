@@ -51,9 +51,9 @@ def selection_options(func):
         click.option("--extend-select", multiple=True, metavar="CODES", help="Add codes to the selection."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Leave out these codes or prefixes."),
         click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True),
-        click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write findings to FILE instead of stderr."),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
-        click.option("--statistics", is_flag=True, help="Count findings per code (text format)."),
+        click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write findings to FILE instead of stdout (check) or stderr (run)."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 whatever was found, also when the program failed."),
+        click.option("--statistics", is_flag=True, help="Count findings per code (every format)."),
         click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this TOML file."),
         click.option("--no-plugins", is_flag=True, help="Load only graphlint's built-in rules."),
     ]
@@ -132,10 +132,12 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
             findings = active.finish(outcome.status)
     except (ConfigError, ProgramNotFound) as exc:
         _fail(str(exc))
-    _emit(findings, fmt, output, linter.rule_classes, statistics)
+    _emit(findings, fmt, output, linter.rule_classes, statistics, sys.stderr)
     if outcome.interrupted:
         sys.exit(130)
-    if findings and not exit_zero:
+    if exit_zero:
+        sys.exit(EXIT_OK)  # whatever was found, and whether the program failed or not
+    if findings:
         sys.exit(EXIT_FINDINGS)
     if outcome.failed:
         sys.exit(EXIT_PROGRAM_FAILED)
@@ -190,7 +192,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
                 err=True,
             )
     findings = sorted_findings(findings)
-    _emit(findings, fmt, output, rules, statistics)
+    _emit(findings, fmt, output, rules, statistics, sys.stdout)
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
 
 
@@ -204,10 +206,13 @@ def _check_writable(path: str) -> None:
         raise ConfigError(f"cannot write --output {path}: permission denied")
 
 
-def _emit(findings, fmt, output, rules, statistics) -> None:
-    from graphlint.report import render
+def _emit(findings, fmt, output, rules, statistics, stream) -> None:
+    """Findings to ``--output`` FILE, else to ``stream``: stdout for ``check`` (as ruff, flake8
+    and mypy do), stderr for ``run`` (the program owns stdout)."""
+    from graphlint.report import render, use_color
 
-    text = render(fmt, findings, rules, **({"statistics": statistics} if fmt == "text" else {}))
+    color = fmt == "text" and not output and use_color(stream)
+    text = render(fmt, findings, rules, statistics=statistics, color=color)
     sys.stdout.flush()
     if output:
         try:
@@ -217,8 +222,11 @@ def _emit(findings, fmt, output, rules, statistics) -> None:
         except OSError as exc:
             _fail(f"cannot write --output {output}: {exc.strerror}")
     else:
-        sys.stderr.write(text)
-        sys.stderr.flush()
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:  # a non-UTF-8 file name on a strict stdout: escaped, no crash
+            stream.write(text.encode(stream.encoding or "utf-8", "backslashreplace").decode(stream.encoding or "utf-8"))
+        stream.flush()
 
 
 @main.command("rules")

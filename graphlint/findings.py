@@ -20,12 +20,22 @@ class Severity(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Location:
-    """A place in the user's source: file, 1-based line, 1-based column."""
+    """A place in the user's source: file, 1-based line, 1-based column.
+
+    In a notebook, ``cell`` is the 1-based number of the code cell (``cell 3`` as ruff
+    says) and ``line`` the line within that cell; ``None`` for a plain file.
+    """
 
     path: str
     line: int
     column: int = 1
     function: str = ""
+    cell: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``cell 3:4`` in a notebook, ``4`` in a file (what follows ``path:``)."""
+        return f"cell {self.cell}:{self.line}" if self.cell is not None else str(self.line)
 
     def display_path(self, base: str | None = None) -> str:
         """The path relative to ``base`` (default: the current directory) when it is inside it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from typing import Callable, Iterable
 
@@ -18,28 +19,53 @@ def _count_suffix(f: Finding) -> str:
     return f" (×{f.count})" if f.count > 1 else ""
 
 
-def text(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False) -> str:
-    """ruff-like: ``path:line:col: CODE message``, related sites and the fix indented."""
+def use_color(stream) -> bool:
+    """Colour on a terminal only: never when piped, redirected, or ``NO_COLOR`` is set."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+_BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
+
+
+def text(
+    findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, color: bool = False
+) -> str:
+    """ruff-like: ``path:line:col: CODE message`` (``path:cell 3:line:col:`` in a notebook),
+    related sites and the fix indented; path and code coloured when ``color``."""
+
+    def paint(value: str, style: str) -> str:
+        return f"{style}{value}{_RESET}" if color else value
+
     lines = []
     for f in findings:
         loc = f.location
         test = f" [{f.test_id}]" if f.test_id else ""
+        style = _RED if f.severity.value == "error" else _YELLOW
         lines.append(
-            f"{loc.display_path()}:{loc.line}:{loc.column}: {f.code} {f.message}"
+            f"{paint(loc.display_path(), _BOLD)}:{loc.where}:{loc.column}: {paint(f.code, style)} {f.message}"
             f"{_count_suffix(f)}{test}"
         )
         for rel in f.related:
-            lines.append(f"    {rel.location.display_path()}:{rel.location.line}: {rel.message}")
+            lines.append(f"    {paint(rel.location.display_path(), _CYAN)}:{rel.location.where}: {rel.message}")
         if f.fix:
             lines.append(f"    fix: {f.fix}")
     if statistics and findings:
         lines.append("")
-        by_code = Counter(f.code for f in findings)
         names = {f.code: f.name for f in findings}
-        for code, n in by_code.most_common():
-            lines.append(f"{n:5d}\t{code}\t{names[code]}")
+        for code, n in _statistics(findings).items():
+            lines.append(f"{n:5d}\t{paint(code, _BOLD)}\t{names[code]}")
     lines.append(_summary(findings))
     return "\n".join(lines) + "\n"
+
+
+def _statistics(findings: list[Finding]) -> dict[str, int]:
+    """Findings per code, most frequent first (as ruff's ``--statistics``)."""
+    return dict(Counter(f.code for f in findings).most_common())
 
 
 def _summary(findings: list[Finding]) -> str:
@@ -55,8 +81,9 @@ def _summary(findings: list[Finding]) -> str:
     return f"graphlint: found {len(findings)} finding{'s' * (len(findings) != 1)} ({', '.join(parts)})."
 
 
-def as_dict(findings: list[Finding]) -> dict:
-    """The JSON document: ``{"version": 1, "findings": [...], "summary": {...}}``."""
+def as_dict(findings: list[Finding], *, statistics: bool = False) -> dict:
+    """The JSON document: ``{"version": 1, "findings": [...], "summary": {...}}``, plus
+    ``"statistics": [{"code", "name", "count"}, ...]`` (most frequent first) when asked."""
     items = []
     for f in findings:
         item = {
@@ -73,17 +100,30 @@ def as_dict(findings: list[Finding]) -> dict:
             ],
             "fix": f.fix,
         }
+        if f.location.cell is not None:
+            item["cell"] = f.location.cell  # and "line" is the line within the cell
+        for rel, out in zip(f.related, item["related"]):
+            if rel.location.cell is not None:
+                out["cell"] = rel.location.cell
         if f.count > 1:
             item["count"] = f.count
         if f.test_id:
             item["test"] = f.test_id
         items.append(item)
     by_code = dict(sorted(Counter(f.code for f in findings).items()))
-    return {"version": 1, "findings": items, "summary": {"findings": len(findings), "by_code": by_code}}
+    doc = {"version": 1, "findings": items, "summary": {"findings": len(findings), "by_code": by_code}}
+    if statistics:
+        doc["statistics"] = _statistics_list(findings)
+    return doc
 
 
-def as_json(findings: list[Finding], rules: dict | None = None, **_) -> str:
-    return json.dumps(as_dict(findings), indent=2, ensure_ascii=True) + "\n"
+def _statistics_list(findings: list[Finding]) -> list[dict]:
+    names = {f.code: f.name for f in findings}
+    return [{"code": c, "name": names[c], "count": n} for c, n in _statistics(findings).items()]
+
+
+def as_json(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
+    return json.dumps(as_dict(findings, statistics=statistics), indent=2, ensure_ascii=True) + "\n"
 
 
 def _uri(path: str) -> str:
@@ -93,8 +133,9 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/:._-~")
 
 
-def as_sarif(findings: list[Finding], rules: dict | None = None, **_) -> str:
-    """SARIF 2.1.0 as GitHub code scanning accepts it."""
+def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
+    """SARIF 2.1.0 as GitHub code scanning accepts it. In a notebook, ``startLine`` is the line
+    within the cell and ``properties.cell`` the cell; statistics go in the run's properties."""
     rules = dict(rules or {})
     used = sorted({f.code for f in findings} | set(rules))
     index = {code: i for i, code in enumerate(used)}
@@ -135,7 +176,7 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, **_) -> str:
                     }
                 }
             ],
-            "partialFingerprints": {"graphlint/v1": f"{f.code}:{loc.display_path()}:{loc.line}"},
+            "partialFingerprints": {"graphlint/v1": f"{f.code}:{loc.display_path()}:{loc.where}"},
         }
         if f.related:
             result["relatedLocations"] = [
@@ -150,6 +191,8 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, **_) -> str:
                 for i, r in enumerate(f.related)
             ]
         props = {}
+        if loc.cell is not None:
+            props["cell"] = loc.cell
         if f.count > 1:
             props["count"] = f.count
         if f.test_id:
@@ -174,6 +217,8 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, **_) -> str:
             }
         ],
     }
+    if statistics:
+        doc["runs"][0]["properties"] = {"statistics": _statistics_list(findings)}
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 
@@ -184,21 +229,26 @@ def _gh_escape(value: str, *, prop: bool = False) -> str:
     return value
 
 
-def as_github(findings: list[Finding], rules: dict | None = None, **_) -> str:
-    """GitHub Actions workflow commands: ``::warning file=...,line=...::message``."""
+def as_github(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
+    """GitHub Actions workflow commands: ``::warning file=...,line=...::message`` (in a
+    notebook the message starts with ``cell 3, line 4:``); statistics as one ``::notice``."""
     lines = []
     for f in findings:
         loc = f.location
         level = "error" if f.severity.value == "error" else "warning"
-        body = f"{f.message}{_count_suffix(f)}"
+        cell = f"cell {loc.cell}, line {loc.line}: " if loc.cell is not None else ""
+        body = f"{cell}{f.message}{_count_suffix(f)}"
         for rel in f.related:
-            body += f"\n{rel.location.display_path()}:{rel.location.line}: {rel.message}"
+            body += f"\n{rel.location.display_path()}:{rel.location.where}: {rel.message}"
         if f.fix:
             body += f"\nfix: {f.fix}"
         lines.append(
             f"::{level} file={_gh_escape(loc.display_path(), prop=True)},line={loc.line},"
             f"col={loc.column},title={_gh_escape(f'{f.code} {f.name}', prop=True)}::{_gh_escape(body)}"
         )
+    if statistics and findings:
+        counts = "\n".join(f"{s['count']:5d} {s['code']} {s['name']}" for s in _statistics_list(findings))
+        lines.append(f"::notice title=graphlint statistics::{_gh_escape(counts)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -54,7 +54,7 @@ def check_json(*args, cwd=None):
         result = runner.invoke(main, ["check", "--format", "json", *map(str, args)], catch_exceptions=False)
     finally:
         os.chdir(old)
-    return result.exit_code, json.loads(result.stderr)["findings"]
+    return result.exit_code, json.loads(result.stdout)["findings"]
 
 
 def found(*args, cwd=None) -> set[tuple[str, int]]:
@@ -98,7 +98,7 @@ def test_bad_sample_is_flagged_at_its_marked_lines(path):
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
 def test_good_and_clean_samples_yield_nothing(path):
     code, out, err = check(path)
-    assert (code, err.strip()) == (0, "graphlint: no findings."), err
+    assert (code, out.strip(), err) == (0, "graphlint: no findings.", ""), out
 
 
 def test_every_static_rule_has_both_samples():
@@ -461,7 +461,7 @@ def test_gl001_names_the_syntax_error_position(tmp_path):
     (tmp_path / "broken.py").write_text("import tensorflow as tf\n\nwith tf.Graph() as g\n    pass\n")
     code, out, err = check("broken.py", cwd=tmp_path)
     assert code == 1
-    assert err.startswith("broken.py:3:") and " GL001 SyntaxError: " in err
+    assert out.startswith("broken.py:3:") and " GL001 SyntaxError: " in out
     assert "Traceback" not in out + err
 
 
@@ -582,7 +582,7 @@ def test_sarif_output_is_schema_valid(source):
     (bad.parent / "broken.py").write_text("def (\n")
     runner = CliRunner()
     result = runner.invoke(main, ["check", "--format", "sarif", str(bad.parent)])
-    doc = json.loads(result.stderr)
+    doc = json.loads(result.stdout)
     jsonschema.validate(doc, schema)
     results = doc["runs"][0]["results"]
     assert sorted(r["ruleId"] for r in results) == ["GL001", "GL103", "GL301"]
@@ -592,8 +592,8 @@ def test_sarif_output_is_schema_valid(source):
 
 def test_statistics_like_ruff(source):
     path = source(LOOP.format(comment="") + LOOP.format(comment="") + "with tf.Graph():\n    pass\n")
-    code, _, err = check("--statistics", path)
-    lines = err.splitlines()
+    code, out, _ = check("--statistics", path)
+    lines = out.splitlines()
     assert "    2\tGL301\tsession-churn" in lines and "    1\tGL103\tgraph-not-default" in lines
     assert lines.index("    2\tGL301\tsession-churn") < lines.index("    1\tGL103\tgraph-not-default")
 
@@ -602,7 +602,7 @@ def test_no_progress_bar_when_not_a_tty(tmp_path):
     for i in range(210):
         (tmp_path / f"m{i}.py").write_text("x = 1\n")
     code, out, err = check(tmp_path)
-    assert code == 0 and err == "graphlint: no findings.\n" and out == ""
+    assert code == 0 and out == "graphlint: no findings.\n" and err == ""
 
 
 def test_parallel_run_finds_what_one_process_finds(tmp_path):

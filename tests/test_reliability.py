@@ -829,7 +829,7 @@ def test_check_loads_plugins_only_from_entry_points_and_can_disable_them(tmp_pat
     if how == "env":
         monkeypatch.setenv("GRAPHLINT_DISABLE_PLUGINS", "1")
     result = _cli(*args)
-    codes = {f["code"] for f in json.loads(result.stderr)["findings"]}
+    codes = {f["code"] for f in json.loads(result.stdout)["findings"]}
     assert "XY400" not in codes
     assert ("XY300" in codes) == (how == "none"), result.output
     if how != "none":
