@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.static.churn import function_recreated
+from graphlint.static.retracing import recreated_functions
 from graphlint.static.hits import report_hits
 
 
@@ -91,5 +91,5 @@ class FunctionRecreated(Rule):
     # -- static form -----------------------------------------------------------------------
 
     def check_module(self, module) -> None:
-        """Static form: see :func:`graphlint.static.churn.function_recreated`."""
-        report_hits(self, module, function_recreated(module, self.config))
+        """Static form: see :func:`graphlint.static.retracing.recreated_functions`."""
+        report_hits(self, module, recreated_functions(module, self.config))

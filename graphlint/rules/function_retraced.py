@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.static.retracing import retraced_calls
 
 _TRACES_KEPT = 64  # argument summaries remembered per function (the count goes on)
 _SHOWN = 4  # values shown per changing argument
@@ -67,11 +68,30 @@ class FunctionRetraced(Rule):
         "Pass tensors instead of Python numbers or objects, and give tf.function an "
         "input_signature with None for the dimensions that vary (or reduce_retracing=True)."
     )
+    engines = ("runtime", "static")
     options = {"max-traces": 5}
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.functions: dict[int, _Traces] = {}
+
+    # -- static form -----------------------------------------------------------------------
+    def check_module(self, module) -> None:
+        for found in retraced_calls(module, self.config["max-traces"]):
+            name = f"`{found.function.name}()`"
+            causes = "; ".join(
+                f"`{param}` is {var.what}" + (f" ({var.bound} values)" if var.bound else "")
+                for param, _, var in found.causes
+            )
+            self.report(
+                f"{name} is traced again on every iteration of this loop: {causes}",
+                module.location(found.node),
+                related=[
+                    (module.location(found.function.anchor), f"{name} is defined here"),
+                    (module.location(found.loop), "the loop"),
+                ],
+                fix=_static_fix(found),
+            )
 
     def graphlint_function_traced(
         self, function_id, name, definition_site, site, arguments, reduce_retracing, input_signature
@@ -214,4 +234,36 @@ def _fix(changes, state: _Traces) -> str:
     if "structure" in by_cause or "type" in by_cause:
         which = ", ".join(f"`{seq[0].name}`" for c in ("structure", "type") for seq in by_cause.get(c, []))
         fixes.append(f"Always pass {which} as tensors of one structure (e.g. `tf.constant(...)`).")
+    return " ".join(fixes)
+
+
+def _static_fix(found) -> str:
+    """The fix for each cause the source shows, in the runtime rule's words."""
+    by_kind: dict[str, list] = {}
+    for param, source, var in found.causes:
+        by_kind.setdefault(var.kind, []).append((param, source))
+    fixes = []
+    for param, source in by_kind.get("value", []):
+        fixes.append(
+            f"Pass `{param}` as a tensor (`tf.constant({source})`), or give `{found.function.name}` an "
+            "input_signature: every new value of a Python argument is a new trace."
+        )
+    if "length" in by_kind:
+        names = ", ".join(f"`{p}`" for p, _ in by_kind["length"])
+        fixes.append(
+            f"Pass {names} as one tensor (`tf.stack(...)`) and declare its varying length as None in an "
+            "input_signature: a list of another length is another structure, and another trace."
+        )
+    if "object" in by_kind:
+        names = ", ".join(f"`{p}`" for p, _ in by_kind["object"])
+        fixes.append(
+            f"Create {names} once, outside the loop, and pass the same object, or pass the values it "
+            "carries as tensors: tf.function tells Python objects apart by identity."
+        )
+    if "shape" in by_kind:
+        names = ", ".join(f"`{p}`" for p, _ in by_kind["shape"])
+        fixes.append(
+            f"Declare the dimension of {names} that varies as None with input_signature=[tf.TensorSpec(...)], "
+            "or use reduce_retracing=True."
+        )
     return " ".join(fixes)

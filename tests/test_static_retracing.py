@@ -1,0 +1,312 @@
+"""Retracing visible in the source: the static GL501, and GL502 across calls.
+
+Every GL501/GL502 sample is checked statically (its markers, nothing else of those codes) and
+run under graphlint in one eager subprocess (``tests/tf2_driver.py``): both engines must report
+the same (code, line) pairs. Behaviours are specified on small programs, checked statically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT, SAMPLES, expected_markers
+from graphlint.config import Config
+from graphlint.rules.function_recreated import FunctionRecreated
+from graphlint.rules.function_retraced import FunctionRetraced
+from graphlint.static.engine import check_file
+
+RULES = SAMPLES / "rules"
+CODES = ("GL501", "GL502")
+BAD = sorted(p for c in CODES for p in RULES.glob(f"{c.lower()}_bad*.py"))
+GOOD = sorted(p for c in CODES for p in RULES.glob(f"{c.lower()}_good*.py"))
+HEADER = "import numpy as np\nimport tensorflow as tf\n\n"
+LOOP = """
+@tf.function
+def step(x, n):
+    return x * n
+
+for i in range({n}):
+    step(tf.ones([2]), i)  # here
+"""
+
+
+def static(path: Path, **options) -> list:
+    config = Config(rule_options={"GL501": options} if options else {})
+    findings = check_file(str(path), [FunctionRetraced, FunctionRecreated], config).findings
+    return [f for f in findings if f.code in CODES]
+
+
+def pairs(findings) -> set:
+    return {(f.code, f.location.line) for f in findings}
+
+
+@pytest.fixture
+def source(tmp_path):
+    def write(body: str, name: str = "prog.py") -> Path:
+        path = tmp_path / name
+        path.write_text(HEADER + textwrap.dedent(body))
+        return path
+
+    return write
+
+
+def line_of(path: Path, needle: str) -> int:
+    hits = [n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line]
+    assert len(hits) == 1, (needle, hits)
+    return hits[0]
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory):
+    """The samples and the bound programs run under graphlint in one eager subprocess."""
+    tmp = tmp_path_factory.mktemp("retracing")
+    bounds = []
+    for n in (5, 6):
+        path = tmp / f"loop_{n}.py"
+        path.write_text(HEADER + LOOP.format(n=n))
+        bounds.append(path)
+    out = tmp / "runs.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), str(out), *map(str, BAD + GOOD + bounds)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(out.read_text())
+    return {path: {(f["code"], f["location"][1]) for f in run["findings"]} for path, run in data.items()}
+
+
+# -- samples, both engines -------------------------------------------------------------------
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_bad_sample_is_found_statically_at_its_markers(path):
+    expected = {(c, n) for c, n in expected_markers(path) if c in CODES}
+    assert expected, path.name
+    findings = static(path)
+    assert pairs(findings) == expected, [(f.code, f.location.line, f.message) for f in findings]
+    for finding in findings:
+        assert finding.fix.strip() and finding.related
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_good_sample_is_clean_statically(path):
+    assert static(path) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", BAD + GOOD, ids=lambda p: p.name)
+def test_runtime_and_static_agree_on_every_sample(runtime, path):
+    ran = {pair for pair in runtime[str(path)] if pair[0] in CODES}
+    assert ran == pairs(static(path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, fires", [(5, False), (6, True)])
+def test_literal_loop_at_and_just_below_max_traces_in_both_engines(runtime, tmp_path, n, fires):
+    path = next(Path(p) for p in runtime if p.endswith(f"loop_{n}.py"))
+    line = line_of(path, "# here")
+    assert pairs(static(path)) == ({("GL501", line)} if fires else set())
+    assert runtime[str(path)] == ({("GL501", line)} if fires else set())
+
+
+@pytest.mark.parametrize("n, max_traces, fires", [(5, 5, False), (6, 5, True), (6, 6, False), (7, 6, True), (2, 1, True)])
+def test_literal_loop_bound_is_the_max_traces_option(source, n, max_traces, fires):
+    path = source(LOOP.format(n=n))
+    assert bool(static(path, **{"max-traces": max_traces})) is fires
+
+
+def test_rules_command_lists_gl501_as_runtime_and_static():
+    from graphlint.cli import main
+
+    result = CliRunner().invoke(main, ["rules", "--format", "json", "--no-plugins"])
+    rules = {r["code"]: r for r in json.loads(result.stdout)}
+    assert rules["GL501"]["engines"] == ["runtime", "static"]
+
+
+# -- GL501: what is found, and what it says --------------------------------------------------
+def test_gl501_names_the_argument_the_definition_the_loop_and_the_fix(source):
+    path = source(
+        """
+        lr = 0.1
+
+        @tf.function
+        def train_step(x, rate):
+            return x * rate
+
+        for epoch in range(100):  # loop
+            train_step(tf.ones([2]), lr * 0.9 ** epoch)  # here
+        """
+    )
+    (finding,) = static(path)
+    assert finding.location.line == line_of(path, "# here")
+    assert "`train_step()`" in finding.message
+    assert "`rate` is a Python number computed from `epoch` (100 values)" in finding.message
+    assert [r.location.line for r in finding.related] == [line_of(path, "@tf.function"), line_of(path, "# loop")]
+    assert "Pass `rate` as a tensor (`tf.constant(lr * 0.9 ** epoch)`)" in finding.fix
+
+
+@pytest.mark.parametrize(
+    "body, cause",
+    [
+        ("for i in range(n):\n    f(x, i / n)", "computed from `i`"),
+        ("for i, b in enumerate(batches):\n    f(b, i)", "the index of `enumerate`"),
+        ("step = 0\nwhile True:\n    step += 1\n    f(x, step)", "a counter"),
+        ("for i in range(n):\n    f(x, args.lr / (i + 1))", "computed from `i`"),
+        ("for b in batches:\n    loss = g(b)\n    f(x, loss.item())", "`.item()`"),
+        ("for b in batches:\n    loss = g(b)\n    f(x, float(loss))", "a Python number made from"),
+        ("for i in range(n):\n    f(x, [1.0] * i)", "length follows the loop"),
+        ("for i in range(n):\n    f(x, lambda v: v * i)", "a new lambda"),
+        ("for i in range(n):\n    f(np.zeros((i, 2)), 1)", "shape `(i, 2)` follows `i`"),
+        ("for lr in [0.1, 0.05, 0.01, 0.005, 0.001, 0.0005]:\n    f(x, lr)", "6 literal values"),
+    ],
+)
+def test_gl501_causes(source, body, cause):
+    path = source(
+        "import argparse\nargs = argparse.Namespace(lr=0.1)\nn = 50\nx = tf.ones([2])\n"
+        "batches = [x] * 9\ng = tf.reduce_sum\n\n@tf.function\ndef f(a, b):\n    return a\n\n" + body + "  # here\n"
+    )
+    (finding,) = static(path)
+    assert finding.location.line == line_of(path, "# here")
+    assert cause in finding.message, finding.message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "for i in range(n):\n    f(x, tf.constant(i))",
+        "for i in range(n):\n    t = tf.constant(float(i))\n    f(x, t)",
+        "for i in range(n):\n    i = tf.cast(i, tf.float32)\n    f(x, i)",
+        "for b in batches:\n    f(b, 1.0)",
+        "for i in range(n):\n    f(x, i == 0)",
+        "for i in range(n):\n    f(x, i % 2)",
+        "for i in range(n):\n    f(x, training=i > 3)",
+        "for mode in ('train', 'eval'):\n    f(x, mode)",
+        "for i in range(3):\n    f(x, i)",
+        "for i in range(n):\n    f(x * i, 2)",
+        "for i in range(n):\n    s(x, i)",
+        "for i in range(n):\n    r(tf.zeros([i, 2]), 1)\n    r(np.zeros((i, 2)), 1)",
+        "@tf.function\ndef outer(x):\n    for i in range(n):\n        x = f(x, i)\n    return x",
+        "for i in range(n):\n    h(x, i)",
+        "xs = []\nfor i in range(n):\n    xs = []\n    xs.append(x)\n    f(x, xs)",
+    ],
+)
+def test_gl501_silent(source, body):
+    path = source(
+        "n = 50\nx = tf.ones([2])\nbatches = [x] * 9\n\n@tf.function\ndef f(a, b=None, training=False):\n    return a\n\n"
+        "@tf.function(input_signature=[tf.TensorSpec([2]), tf.TensorSpec([], tf.int32)])\ndef s(a, b):\n    return a\n\n"
+        "@tf.function(reduce_retracing=True)\ndef r(a, b):\n    return a\n\n"
+        "def h(a, b):\n    return a\n\n" + body + "\n"
+    )
+    assert static(path) == []
+
+
+def test_gl501_through_tf_function_of_a_def_and_a_method_of_a_stored_model(source):
+    path = source(
+        """
+        def update(x, k):
+            return x * k
+
+        fast_update = tf.function(update)
+
+        class Net(tf.keras.Model):
+            @tf.function
+            def train_step(self, x, epoch):
+                return x * epoch
+
+        class Loop:
+            def __init__(self):
+                self.net = Net()
+                self.apply = tf.function(self.scale)
+
+            def scale(self, x, k):
+                return x * k
+
+            def fit(self, x):
+                for epoch in range(40):
+                    self.net.train_step(x, epoch)  # decorated method
+                    self.apply(x, epoch)  # wrapped method
+                    fast_update(x, epoch)  # wrapped def
+        """
+    )
+    found = {f.location.line: f for f in static(path)}
+    lines = [line_of(path, f"# {what}") for what in ("decorated method", "wrapped method", "wrapped def")]
+    assert set(found) == set(lines)
+    assert "`Net.train_step()`" in found[lines[0]].message and "`epoch` is the loop variable" in found[lines[0]].message
+    assert "`Loop.scale()`" in found[lines[1]].message and "`k` is" in found[lines[1]].message
+    assert "`update()`" in found[lines[2]].message and "`k` is" in found[lines[2]].message
+
+
+def test_gl501_silent_inside_a_keras_train_step_override(source):
+    path = source(
+        """
+        class Net(tf.keras.Model):
+            @tf.function
+            def blend(self, y, k):
+                return y * k
+
+            def train_step(self, data):
+                for k in range(10):
+                    data = self.blend(data, k)
+                return {}
+        """
+    )
+    assert static(path) == []
+
+
+# -- GL502 across calls ----------------------------------------------------------------------
+def test_gl502_names_the_calling_line_and_the_loop(source):
+    path = source(
+        """
+        def predict(x):
+            @tf.function  # here
+            def fast(v):
+                return v * 2
+            return fast(x)
+
+        for request in range(100):  # loop
+            predict(tf.ones([2]))  # call
+        """
+    )
+    (finding,) = static(path)
+    assert finding.location.line == line_of(path, "# here")
+    assert "is called in a loop" in finding.message
+    assert [r.location.line for r in finding.related] == [line_of(path, "# call"), line_of(path, "# loop")]
+
+
+def test_gl502_through_a_chain_of_calls(source):
+    path = source(
+        """
+        def inner(x):
+            return tf.function(lambda v: v)(x)  # here
+
+        def outer(x):
+            return inner(x)
+
+        for i in range(10):
+            outer(x=tf.ones([2]))
+        """
+    )
+    assert pairs(static(path)) == {("GL502", line_of(path, "# here"))}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def make():\n    @tf.function\n    def f(x):\n        return x\n    return f\n\nstep = make()",
+        "@tf.function\ndef outer(x):\n    for _ in range(10):\n        x = tf.function(tf.identity)(x)\n    return x",
+        "def make():\n    return tf.function(lambda v: v)\n\n@tf.function\ndef outer(x):\n    for _ in range(10):\n        x = make()(x)\n    return x",
+        "for mode in ('train', 'eval'):\n    f = tf.function(lambda v: v)",
+        "def make():\n    return tf.function(lambda v: v)\n\nfor i in range(2):\n    make()",
+    ],
+)
+def test_gl502_silent(source, body):
+    assert static(source(body + "\n")) == []
