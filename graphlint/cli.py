@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import textwrap
@@ -83,13 +84,62 @@ class _Main(click.Group):
         except click.Abort:
             click.echo("graphlint: aborted", err=True)
             sys.exit(130)
+        except Exception as exc:  # graphlint's own failure: exit 2, never 1 (that is "findings")
+            _internal_error(exc)
+        try:
+            sys.stdout.flush()  # `>/dev/full`: said now, as one line, not at interpreter exit
+        except (OSError, ValueError) as exc:
+            _internal_error(exc)
+        except AttributeError:  # stdout closed at start (`>&-`): None
+            pass
         sys.exit(status if isinstance(status, int) else EXIT_OK)
+
+
+#: ``GRAPHLINT_TRACEBACK=1`` (or ``graphlint --verbose``): an internal error shows its traceback.
+TRACEBACK_ENV = "GRAPHLINT_TRACEBACK"
+_OUTPUT_ERRORS = {errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF}
+
+
+def _internal_error(exc: BaseException) -> "NoReturn":  # noqa: F821
+    """One line and exit 2; the traceback only on request, so CI tells a crash from findings."""
+    if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRORS and exc.filename is None:
+        message = f"cannot write the output: {exc.strerror}"
+        _abandon_stdout()
+    else:
+        message = (
+            f"internal error: {type(exc).__name__}: {exc} (run with --verbose or "
+            f"{TRACEBACK_ENV}=1 for the traceback, and report it)"
+        )
+    if _VERBOSE or os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
+        import traceback
+
+        try:
+            traceback.print_exception(exc, file=sys.stderr)
+        except (AttributeError, OSError, ValueError):
+            pass
+    _fail(message.replace("\n", " "))
+
+
+def _abandon_stdout() -> None:
+    """Point a failed stdout at /dev/null: its unwritten buffer must not fail again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+_VERBOSE = False
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="graphlint")
-def main():
+@click.option("--verbose", is_flag=True, help="Show graphlint's own traceback if it fails.")
+def main(verbose=False):
     """Find graph-construction anti-patterns in TensorFlow programs."""
+    global _VERBOSE
+    _VERBOSE = verbose
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -167,7 +217,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         check_rule_options(config, rules)
         if output:
             _check_writable(output)
-        files = collect(list(paths) or ["."], config)
+        files = collect(list(paths) or ["."], config, warn=lambda m: click.echo(m, err=True))
     except ConfigError as exc:
         _fail(str(exc))
     static = [
@@ -175,14 +225,14 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         for code, cls in rules.items()
         if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
     ]
-    if sys.stderr.isatty() and len(files) >= 200:
+    if sys.stderr is not None and sys.stderr.isatty() and len(files) >= 200:
         with click.progressbar(length=len(files), label="graphlint check", file=sys.stderr) as bar:
             results = check_files(files, static, config, jobs=jobs, progress=bar.update)
     else:
         results = check_files(files, static, config, jobs=jobs)
     findings = [f for r in results for f in r.findings]
     if fix:
-        fixed = apply_fixes(results)
+        fixed = apply_fixes(results, warn=lambda m: click.echo(m, err=True))
         if fixed:
             findings = [f for f in findings if (f.location.path, f.code, f.location.line) not in fixed]
             n_files = len({p for p, _, _ in fixed})
@@ -213,7 +263,7 @@ def _emit(findings, fmt, output, rules, statistics, stream) -> None:
 
     color = fmt == "text" and not output and use_color(stream)
     text = render(fmt, findings, rules, statistics=statistics, color=color)
-    sys.stdout.flush()
+    _flush(sys.stdout)
     if output:
         try:
             # a non-UTF-8 file name (surrogate-escaped) is written escaped, never a crash
@@ -222,11 +272,34 @@ def _emit(findings, fmt, output, rules, statistics, stream) -> None:
         except OSError as exc:
             _fail(f"cannot write --output {output}: {exc.strerror}")
     else:
-        try:
-            stream.write(text)
-        except UnicodeEncodeError:  # a non-UTF-8 file name on a strict stdout: escaped, no crash
-            stream.write(text.encode(stream.encoding or "utf-8", "backslashreplace").decode(stream.encoding or "utf-8"))
+        _write_report(text, stream)
+
+
+def _flush(stream) -> bool:
+    try:
         stream.flush()
+        return True
+    except (AttributeError, OSError, ValueError):  # None, closed, or its device gone
+        return False
+
+
+def _write_report(text: str, stream) -> None:
+    """To ``stream``, else (closed: ``>&-``) to the other standard stream: never lost silently."""
+    fallback = sys.__stderr__ if stream is not sys.__stderr__ else sys.__stdout__
+    for target in (stream, fallback):
+        if target is None or getattr(target, "closed", False):
+            continue
+        try:
+            try:
+                target.write(text)
+            except UnicodeEncodeError:  # a non-UTF-8 file name on a strict stream: escaped
+                encoding = target.encoding or "utf-8"
+                target.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            target.flush()
+            return
+        except (OSError, ValueError) as exc:
+            if target is fallback or getattr(exc, "errno", None) not in (errno.EBADF, None):
+                raise
 
 
 @main.command("rules")

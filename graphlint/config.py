@@ -44,8 +44,12 @@ class Config:
         return ignored < 0 or chosen > ignored
 
     def ignored_for_path(self, code: str, path: str) -> bool:
-        rel = os.path.relpath(path, self.root) if os.path.isabs(path) else path
-        rel = rel.replace(os.sep, "/")
+        # relative to the configuration's folder, however the path was given (``./ign/x.py``
+        # from a walk of ``.``, ``x.py`` from a subdirectory)
+        try:
+            rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        except ValueError:  # another drive (Windows)
+            rel = path.replace(os.sep, "/")
         for pattern, codes in self.per_file_ignores.items():
             if _path_matches(rel, pattern) and _longest_match(code, codes) >= 0:
                 return True
@@ -106,8 +110,7 @@ def load(path: str | None = None, *, start: str = ".", explicit: bool = False) -
         if path is None:
             return Config()
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        data = tomllib.loads(_read_config(path).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except IsADirectoryError:
@@ -117,10 +120,34 @@ def load(path: str | None = None, *, start: str = ".", explicit: bool = False) -
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"invalid TOML in {path}: {exc}") from None
     if os.path.basename(path) == "pyproject.toml" or "tool" in data:
-        section = data.get("tool", {}).get("graphlint", {})
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"`tool` must be a table like [tool.graphlint] in {path}")
+        section = tool.get("graphlint", {})
     else:
         section = data.get("graphlint", data)
     return from_mapping(section, source=path, root=os.path.dirname(os.path.abspath(path)))
+
+
+#: A configuration file is a few hundred bytes; anything this large is not one.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _read_config(path: str) -> bytes:
+    """The file's bytes: only a regular file is read (a FIFO would block, ``/dev/zero`` never
+    end), and never more than :data:`MAX_CONFIG_BYTES`."""
+    import stat
+
+    if os.path.isdir(path):
+        raise IsADirectoryError(path)
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"config {path} is not a regular file")
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a configuration file")
+    return data
 
 
 def from_mapping(section: Any, *, source: str | None = None, root: str | None = None) -> Config:

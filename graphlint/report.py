@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from typing import Callable, Iterable
 
@@ -44,16 +45,17 @@ def text(
     lines = []
     for f in findings:
         loc = f.location
-        test = f" [{f.test_id}]" if f.test_id else ""
+        test = f" [{_printable(f.test_id)}]" if f.test_id else ""
         style = _RED if f.severity.value == "error" else _YELLOW
         lines.append(
-            f"{paint(loc.display_path(), _BOLD)}:{loc.where}:{loc.column}: {paint(f.code, style)} {f.message}"
-            f"{_count_suffix(f)}{test}"
+            f"{paint(_printable(loc.display_path()), _BOLD)}:{loc.where}:{loc.column}: {paint(f.code, style)} "
+            f"{_printable(f.message)}{_count_suffix(f)}{test}"
         )
         for rel in f.related:
-            lines.append(f"    {paint(rel.location.display_path(), _CYAN)}:{rel.location.where}: {rel.message}")
+            path = _printable(rel.location.display_path())
+            lines.append(f"    {paint(path, _CYAN)}:{rel.location.where}: {_printable(rel.message)}")
         if f.fix:
-            lines.append(f"    fix: {f.fix}")
+            lines.append(f"    fix: {_printable(f.fix)}")
     if statistics and findings:
         lines.append("")
         names = {f.code: f.name for f in findings}
@@ -61,6 +63,17 @@ def text(
             lines.append(f"{n:5d}\t{paint(code, _BOLD)}\t{names[code]}")
     lines.append(_summary(findings))
     return "\n".join(lines) + "\n"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _printable(value: str) -> str:
+    """Control characters escaped (``\\n``, ``\\x1b``): a newline in a file name or a
+    checkpoint path cannot forge a finding line, an escape sequence never reaches the terminal."""
+    if not _CONTROL.search(value):
+        return value
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], value)
 
 
 def _statistics(findings: list[Finding]) -> dict[str, int]:
@@ -130,7 +143,7 @@ def _uri(path: str) -> str:
     from urllib.parse import quote
 
     # the file name's own bytes (a non-UTF-8 name arrives surrogate-escaped), percent-encoded
-    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/:._-~")
+    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/._-~")  # a colon would read as a scheme (`a:b.py`)
 
 
 def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:

@@ -13,6 +13,7 @@ import io
 import multiprocessing
 import os
 import re
+import stat
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -26,13 +27,11 @@ from graphlint.static.module import Edit, Module
 MAX_BYTES = 10 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Only files that import TensorFlow or Keras can match a rule; the others are only parsed.
-_PUBLIC = rb"(?:tensorflow(?:\.(?:compat|keras)\b[\w.]*)?|keras(?!\.src\b)[\w.]*|tf_keras[\w.]*)"
-_RELEVANT = re.compile(
-    rb"^[ \t]*(?:import[ \t][^\n#]*?\b" + _PUBLIC + rb"[ \t]*(?:,|as\b|$|#|;|\\)"
-    rb"|from[ \t]+" + _PUBLIC + rb"[ \t]+import\b)",
-    re.M,
-)
+#: Only files that name TensorFlow or Keras can match a rule; the others are only parsed.
+#: Never stricter than the parser: any line ending, BOM, ``;``, ``\f``, ``if ...:`` or
+#: backslash continuation before the import, and identifiers the parser normalises (NFKC, so
+#: any non-ASCII byte) or a source in another encoding (a coding cookie) count as relevant.
+_RELEVANT = re.compile(rb"tensorflow|keras|[\x80-\xff]|coding[:=]")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 _FILE_NOQA = re.compile(
     r"^[ \t]*#[ \t]*graphlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?[ \t]*$",
@@ -159,11 +158,16 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config) -> FileR
 
 def _check(path: str, rules: list[type], config: Config, result: FileResult) -> list[Finding]:
     try:
-        size = os.stat(path).st_size
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
+            return [syntax_error(path, "cannot read the file: not a regular file")]
+        size = st.st_size
         if size > MAX_BYTES:
             return [syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:  # it grew since the stat
+            return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
     except OSError as exc:
         return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     if b"\0" in data:
@@ -267,10 +271,12 @@ def _size(path: str) -> int:
 
 
 # -- fixes ---------------------------------------------------------------------------------
-def apply_fixes(results: list[FileResult]) -> set[tuple[str, str, int]]:
+def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int]]:
     """Write each file's edits; return the (path, code, line) of the findings fixed.
 
     A file changed since it was checked is left alone. Overlapping edits: the first wins.
+    A file that cannot be written (read-only, a full disk) is left whole and ``warn`` says so;
+    the others are still fixed.
     """
     fixed = set()
     for result in results:
@@ -278,7 +284,7 @@ def apply_fixes(results: list[FileResult]) -> set[tuple[str, str, int]]:
             continue
         try:
             with open(result.path, "rb") as fh:
-                data = fh.read()
+                data = fh.read(MAX_BYTES + 1)
         except OSError:
             continue
         if hashlib.sha256(data).hexdigest() != result.digest:
@@ -292,10 +298,35 @@ def apply_fixes(results: list[FileResult]) -> set[tuple[str, str, int]]:
                 last_end = max(edit.end, edit.start + 1)
         for edit in reversed(chosen):
             text = text[: edit.start] + edit.replacement + text[edit.end :]
-        out = text.encode(result.encoding)
-        if result.encoding == "utf-8-sig":
-            pass  # the codec writes the BOM back
-        with open(result.path, "wb") as fh:
-            fh.write(out)
+        out = text.encode(result.encoding)  # utf-8-sig: the codec writes the BOM back
+        try:
+            _replace_file(result.path, out)
+        except OSError as exc:
+            if warn is not None:
+                warn(f"graphlint: cannot fix {result.path}: {exc.strerror or exc} (left unchanged)")
+            continue
         fixed |= {(result.path, e.code, e.line) for e in chosen}
     return fixed
+
+
+def _replace_file(path: str, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside the real file, then rename it over: a write
+    that fails midway leaves the file whole. A read-only file is not written."""
+    import tempfile
+
+    target = os.path.realpath(path)  # a symlink stays a symlink
+    if not os.access(target, os.W_OK):
+        raise PermissionError(13, "Permission denied", path)
+    mode = os.stat(target).st_mode
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, stat.S_IMODE(mode))
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -29,7 +29,33 @@ SUFFIXES = (".py",)
 
 
 def _spec(lines) -> pathspec.PathSpec:
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    """A spec of valid patterns; raises ValueError naming the first invalid one."""
+    lines = list(lines)
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        spec.match_file("x")  # some patterns only fail when their regex is compiled
+    except Exception as exc:  # pathspec's own errors, re.error: the pattern is at fault
+        bad = next((line for line in lines if not _valid(line)), None)
+        raise ValueError(f"invalid pattern {bad!r}" if bad is not None else str(exc)) from None
+    return spec
+
+
+def _valid(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line]).match_file("x")
+    except Exception:
+        return False
+    return True
+
+
+def _lenient_spec(lines) -> pathspec.PathSpec:
+    """A ``.gitignore``'s spec: invalid lines are left out, as git itself ignores them."""
+    try:
+        return _spec(lines)
+    except ValueError:
+        return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
+
+
 
 
 @dataclass
@@ -58,7 +84,7 @@ def _read_spec(path: str) -> pathspec.PathSpec | None:
             lines = fh.read().splitlines()
     except OSError:
         return None
-    return _spec(lines) if any(line.strip() and not line.startswith("#") for line in lines) else None
+    return _lenient_spec(lines) if any(line.strip() and not line.startswith("#") for line in lines) else None
 
 
 def git_root(path: str) -> str | None:
@@ -98,9 +124,14 @@ def _git_ignores(directory: str) -> _Ignores | None:
     return ignores
 
 
-def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True) -> list[str]:
-    """The files to check, in a stable order, each once. Raises ConfigError for a missing path."""
-    exclude = _spec(config.exclude) if config.exclude else None
+def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True, warn=None) -> list[str]:
+    """The files to check, in a stable order, each once. Raises ConfigError for a missing path
+    or an invalid ``exclude`` pattern; ``warn`` hears of directories that cannot be read."""
+    try:
+        exclude = _spec(config.exclude) if config.exclude else None
+    except ValueError as exc:
+        where = f" in {config.source}" if config.source else ""
+        raise ConfigError(f"exclude: {exc}{where}") from None
     root = config.root
 
     def excluded(path: str, is_dir: bool) -> bool:
@@ -122,7 +153,9 @@ def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True)
 
     for given in paths:
         path = os.path.normpath(given)
-        if os.path.isfile(path):
+        if os.path.lexists(path) and not os.path.isdir(path):
+            # a file named by the user, regular or not: the engine reads only regular files
+            # and says so (GL001) for a FIFO or a device
             if not excluded(path, False):
                 add(path)
             continue
@@ -133,25 +166,36 @@ def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True)
         ignores = _git_ignores(path) if respect_gitignore else None
         if ignores is not None and ignores.ignored(os.path.abspath(path), True):
             ignores = None  # the user asked for this directory by name
-        _walk(path, ignores, excluded, add)
+        _walk(path, ignores, excluded, add, warn)
     return found
 
 
-def _walk(top: str, ignores: _Ignores | None, excluded, add) -> None:
+def _walk(top: str, ignores: _Ignores | None, excluded, add, warn=None) -> None:
     stack = [(top, ignores)]
+    visited: set[str] = set()  # real paths: links back up the tree (or two to `.`) end here
     while stack:
         directory, ign = stack.pop()
+        real = os.path.realpath(directory)
+        if real in visited:
+            continue
+        visited.add(real)
         if ign is not None and directory != top:
             ign = ign.with_dir(os.path.abspath(directory))
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            if warn is not None:
+                warn(f"graphlint: warning: cannot read directory {directory}: {exc.strerror or exc} (skipped)")
             continue
         subdirs = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir()
+                is_file = not is_dir and entry.is_file()  # a FIFO or a device is never read
             except OSError:
+                continue
+            if not is_dir and not is_file:
                 continue
             if is_dir:
                 if entry.name in DEFAULT_EXCLUDE or excluded(entry.path, True):
