@@ -9,11 +9,13 @@ from __future__ import annotations
 import ast
 from typing import Iterable, NamedTuple
 
+from graphlint.findings import Location
+
 
 class Hit(NamedTuple):
     node: ast.AST  # the line reported
     message: str
-    related: tuple = ()  # (node, text) pairs
+    related: tuple = ()  # (node, text) pairs; a Location instead of a node: another file
 
 
 def report_hits(rule, module, hits: Iterable[Hit]) -> None:
@@ -27,5 +29,5 @@ def report_hits(rule, module, hits: Iterable[Hit]) -> None:
         rule.report(
             hit.message,
             module.location(hit.node),
-            related=[(module.location(node), text) for node, text in hit.related],
+            related=[(where if isinstance(where, Location) else module.location(where), text) for where, text in hit.related],
         )

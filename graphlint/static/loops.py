@@ -1,44 +1,292 @@
-"""Ops built inside the loop that runs a session (GL102)."""
+"""Ops built inside the loop that runs a session (GL102).
+
+A *run loop* is a loop whose body runs a session. Every op built in it is built again at each
+step: an op-building call (``tf.assign``), a method that builds ops on a variable
+(``v.assign(x)``, ``optimizer.lr.assign(lr)``), an operator on a tensor (``x = x + 1``), or a
+call of the user's function — in this file or in a module of the checked tree — that builds
+ops. A function that runs a session and builds ops, and runs per call (``agent.learn()``
+called at every step), is reported at those ops. A function with a run loop of its own is a
+whole run: a loop calling it is a sweep, not a run loop.
+
+Not reported: ops under the iteration's own ``as_default()`` graph or a first-time guard
+(``if op is None:``), ``get_variable`` under ``reuse=True`` (no op), a variable assigned in
+the loop itself (a weight load, one op per variable), and loops that the source says run
+fewer times than the runtime's ``min-repeats``.
+"""
 
 from __future__ import annotations
 
 import ast
 
+from graphlint.static import project
 from graphlint.static.hits import Hit
+from graphlint.static.module import guarded
+from graphlint.static.rebuilds import rebuilds
 from graphlint.static.tfapi import builds_ops, is_minimize
+from graphlint.static.variables import reusing
+
+#: Methods of TF1 variables that add an op to the graph at every call.
+ASSIGN_METHODS = frozenset(
+    {
+        "assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
+        "scatter_mul", "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update",
+        "scatter_nd_add", "scatter_nd_sub", "batch_scatter_update", "count_up_to",
+    }
+)
+_ASSIGN_APIS = frozenset(
+    {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
+)
+_DEPTH = 3  # how deep calls of the user's functions are followed
 
 
-def first_time_guard(test) -> bool:
-    """``if step == 0:``, ``if op is None:``, ``if not built:`` — built once, not every step."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
-        periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        return not periodic
-    return False
-
-
-def ops_in_run_loops(module) -> list:
-    """The op-building calls in loops whose body runs a session."""
-    found, seen = [], set()
-    for loop in module.loops:
-        if loop.resets_state() or not any(module.is_session_run(c) for c in loop.calls):
-            continue
-        for call in loop.calls:
-            if id(call.node) in seen or not (builds_ops(call.name) or is_minimize(module, call)):
-                continue
-            if any(w.is_as_default for w in loop.inner_withs(call)):
-                continue  # built into a graph of this iteration's own
-            if any(first_time_guard(node.test) for node, _ in loop.inner_ifs(call)):
-                continue
-            seen.add(id(call.node))
-            found.append(call)
+def _bound_in(module, loop) -> set:
+    """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
+    key = ("bound", id(loop.node))
+    found = module.cache.get(key)
+    if found is None:
+        found = set()
+        for node in ast.walk(loop.node):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                found.add("." + node.attr)
+        module.cache[key] = found
     return found
 
 
+def _root(expr):
+    """The name an expression hangs from: ``v`` for ``v``, ``.lr`` for ``self.lr``."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        if isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            return "." + expr.attr
+        return _root(expr.value)
+    return None
+
+
+def builds_op(module, call) -> bool:
+    """Whether this call adds an op to the default graph each time it runs."""
+    if call.under_graph_default() or guarded(call.ifs):
+        return False
+    if builds_ops(call.name):
+        return not reusing(module, call) and call.api != "train.get_or_create_global_step"
+    if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
+        return True
+    return is_minimize(module, call)
+
+
+def _per_variable(module, loop, call) -> bool:
+    """An assignment to a variable the loop itself binds: a weight load, once per variable."""
+    if call.method in ASSIGN_METHODS and call.name is None:
+        target = call.receiver
+    elif call.api in _ASSIGN_APIS and call.node.args:
+        target = call.node.args[0]
+    else:
+        return False
+    root = _root(target)
+    return root is not None and root in _bound_in(module, loop)
+
+
+def _summary(module, fn, depth=0, seen=None) -> tuple:
+    """``(op calls, runs a session)`` of a user's function, following its calls of the user's
+    functions ``_DEPTH`` deep. Op calls are ``(module, CallSite)`` pairs."""
+    key = ("summary", id(fn))
+    cached = module.cache.get(key)
+    if cached is not None:
+        return cached
+    seen = seen or set()
+    if id(fn) in seen or depth > _DEPTH:
+        return (), False
+    seen = seen | {id(fn)}
+    ops, runs = [], False
+    if not fn.resets_state():
+        for call in fn.calls:
+            if module.is_session_run(call):
+                runs = True
+            elif builds_op(module, call):
+                ops.append((module, call))
+            elif not guarded(call.ifs) and not call.under_graph_default():
+                found = project.resolve_function(module, call)
+                if found is not None:
+                    inner_ops, inner_runs = _summary(found[0], found[1], depth + 1, seen)
+                    ops.extend(inner_ops[:3])
+                    runs = runs or inner_runs
+    result = (tuple(ops), runs)
+    if depth == 0:
+        module.cache[key] = result
+    return result
+
+
+def has_run_loop(module, fn) -> bool:
+    """Whether ``fn`` has a loop of its own that runs a session: a whole run (a training or an
+    evaluation), so the loop that calls it is a sweep of runs, not a run loop."""
+    key = ("run-loop", id(fn))
+    found = module.cache.get(key)
+    if found is None:
+        found = any(
+            loop.scope is fn and not loop.is_comprehension and any(module.is_session_run(c) for c in loop.calls)
+            for loop in module.loops
+        )
+        module.cache[key] = found
+    return found
+
+
+def _runs(module, loop) -> bool:
+    if loop.is_comprehension:
+        return False  # one pass over a collection, not a run loop (its outer loop may be one)
+    return any(module.is_session_run(call) for call in loop.calls)
+
+
+def _repeats(module, call, options) -> bool:
+    """Whether the loops around ``call`` can run it ``min-repeats`` times."""
+    total = 1
+    for loop in call.loops:
+        n = loop.count()
+        if n is None:
+            return True
+        total *= n
+    if total >= options.get("min-repeats", 3):
+        return True
+    return call.scope is not None and module.per_call(call.scope) is not None
+
+
+def _tensors(module, scope) -> set:
+    """Names in a function (or the module body) bound only to tensors: op-building calls and
+    operators on such names."""
+    key = ("tensors", id(scope))
+    found = module.cache.get(key)
+    if found is not None:
+        return found
+    body = scope.node.body if scope is not None else module.tree.body
+    kinds: dict[str, set] = {}
+    assigns = []
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assigns.append((node.targets[0].id, node.value))
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                assigns.append((node.target.id, node))
+            elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
+                target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+                for name in ast.walk(target) if target is not None else ():
+                    if isinstance(name, ast.Name):
+                        kinds.setdefault(name.id, set()).add("other")
+    for name, value in assigns:
+        if isinstance(value, ast.Call):
+            kind = "tensor" if builds_ops(module.bindings.resolve(value.func)) else "other"
+        elif isinstance(value, (ast.BinOp, ast.AugAssign, ast.UnaryOp)):
+            kind = "op"
+        else:
+            kind = "other"
+        kinds.setdefault(name, set()).add(kind)
+    found = {name for name, k in kinds.items() if "tensor" in k and "other" not in k}
+    module.cache[key] = found
+    return found
+
+
+def _tensor_operators(module, loop) -> list:
+    """``x = x + 1`` and friends on a tensor, directly in a run loop's body (first-time guards
+    and the iteration's own graph excluded). Returns the ``ast`` nodes, one per line."""
+    if loop.is_comprehension:
+        return []
+    tensors = _tensors(module, loop.scope)
+    if not tensors:
+        return []
+    out, lines = [], set()
+    stack = [(stmt, ()) for stmt in loop.node.body]
+    while stack:
+        node, ifs = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") == "as_default"
+            for i in node.items
+        ):
+            continue
+        if isinstance(node, ast.If):
+            stack.append((node.test, ifs))
+            stack.extend((s, ifs + ((node, "body"),)) for s in node.body)
+            stack.extend((s, ifs + ((node, "orelse"),)) for s in node.orelse)
+            continue
+        operands = ()
+        if isinstance(node, ast.BinOp):
+            operands = (node.left, node.right)
+        elif isinstance(node, ast.AugAssign):
+            operands = (node.target,)
+        if any(isinstance(o, ast.Name) and o.id in tensors for o in operands) and not any(
+            isinstance(o, ast.Constant) and isinstance(o.value, str) for o in operands
+        ):
+            if not guarded(ifs) and node.lineno not in lines:
+                lines.add(node.lineno)
+                out.append(node)
+            continue
+        stack.extend((child, ifs) for child in ast.iter_child_nodes(node))
+    return out
+
+
 def op_in_run_loop(module, options: dict) -> list[Hit]:
-    """GL102's static form."""
-    return [
-        Hit(call.node, f"`{call.api}()` adds ops to the graph on every step of a loop that runs a session")
-        for call in ops_in_run_loops(module)
-    ]
+    """GL102's static form (see the module docstring)."""
+    cached = module.cache.get("GL102")
+    if cached is not None:
+        return cached
+    rebuilt = {id(r.function) for r in rebuilds(module)}
+    by_line: dict[int, list] = {}  # line -> [first node, op names, related, why]
+    done = set()
+    every_step = "on every step of a loop that runs a session"
+
+    def add(node, what, related=(), why=every_step):
+        entry = by_line.setdefault(node.lineno, [node, [], [], why])
+        if what not in entry[1]:
+            entry[1].append(what)
+        entry[2].extend(related)
+
+    for loop in module.loops:
+        if loop.resets_state() or not _runs(module, loop):
+            continue
+        for call in loop.calls:
+            if id(call.node) in done or not _repeats(module, call, options):
+                continue
+            inner = loop.inner_ifs(call)
+            if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(inner):
+                continue
+            if builds_op(module, call):
+                if _per_variable(module, loop, call):
+                    continue
+                done.add(id(call.node))
+                add(call.node, f"`{call.api or call.method}()`")
+                continue
+            found = project.resolve_function(module, call)
+            if found is None or (found[0] is module and id(found[1]) in rebuilt) or has_run_loop(*found):
+                continue
+            ops, runs = _summary(*found)
+            if ops and not (runs and found[0] is module and module.per_call(found[1]) is not None):
+                done.add(id(call.node))
+                first_module, first = ops[0]
+                where = first_module.location(first.node) if first_module is not module else first.node
+                add(call.node, f"`{found[1].name}()`", [(where, "it builds ops here")])
+        for node in _tensor_operators(module, loop):
+            add(node, "an operator on a tensor")
+    # a function that runs a session, builds ops and runs per call: at its ops
+    for fn in module.functions:
+        if id(fn) in rebuilt or fn.resets_state() or has_run_loop(module, fn):
+            continue
+        ops, runs = _summary(module, fn)
+        direct = [c for m, c in ops if m is module and c.scope is fn and not c.loops]
+        if not direct or not any(module.is_session_run(c) for c in fn.calls):
+            continue
+        why = module.per_call(fn)
+        if why is None:
+            continue
+        related = [(why.site.node, "called here")] if why.site else []
+        for call in direct:
+            if id(call.node) not in done:
+                done.add(id(call.node))
+                add(call.node, f"`{call.api or call.method}()`", related, f"each time {fn.display} runs: it {why.text}")
+    hits = []
+    for line in sorted(by_line):
+        node, whats, related, why = by_line[line]
+        verb = "adds ops" if len(whats) == 1 else "add ops"
+        hits.append(Hit(node, f"{', '.join(whats)} {verb} to the graph {why}", tuple(related[:3])))
+    module.cache["GL102"] = hits
+    return hits

@@ -95,6 +95,50 @@ class Loop:
         """Whether each iteration starts from a fresh graph (or Keras state)."""
         return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
 
+    def count(self) -> int | None:
+        """How many times the body runs, when the source says so (a literal list, ``range(3)``)."""
+        node = self.node
+        it = node.generators[0].iter if isinstance(node, _COMPS) else getattr(node, "iter", None)
+        return literal_count(it)
+
+
+def literal_count(it) -> int | None:
+    """The number of items of a literal iterable (``[a, b]``, ``range(2)``, ``enumerate((a, b))``)."""
+    if isinstance(it, (ast.List, ast.Tuple, ast.Set)):
+        return None if any(isinstance(e, ast.Starred) for e in it.elts) else len(it.elts)
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords:
+        args = it.args
+        if it.func.id == "range" and 1 <= len(args) <= 2 and all(
+            isinstance(a, ast.Constant) and type(a.value) is int for a in args
+        ):
+            return max(0, args[-1].value - (args[0].value if len(args) == 2 else 0))
+        if it.func.id in ("enumerate", "reversed", "sorted") and len(args) == 1:
+            return literal_count(args[0])
+        if it.func.id == "zip" and args:
+            counts = [literal_count(a) for a in args]
+            known = [c for c in counts if c is not None]
+            return min(known) if known else None
+    return None
+
+
+def first_time_guard(test) -> bool:
+    """``if step == 0:``, ``if op is None:``, ``if not built:`` — done once, not every time."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
+        periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
+        return not periodic
+    if isinstance(test, ast.BoolOp):
+        return any(first_time_guard(v) for v in test.values) if isinstance(test.op, ast.And) else all(
+            first_time_guard(v) for v in test.values
+        )
+    return False
+
+
+def guarded(ifs) -> bool:
+    """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
+    return any(branch == "body" and first_time_guard(node.test) for node, branch in ifs)
+
 
 @dataclass(eq=False)
 class CallSite:
@@ -313,8 +357,8 @@ class Module:
             reason = Reason("is a per-call method of a long-lived object")
         else:
             for site in fn.callers:
-                if self.isolated(site):
-                    continue
+                if self.isolated(site) or guarded(site.ifs):
+                    continue  # its own graph; or get-or-create: made once
                 if site.loops:
                     reason = Reason(f"is called in a loop (line {site.line})", site)
                     break
@@ -561,8 +605,11 @@ class Module:
                 scope = site.scope
                 while scope is not None and target is None:
                     target = scope.children.get(func.id)
+                    if target is not None and (id(scope), func.id) in self._origins:
+                        target = None  # the name is bound again (``f = wrap(f)``): not that def
+                        break
                     scope = scope.parent
-                if target is None and func.id not in self.bindings.names:
+                if target is None and func.id not in self.bindings.names and (None, func.id) not in self._origins:
                     target = self.module_functions.get(func.id)
                     if target is None and func.id in self.classes:
                         site.local_class = self.classes[func.id]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphlint.static.hits import Hit
-from graphlint.static.module import ONCE_METHODS
+from graphlint.static.module import ONCE_METHODS, guarded
 from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 
 
@@ -34,27 +34,47 @@ def rebuilds(module) -> list[Rebuild]:
         builds = [c for c in free if builds_model(c.name) or is_minimize(module, c)]
         if not builds:
             continue
-        callers = module.repeated_callers(fn)
+        callers = [s for s in module.repeated_callers(fn) if not guarded(s.ifs)]
         reason = None
         if any(module.is_session_run(c) for c in fn.calls):
             why = module.per_call(fn)
+            same = _same_path(callers)
             if why is not None:
                 reason, sites = why.text, ([why.site] if why.site else []) + callers
-            elif len(callers) >= 2:
-                reason, sites = f"is called {len(callers)} times", callers
+            elif len(same) >= 2:
+                reason, sites = f"is called {len(same)} times, and each call runs the model it built", same
         elif any(c.api in PLACEHOLDERS for c in builds) and any(
             builds_ops(c.name) and c.api not in PLACEHOLDERS for c in free
         ):
-            in_loop = next((s for s in callers if s.loops), None)
+            in_loop = next((s for s in callers if s.loops and _repeats(s)), None)
             if in_loop is not None:
                 reason, sites = f"is called in a loop (line {in_loop.line})", callers
-            elif len(callers) >= 2:
-                reason, sites = f"is called {len(callers)} times", callers
         if reason is not None:
             unique = list({id(s): s for s in sites}.values())
             found.append(Rebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique))
     module.cache["rebuilds"] = found
     return found
+
+
+def _same_path(callers) -> list:
+    """The largest group of call sites in one function (or the module body): a build repeated
+    on one path. Call sites in different functions (two tests, ``build()`` and
+    ``build_for_tpu()``) are alternatives, each used once."""
+    groups: dict = {}
+    for site in callers:
+        groups.setdefault(id(site.scope), []).append(site)
+    return max(groups.values(), key=len, default=[])
+
+
+def _repeats(site) -> bool:
+    """A loop around the call that runs more than once, as far as the source tells."""
+    total = 1
+    for loop in site.loops:
+        n = loop.count()
+        if n is None:
+            return True
+        total *= n
+    return total >= 2
 
 
 def graph_rebuilt(module) -> list[Hit]:

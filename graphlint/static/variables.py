@@ -10,7 +10,31 @@ from graphlint.static.rebuilds import rebuilds
 _CATCHES_VALUE_ERROR = frozenset({"ValueError", "Exception", "BaseException"})
 
 
+def reusing(module, call) -> bool:
+    """``get_variable`` that shares an existing variable (a ``reuse=True``/``AUTO_REUSE``
+    scope, or ``reuse_variables()`` in its function): it adds no op, and its error is "does
+    not exist", never "already exists"."""
+    if call.api not in ("get_variable", "get_local_variable"):
+        return False
+    for kw in call.node.keywords:
+        if kw.arg == "reuse" and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+            return True
+    for w in call.withs:
+        if w.call_name and w.call_name.endswith("variable_scope"):
+            for kw in w.expr.keywords:
+                if kw.arg == "reuse" and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+                    return True
+    return _reuses(module, call.scope)
+
+
+def _swallows(handler) -> bool:
+    """A handler that does not re-raise (``e.args += (hint,); raise`` swallows nothing)."""
+    return not any(isinstance(stmt, ast.Raise) for stmt in handler.body)
+
+
 def _catches_value_error(handler) -> bool:
+    if not _swallows(handler):
+        return False
     kind = handler.type
     if kind is None:
         return True
@@ -62,6 +86,8 @@ def variable_exists(module) -> list[Hit]:
     # 1. the "already exists" ValueError caught and swallowed (the first such call per try)
     tried = set()
     for call in sorted(gets, key=lambda c: (c.line, c.node.col_offset)):
+        if reusing(module, call):
+            continue
         for node, part in call.trys:
             if part == "body" and any(_catches_value_error(h) for h in node.handlers):
                 if id(node) in tried:

@@ -1,0 +1,181 @@
+"""The user's own modules beside a checked file, read only when an analysis follows a call.
+
+``import model`` / ``from .model import Net`` / ``import pkg.util as u`` in a checked file
+may name a module that lives in the checked tree. :func:`resolve_call` finds, for one call,
+the user's function (or class) it reaches in such a module: the module is parsed (never
+imported) the first time it is asked for and kept for the process. Only the modules a call
+actually leads to are read; a name that resolves to no file beside the checked one (an
+installed package such as ``numpy``) costs one ``os.path`` look-up, remembered.
+
+Where a module is looked for: the checked file's directory, and each directory above it
+while that directory is a package (has ``__init__.py``) together with the directory holding
+the top package. Relative imports start from the checked file's package.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from graphlint.static.module import ClassInfo, Function, Module
+
+#: Modules larger than this are not followed (generated code, vendored libraries).
+MAX_BYTES = 1024 * 1024
+#: Never followed: TensorFlow, Keras and the usual libraries are not the user's code.
+_LIBRARIES = frozenset(
+    {"tensorflow", "keras", "tf_keras", "numpy", "scipy", "os", "sys", "six", "tensorlayer", "tflearn"}
+)
+
+_modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unreadable)
+_found: dict[tuple, str | None] = {}  # (directory, dotted) -> file path
+
+
+def load(path: str) -> Module | None:
+    """The parsed :class:`Module` of ``path``, or None when it cannot be read or parsed."""
+    path = os.path.abspath(path)
+    if path in _modules:
+        return _modules[path]
+    module = None
+    try:
+        if os.path.getsize(path) <= MAX_BYTES:
+            with open(path, "rb") as fh:
+                data = fh.read()
+            tree = ast.parse(data, filename=path)
+            text = data.decode("utf-8", "replace")
+            module = Module(path, text, tree)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
+        module = None
+    _modules[path] = module
+    return module
+
+
+def _roots(path: str) -> list[str]:
+    """The directories an absolute import in ``path`` is looked for in."""
+    here = os.path.dirname(os.path.abspath(path))
+    roots = [here]
+    while os.path.isfile(os.path.join(here, "__init__.py")):
+        here = os.path.dirname(here)
+        if here in roots:
+            break
+        roots.append(here)
+    return roots
+
+
+def _file_for(directory: str, dotted: str) -> str | None:
+    key = (directory, dotted)
+    if key not in _found:
+        base = os.path.join(directory, *dotted.split("."))
+        hit = None
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                hit = candidate
+                break
+        _found[key] = hit
+    return _found[key]
+
+
+def find_module(module: Module, dotted: str, level: int = 0) -> Module | None:
+    """The user's module that ``import dotted`` (``level`` dots for a relative import) names
+    from ``module``, when its file lies in the checked tree; else None."""
+    if not dotted and not level:
+        return None
+    if level:
+        directory = os.path.dirname(os.path.abspath(module.path))
+        for _ in range(level - 1):
+            directory = os.path.dirname(directory)
+        roots = [directory]
+    else:
+        if dotted.split(".", 1)[0] in _LIBRARIES:
+            return None
+        roots = _roots(module.path)
+    for root in roots:
+        path = _file_for(root, dotted) if dotted else _file_for(root, "__init__")
+        if path is not None and os.path.abspath(path) != os.path.abspath(module.path):
+            return load(path)
+    return None
+
+
+def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
+    """``from .pkg import name`` bindings: local name -> (level, dotted target)."""
+    cached = module.cache.get("relative-imports")
+    if cached is None:
+        cached = {}
+        for node in module.tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        target = f"{node.module}.{alias.name}" if node.module else alias.name
+                        cached[alias.asname or alias.name] = (node.level, target)
+        module.cache["relative-imports"] = cached
+    return cached
+
+
+def lookup(module: Module, level: int, dotted: str):
+    """The function or class ``dotted`` names (``pkg.mod.func``, ``mod.Class``), found by the
+    longest prefix that is a user's module: ``(module, Function | ClassInfo)`` or None."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, -1 if level else 0, -1):
+        target = find_module(module, ".".join(parts[:cut]), level)
+        if target is None:
+            continue
+        rest = parts[cut:]
+        if len(rest) == 1:
+            found = target.module_functions.get(rest[0]) or target.classes.get(rest[0])
+        elif len(rest) == 2 and rest[0] in target.classes:
+            found = target.classes[rest[0]].methods.get(rest[1])
+        else:
+            found = None
+        return (target, found) if found is not None else None
+    return None
+
+
+def _dotted_of(module: Module, expr: ast.expr):
+    """``(level, dotted)`` an expression names through the module's imports, or None."""
+    attrs = []
+    while isinstance(expr, ast.Attribute):
+        attrs.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    tail = ".".join(reversed(attrs))
+    relative = _relative_names(module).get(expr.id)
+    if relative is not None:
+        return relative[0], relative[1] + ("." + tail if tail else "")
+    base = module.bindings.names.get(expr.id)
+    if base is None:
+        return None
+    return 0, base + ("." + tail if tail else "")
+
+
+def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | None:
+    """The user's function, method or class a call in ``module`` reaches in another module of
+    the checked tree: ``f()`` / ``mod.f()`` / ``Class()`` imported from it, or ``obj.method()``
+    on an object made by such a class in this file. None when it leads elsewhere."""
+    node = site.node
+    if not isinstance(node, ast.Call) or site.target is not None:
+        return None
+    func = node.func
+    named = _dotted_of(module, func)
+    if named is not None:
+        return lookup(module, *named)
+    if isinstance(func, ast.Attribute):
+        labels = module.origins(func.value, site.scope)
+        if len(labels) == 1:
+            (label,) = labels
+            if label != "?" and not label.startswith(("tensorflow", "keras", "class:")):
+                found = lookup(module, 0, label)
+                if found is not None and isinstance(found[1], ClassInfo):
+                    method = found[1].methods.get(func.attr)
+                    return (found[0], method) if method is not None else None
+    return None
+
+
+def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
+    """Like :func:`resolve_call`, also in the same file; a class resolves to its ``__call__``-less
+    construction (None). Returns the function a call runs: ``(module, Function)``."""
+    if site.target is not None:
+        return module, site.target
+    found = resolve_call(module, site)
+    if found is not None and isinstance(found[1], Function):
+        return found
+    return None
