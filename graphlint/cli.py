@@ -234,8 +234,10 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     if fix:
         fixed = apply_fixes(results, warn=lambda m: click.echo(m, err=True))
         if fixed:
-            findings = [f for f in findings if (f.location.path, f.code, f.location.line) not in fixed]
-            n_files = len({p for p, _, _ in fixed})
+            findings = [
+                f for f in findings if (f.location.path, f.code, f.location.line, f.location.cell) not in fixed
+            ]
+            n_files = len({p for p, *_ in fixed})
             click.echo(
                 f"graphlint: fixed {len(fixed)} finding{'s' * (len(fixed) != 1)} in {n_files} "
                 f"file{'s' * (n_files != 1)}.",

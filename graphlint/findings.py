@@ -111,5 +111,5 @@ def finding_from_dict(d: dict) -> Finding:
 
 
 def sorted_findings(findings) -> list[Finding]:
-    """Report order: by path, line, then code."""
-    return sorted(findings, key=lambda f: (f.location.path, f.location.line, f.code))
+    """Report order: by path, cell (in a notebook), line, then code."""
+    return sorted(findings, key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.code))

@@ -47,6 +47,7 @@ class FileResult:
     edits: list[Edit] = field(default_factory=list)
     digest: str = ""
     encoding: str = "utf-8"
+    notebook: object = None  # a .ipynb file's Notebook (graphlint.static.notebook)
 
 
 #: GL001, reported by the engine itself (its rule class, for the docs: rules/syntax_error.py).
@@ -153,6 +154,9 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config) -> FileR
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
         result.edits = [e for e in result.edits if (e.code, e.line) in reported]
+    if result.notebook is not None:
+        result.findings = result.notebook.to_cells(result.findings)
+        result.digest = result.notebook.digest  # of the file, not of the module of its cells
     return result
 
 
@@ -172,6 +176,10 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult) -> 
         return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
+    if path.endswith(".ipynb"):
+        data = _notebook(path, data, result)
+        if isinstance(data, list):
+            return data  # its GL001, or nothing for a notebook in another language
     relevant = bool(rules) and _RELEVANT.search(data) is not None
     text, tree, encoding = _parse(path, data, decode=relevant)
     if tree is None:
@@ -199,6 +207,28 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult) -> 
         result.digest = hashlib.sha256(data).hexdigest()
         result.encoding = encoding
     return found
+
+
+def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Finding]:
+    """A notebook's code cells as one module (see graphlint.static.notebook), or its GL001."""
+    from graphlint.static.notebook import NotebookError, read_notebook
+
+    try:
+        notebook = read_notebook(data)
+    except NotebookError as exc:
+        return [syntax_error(path, str(exc), exc.line, exc.column)]
+    if notebook is None:
+        return []
+    notebook.digest = hashlib.sha256(data).hexdigest()
+    result.notebook = notebook
+    return notebook.source.encode("utf-8")
+
+
+def _cell_line(notebook, line: int) -> tuple[int, int | None]:
+    if notebook is None:
+        return line, None
+    cell = notebook.cell_at(line)
+    return (line - cell.start, cell.number) if cell is not None else (line, None)
 
 
 # -- many files ----------------------------------------------------------------------------
@@ -272,7 +302,8 @@ def _size(path: str) -> int:
 
 # -- fixes ---------------------------------------------------------------------------------
 def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int]]:
-    """Write each file's edits; return the (path, code, line) of the findings fixed.
+    """Write each file's edits; return the (path, code, line, cell) of the findings fixed
+    (``cell`` is None but in a notebook, whose edits change only its cells' source).
 
     A file changed since it was checked is left alone. Overlapping edits: the first wins.
     A file that cannot be written (read-only, a full disk) is left whole and ``warn`` says so;
@@ -289,15 +320,20 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             continue
         if hashlib.sha256(data).hexdigest() != result.digest:
             continue
-        text = data.decode(result.encoding)
+        notebook = result.notebook
+        text = data.decode(notebook.encoding if notebook is not None else result.encoding)
         edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
         chosen, last_end = [], -1
         for edit in edits:
             if edit.start >= last_end:
                 chosen.append(edit)
                 last_end = max(edit.end, edit.start + 1)
-        for edit in reversed(chosen):
-            text = text[: edit.start] + edit.replacement + text[edit.end :]
+        if notebook is not None:
+            text = notebook.apply(text, chosen)
+            result.encoding = notebook.encoding
+        else:
+            for edit in reversed(chosen):
+                text = text[: edit.start] + edit.replacement + text[edit.end :]
         out = text.encode(result.encoding)  # utf-8-sig: the codec writes the BOM back
         try:
             _replace_file(result.path, out)
@@ -305,7 +341,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             if warn is not None:
                 warn(f"graphlint: cannot fix {result.path}: {exc.strerror or exc} (left unchanged)")
             continue
-        fixed |= {(result.path, e.code, e.line) for e in chosen}
+        fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
     return fixed
 
 

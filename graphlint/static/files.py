@@ -1,4 +1,5 @@
-"""Which files ``graphlint check`` reads: the paths given, directories walked for ``*.py``.
+"""Which files ``graphlint check`` reads: the paths given, directories walked for ``*.py``
+and ``*.ipynb``.
 
 Directory walks skip the usual tool and environment directories, ``[tool.graphlint] exclude``
 patterns (gitignore syntax, relative to the configuration's directory) and, inside a git work
@@ -25,7 +26,7 @@ DEFAULT_EXCLUDE = frozenset(
         "venv",
     }
 )
-SUFFIXES = (".py",)
+SUFFIXES = (".py", ".ipynb")  # notebooks: graphlint.static.notebook
 
 
 def _spec(lines) -> pathspec.PathSpec:

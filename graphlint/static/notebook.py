@@ -1,0 +1,380 @@
+"""Jupyter notebooks (``.ipynb``) for ``graphlint check``: the code cells as one module.
+
+The code cells, in order, are joined into one Python module; IPython's own syntax (line
+magics ``%time``, shell escapes ``!pip``, ``x = !ls``, help ``obj?``, and cells that start with a
+cell magic such as ``%%bash``) is blanked line for line, so every other line keeps its number
+and column. A line of the module maps back to ``(cell, line in the cell)``; cells are numbered
+as ruff numbers them: the code cells, from 1. :meth:`Notebook.apply` writes fixes back into the
+changed cells' ``source`` only: every other byte of the file stays as it was.
+
+Nothing here imports IPython or Jupyter, and nothing is executed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field, replace
+
+SUFFIX = ".ipynb"
+#: Cell magics whose body is Python: only their first line is blanked.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# `%magic`, `!cmd`, `?obj`, `obj?`, `x = !cmd`, `x = %magic` (IPython's escapes and help)
+_ESCAPE = re.compile(r"^[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w.,()\[\] \t]+=[ \t]*[%!])")
+
+
+class NotebookError(ValueError):
+    """The file is not a notebook graphlint can read: ``message`` at JSON ``line``/``column``."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1):
+        super().__init__(message)
+        self.line, self.column = line, column
+
+
+@dataclass
+class Cell:
+    """One code cell: its index among all cells, its number among code cells, where it starts
+    in the module (0-based line), and its source as the notebook holds it."""
+
+    index: int
+    number: int
+    start: int
+    source: str
+
+
+@dataclass
+class Notebook:
+    source: str
+    cells: list[Cell] = field(default_factory=list)
+    key: str = "source"  # "input" in nbformat 3
+    encoding: str = "utf-8"  # "utf-8-sig" with a byte-order mark
+    digest: str = ""  # of the file as read (the engine's --fix checks it is unchanged)
+    python2: bool = False  # its kernel is Python 2
+    _starts: list[int] = field(default_factory=list, repr=False)
+
+    # -- lines ----------------------------------------------------------------------------------
+    def cell_at(self, line: int) -> Cell | None:
+        """The cell holding 1-based module ``line``."""
+        i = bisect.bisect_right(self._starts, line - 1) - 1
+        return self.cells[i] if i >= 0 else None
+
+    def locate(self, location):
+        """A module :class:`~graphlint.findings.Location` as ``cell N``, line within it."""
+        if location.cell is not None:
+            return location
+        cell = self.cell_at(location.line)
+        if cell is None:
+            return location
+        return replace(location, line=location.line - cell.start, cell=cell.number)
+
+    def to_cells(self, findings: list) -> list:
+        """Findings (and their related sites) located by cell."""
+        out = []
+        for f in findings:
+            related = tuple(replace(r, location=self.locate(r.location)) for r in f.related)
+            f = replace(f, location=self.locate(f.location), related=related)
+            if self.python2 and f.code == "GL001" and f.message.startswith("SyntaxError"):
+                f = replace(f, message=f"{f.message} (the notebook's kernel is Python 2; graphlint reads Python 3)")
+            out.append(f)
+        return out
+
+    # -- fixes ----------------------------------------------------------------------------------
+    def apply(self, body: str, edits: list) -> str:
+        """``body`` (the notebook's JSON text, unchanged since it was read) with ``edits``
+        (character offsets into :attr:`source`) applied to the cells' source; nothing else
+        changes."""
+        offsets = _line_offsets(self.source)
+        per_cell: dict[int, list[tuple[int, int, str]]] = {}
+        for edit in edits:
+            cell = self.cell_at(_line_of(offsets, edit.start))
+            end_cell = self.cell_at(_line_of(offsets, max(edit.start, edit.end - 1)))
+            if cell is None or end_cell is not cell:
+                continue  # an edit across cells is never safe
+            start, end = (_cell_offset(cell, offsets, o) for o in (edit.start, edit.end))
+            if start is None or end is None:
+                continue
+            per_cell.setdefault(cell.index, []).append((start, end, edit.replacement))
+        if not per_cell:
+            return body
+        spans = _source_spans(body, self.key, set(per_cell))
+        for index in sorted(per_cell, reverse=True):  # later cells first: earlier spans stay valid
+            cell = next(c for c in self.cells if c.index == index)
+            new = cell.source
+            for start, end, replacement in sorted(per_cell[index], reverse=True):
+                new = new[:start] + replacement + new[end:]
+            begin, finish, items = spans[index]
+            body = body[:begin] + _dump_source(body[begin:finish], items, begin, new) + body[finish:]
+        return body
+
+
+# -- reading ------------------------------------------------------------------------------------
+def read_notebook(data: bytes) -> Notebook | None:
+    """The notebook's code cells as one module; ``None`` for a notebook in another language.
+
+    Raises :class:`NotebookError` for a file that is not a JSON notebook.
+    """
+    encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"not a notebook: cannot decode it as UTF-8 (byte {exc.start})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"not a notebook: invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise NotebookError("not a notebook: JSON nested too deeply") from None
+    if not isinstance(doc, dict):
+        raise NotebookError("not a notebook: the JSON document is not an object")
+    language = _language(doc)
+    if language is not None and language != "python":
+        return None
+    cells, key = _cells(doc)
+    notebook = Notebook("", key=key, encoding=encoding, python2=_kernel(doc).startswith("python2"))
+    parts: list[str] = []
+    line = 0
+    number = 0
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get(key, "")
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise NotebookError(f"not a notebook: cell {index + 1} has a {key} that is not text")
+        number += 1
+        lines = _python_lines(source)
+        notebook.cells.append(Cell(index, number, line, source))
+        notebook._starts.append(line)
+        parts.append("".join(f"{x}\n" for x in lines))
+        line += len(lines)
+    notebook.source = "".join(parts)
+    return notebook
+
+
+def _language(doc: dict) -> str | None:
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    for value in (
+        (meta.get("language_info") or {}).get("name") if isinstance(meta.get("language_info"), dict) else None,
+        (meta.get("kernelspec") or {}).get("language") if isinstance(meta.get("kernelspec"), dict) else None,
+    ):
+        if isinstance(value, str) and value:
+            return value.lower()
+    return None
+
+
+def _kernel(doc: dict) -> str:
+    meta = doc.get("metadata")
+    spec = meta.get("kernelspec") if isinstance(meta, dict) else None
+    name = spec.get("name") if isinstance(spec, dict) else None
+    return name.lower() if isinstance(name, str) else ""
+
+
+def _cells(doc: dict) -> tuple[list, str]:
+    if "cells" in doc:
+        cells = doc["cells"]
+        if not isinstance(cells, list):
+            raise NotebookError("not a notebook: `cells` is not a list")
+        return cells, "source"
+    worksheets = doc.get("worksheets")  # nbformat 3
+    if isinstance(worksheets, list):
+        return [c for w in worksheets if isinstance(w, dict) for c in (w.get("cells") or [])], "input"
+    raise NotebookError("not a notebook: it has no `cells`")
+
+
+def _python_lines(source: str) -> list[str]:
+    """The cell's lines with IPython syntax blanked (``pass`` where a block needs a body)."""
+    lines = _LINE_BREAK.split(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        return []
+    first = lines[0].lstrip()
+    if first.startswith("%%"):
+        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
+        if name not in PYTHON_CELL_MAGICS:
+            return [""] * len(lines)
+        return [""] + _blank_escapes(lines[1:])
+    return _blank_escapes(lines)
+
+
+def _blank_escapes(lines: list[str]) -> list[str]:
+    """Blank the lines that start a logical line with IPython syntax (and their ``\\``
+    continuations); a line inside brackets or a string (``% (a, b)``) is Python."""
+    out = []
+    scanner = _Scanner()
+    escaped = False  # the previous line was an escape ending in a backslash
+    indent = ""
+    for x in lines:
+        if escaped or (scanner.at_start() and _ESCAPE.match(x)):
+            if not escaped:
+                indent = x[: len(x) - len(x.lstrip())]  # the escape's first line's
+            escaped = x.rstrip().endswith("\\")
+            out.append(f"{indent}pass" if indent and not escaped else "")
+        else:
+            scanner.feed(x)
+            out.append(x)
+    return out
+
+
+class _Scanner:
+    """Just enough of Python's tokenizer to know whether a line starts a logical line."""
+
+    def __init__(self):
+        self.depth = 0
+        self.quote = ""  # the open string's quote ('"', "'", '"""' or "'''")
+        self.backslash = False
+
+    def at_start(self) -> bool:
+        return self.depth == 0 and not self.quote and not self.backslash
+
+    def feed(self, line: str) -> None:
+        i, n = 0, len(line)
+        while i < n:
+            ch = line[i]
+            if self.quote:
+                if ch == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = ""
+                    continue
+                i += 1
+                continue
+            if ch == "#":
+                break
+            if ch in "\"'":
+                triple = line[i : i + 3]
+                self.quote = triple if triple in ('"""', "'''") else ch
+                i += len(self.quote)
+                continue
+            if ch in "([{":
+                self.depth += 1
+            elif ch in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        stripped = line.rstrip()
+        self.backslash = stripped.endswith("\\") and not self.quote
+        if self.quote in ("'", '"'):
+            self.quote = "" if not stripped.endswith("\\") else self.quote  # an unterminated string ends here
+
+
+# -- positions ----------------------------------------------------------------------------------
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for match in re.finditer("\n", text):
+        offsets.append(match.end())
+    return offsets
+
+
+def _line_of(offsets: list[int], offset: int) -> int:
+    return bisect.bisect_right(offsets, offset)
+
+
+def _cell_offset(cell: Cell, offsets: list[int], offset: int) -> int | None:
+    """A module character offset as an offset into the cell's original source (the line and
+    column are the same; only blanked lines differ, and no edit touches them)."""
+    line = _line_of(offsets, offset) - 1 - cell.start  # 0-based line in the cell
+    column = offset - offsets[line + cell.start]
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(cell.source)]
+    if line >= len(starts):
+        return len(cell.source) if column == 0 else None
+    return starts[line] + column
+
+
+def _source_spans(text: str, key: str, wanted: set[int]) -> dict[int, tuple[int, int, list]]:
+    """For each wanted cell index: the span of its ``source`` value in ``text`` and, for a
+    list, the spans of its strings."""
+    top = _scan(text, _skip(text, 0))[1]
+    if "cells" in top:
+        cells = top["cells"][2]
+    else:  # nbformat 3: worksheets[*].cells, counted across worksheets
+        cells = []
+        for _, _, sheet in top["worksheets"][2]:
+            if isinstance(sheet, dict) and "cells" in sheet:
+                cells.extend(sheet["cells"][2])
+    out = {}
+    for index in wanted:
+        begin, end, value = cells[index][2][key]
+        out[index] = (begin, end, value if isinstance(value, list) else None)
+    return out
+
+
+_DECODER = json.JSONDecoder()
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, i: int) -> int:
+    return _WS.match(text, i).end()
+
+
+def _scan(text: str, i: int):
+    """Parse the JSON value at ``i``: ``(end, node)`` where an object is ``{key: (start, end,
+    node)}``, an array ``[(start, end, node), ...]`` and a scalar ``None``."""
+    ch = text[i]
+    if ch == "{":
+        node: dict = {}
+        i = _skip(text, i + 1)
+        if text[i] == "}":
+            return i + 1, node
+        while True:
+            key, i = json.decoder.scanstring(text, i + 1)
+            i = _skip(text, i)
+            i = _skip(text, i + 1)  # the colon
+            start = i
+            i, value = _scan(text, i)
+            node[key] = (start, i, value)
+            i = _skip(text, i)
+            if text[i] == "}":
+                return i + 1, node
+            i = _skip(text, i + 1)  # the comma
+    if ch == "[":
+        items = []
+        i = _skip(text, i + 1)
+        if text[i] == "]":
+            return i + 1, items
+        while True:
+            begin = i
+            i, value = _scan(text, i)
+            items.append((begin, i, value))
+            i = _skip(text, i)
+            if text[i] == "]":
+                return i + 1, items
+            i = _skip(text, i + 1)
+    if ch == '"':
+        return json.decoder.scanstring(text, i + 1)[1], None
+    return _DECODER.raw_decode(text, i)[1], None
+
+
+def _dump(value: str, like: str | None) -> str:
+    """``value`` as a JSON string, escaped as ``like`` (the string it replaces) was."""
+    if like is not None and not like.isascii():
+        return json.dumps(value, ensure_ascii=False)
+    if like is not None and "\\u" in like:
+        return json.dumps(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _dump_source(raw: str, items, begin: int, new: str) -> str:
+    """The JSON text of a cell's new source, in the layout of ``raw`` (its old JSON text)."""
+    if items is None:  # one string
+        return _dump(new, raw)
+    lines = new.splitlines(keepends=True)
+    old = [raw[s - begin : e - begin] for s, e, _ in items]
+    if len(lines) == len(old):
+        parts, last = [], 0
+        for (s, e, _), line, old_text in zip(items, lines, old):
+            parts.append(raw[last : s - begin])
+            parts.append(old_text if json.loads(old_text) == line else _dump(line, old_text))
+            last = e - begin
+        return "".join(parts) + raw[last:]
+    # the number of lines changed: the same separators, one string per line
+    sep = raw[items[0][1] - begin : items[1][0] - begin] if len(old) >= 2 else ",\n"
+    opening = raw[1 : items[0][0] - begin] if old else ""
+    closing = raw[items[-1][1] - begin : -1] if old else ""
+    return "[" + opening + sep.join(_dump(x, old[0] if old else None) for x in lines) + closing + "]"
