@@ -164,6 +164,7 @@ def test_gl501_names_the_argument_the_definition_the_loop_and_the_fix(source):
         ("for b in batches:\n    loss = g(b)\n    f(x, loss.item())", "`.item()`"),
         ("for b in batches:\n    loss = g(b)\n    f(x, float(loss))", "a Python number made from"),
         ("for i in range(n):\n    f(x, [1.0] * i)", "length follows the loop"),
+        ("xs = []\nfor i in range(n):\n    xs.append(x)\n    if i % 10 == 0:\n        f(x, xs)", "a list that grows"),
         ("for i in range(n):\n    f(x, lambda v: v * i)", "a new lambda"),
         ("for i in range(n):\n    f(np.zeros((i, 2)), 1)", "shape `(i, 2)` follows `i`"),
         ("for lr in [0.1, 0.05, 0.01, 0.005, 0.001, 0.0005]:\n    f(x, lr)", "6 literal values"),
@@ -197,6 +198,8 @@ def test_gl501_causes(source, body, cause):
         "@tf.function\ndef outer(x):\n    for i in range(n):\n        x = f(x, i)\n    return x",
         "for i in range(n):\n    h(x, i)",
         "xs = []\nfor i in range(n):\n    xs = []\n    xs.append(x)\n    f(x, xs)",
+        "xs = []\nfor i in range(n):\n    xs.append(x)\n    if i == n - 1:\n        f(x, xs)",
+        "for i in range(n):\n    if i == 0:\n        f(x, i)",
     ],
 )
 def test_gl501_silent(source, body):

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from graphlint.static.hits import Hit
 from graphlint.static.module import Function, Module
-from graphlint.static.retracing_values import Var, Values, const_int, loop_values
+from graphlint.static.retracing_loops import loop_values
+from graphlint.static.retracing_values import Values
 from graphlint.static.tfapi import TF_FUNCTION
 
 #: Keras methods that Keras itself traces (``fit``/``evaluate``/``predict``, ``model(x)`` in a graph).
@@ -217,9 +218,10 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
         args = [(function.params[i] if i < len(function.params) else f"argument {i + 1}", a)
                 for i, a in enumerate(site.node.args) if not isinstance(a, ast.Starred)]
         args += [(k.arg, k.value) for k in site.node.keywords if k.arg]
+        once = values.once_per_run(site)
         for param, arg in args:
             var = values.argument(arg)
-            if var is None or not var.varying or (var.kind == "shape" and function.relaxed):
+            if var is None or not var.varying or (var.kind == "shape" and function.relaxed) or var.loop in once:
                 continue
             found.causes.append((param, ast.unparse(arg), var))
         keys = _distinct_keys([var for _, _, var in found.causes])

@@ -9,15 +9,15 @@ not visibly a Python number is never taken for one.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+from graphlint.static.retracing_loops import (
+    CONST, RANGES, Var, assignments, const_int, dotted_name, loop_values, walk_scope,
+)
+
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: Names whose attributes are settings: Python values (``args.lr``, ``FLAGS.batch_size``).
 CONFIG_NAMES = frozenset({"args", "FLAGS", "flags", "cfg", "config", "hparams", "opt", "opts"})
 _NUMBER_FUNCS = frozenset({"float", "int", "round", "abs", "min", "max", "pow", "divmod"})
-_RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "six.moves.range", "builtins.range"})
-_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "list"})
 _GROW = frozenset({"append", "extend", "insert"})
 #: Array constructors: where their shape argument is (position, keyword).
 _ARRAYS = {
@@ -29,144 +29,6 @@ _ARRAYS = {
     "tensorflow.random.normal": (0, "shape"), "tensorflow.random.uniform": (0, "shape"),
 }
 _NOT_BY_IDENTITY = ("NamedTuple", "ExtensionType", "Enum", "IntEnum")
-
-
-@dataclass(frozen=True)
-class Var:
-    """What a value is: ``kind`` value/length/object/shape (or const), how many values it takes
-    (None: unbounded), the loop that makes it change, and a short description."""
-
-    kind: str
-    bound: int | None = None
-    loop: ast.AST | None = None
-    what: str = ""
-    source: str = ""  # the loop variable or counter it follows
-
-    @property
-    def varying(self) -> bool:
-        return self.kind != "const"
-
-
-CONST = Var("const", 1)
-
-
-def _name(module, func) -> str | None:
-    dotted = module.bindings.dotted(func)
-    if dotted is not None:
-        return dotted
-    return func.id if isinstance(func, ast.Name) else None
-
-
-def walk_scope(body):
-    """The nodes of a block, not descending into nested defs, classes or lambdas."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in reversed(list(ast.iter_child_nodes(node))) if not isinstance(c, _SCOPES))
-
-
-def assignments(module, scope) -> dict:
-    """Every binding of a plain name in a scope: name -> [(kind, value node or None)]."""
-    key = ("retracing.assign", id(scope))
-    if key in module.cache:
-        return module.cache[key]
-    out: dict = {}
-    body = scope.node.body if scope is not None else module.tree.body
-    for node in walk_scope(body):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                _bind(out, t, "=" if isinstance(t, ast.Name) else "?", node.value)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            _bind(out, node.target, "=", node.value)
-        elif isinstance(node, ast.AugAssign):
-            _bind(out, node.target, "+=", node.value)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            _bind(out, node.target, "?", None)
-        elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
-            _bind(out, node.optional_vars, "?", None)
-        elif isinstance(node, ast.NamedExpr):
-            _bind(out, node.target, "=", node.value)
-    if scope is not None:
-        for p in scope.params:
-            out.setdefault(p, []).append(("?", None))
-    module.cache[key] = out
-    return out
-
-
-def _bind(out, target, kind, value):
-    if isinstance(target, ast.Name):
-        out.setdefault(target.id, []).append((kind, value))
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for elt in target.elts:
-            _bind(out, elt, "?", None)
-    elif isinstance(target, ast.Starred):
-        _bind(out, target.value, "?", None)
-
-
-def const_int(module, scope, expr, depth=0) -> int | None:
-    """An int the source fixes: a literal, or a name bound once to one (in the scope or module)."""
-    if depth > 8:
-        return None
-    if isinstance(expr, ast.Constant) and type(expr.value) is int:
-        return expr.value
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-        v = const_int(module, scope, expr.operand, depth + 1)
-        return -v if v is not None else None
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
-        a, b = const_int(module, scope, expr.left, depth + 1), const_int(module, scope, expr.right, depth + 1)
-        if a is None or b is None or (isinstance(expr.op, ast.FloorDiv) and b == 0):
-            return None
-        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(expr.op), a // b if b else 0)
-    if isinstance(expr, ast.Name):
-        for s in (scope, None) if scope is not None else (None,):
-            found = assignments(module, s).get(expr.id)
-            if found:
-                if len(found) == 1 and found[0][0] == "=":
-                    return const_int(module, s, found[0][1], depth + 1)
-                return None
-    return None
-
-
-def _length(module, scope, expr) -> int | None:
-    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
-        return len(expr.elts)
-    if isinstance(expr, ast.Call) and _name(module, expr.func) in _RANGES:
-        return _range_len(module, scope, expr)
-    return None
-
-
-def _range_len(module, scope, call) -> int | None:
-    args = [const_int(module, scope, a) for a in call.args]
-    if not args or None in args or len(args) > 3 or call.keywords:
-        return None
-    try:
-        return len(range(*args))
-    except ValueError:
-        return None
-
-
-def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
-    """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
-    times the loop runs when the source fixes it."""
-    it = iterable
-    while isinstance(it, ast.Call) and _name(module, it.func) in _WRAPPERS and it.args:
-        it = it.args[0]
-    out: dict = {"__count__": None}
-    if isinstance(it, ast.Call) and _name(module, it.func) in _RANGES:
-        count = out["__count__"] = _range_len(module, scope, it)
-        if isinstance(target, ast.Name):
-            out[target.id] = Var("value", count, loop, f"the loop variable of `{ast.unparse(it)}`", target.id)
-    elif isinstance(it, ast.Call) and _name(module, it.func) == "enumerate" and it.args:
-        count = out["__count__"] = _length(module, scope, it.args[0])
-        if isinstance(target, (ast.Tuple, ast.List)) and target.elts and isinstance(target.elts[0], ast.Name):
-            out[target.elts[0].id] = Var("value", count, loop, "the index of `enumerate`", target.elts[0].id)
-    elif isinstance(it, (ast.List, ast.Tuple, ast.Set)):
-        count = out["__count__"] = _length(module, scope, it)
-        if count is not None and isinstance(target, ast.Name) and all(isinstance(e, ast.Constant) for e in it.elts):
-            distinct = len({repr(e.value) for e in it.elts})
-            out[target.id] = Var("value", distinct, loop, f"the loop variable over {distinct} literal values", target.id)
-    return out
 
 
 class Values:
@@ -233,6 +95,20 @@ class Values:
                 else:
                     self.opaque.add(name)
 
+    def once_per_run(self, site) -> set:
+        """The loops in which the call runs on one iteration only: ``if i == n - 1:``."""
+        out = set()
+        for node, branch in site.ifs:
+            test = node.test
+            if branch != "body" or not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+                continue
+            if isinstance(test.ops[0], ast.Eq):
+                for side in (test.left, test.comparators[0]):
+                    var = self.env.get(side.id) if isinstance(side, ast.Name) else None
+                    if var is not None and var.source == side.id:
+                        out.add(var.loop)
+        return out
+
     # -- Python numbers ------------------------------------------------------------------------
     def number(self, e) -> Var | None:
         """A Python number (or bool, or str): CONST, a varying Var of kind value, or None."""
@@ -262,7 +138,7 @@ class Values:
                 return Var("value", 2, self._loop_of(e.test), "a value chosen per iteration") if self._changes(e.test) else CONST
             return self._combine([a, b], e)
         if isinstance(e, ast.Call):
-            name = _name(self.module, e.func)
+            name = dotted_name(self.module, e.func)
             if name in _NUMBER_FUNCS or (name or "").startswith("math."):
                 args = [self.number(a) for a in e.args]
                 if None in args and name in ("float", "int", "round") and len(e.args) >= 1 and self._changes(e.args[0]):
@@ -327,7 +203,7 @@ class Values:
             varying = [p for p in parts if p is not None and p.varying]
             return varying[0] if varying else None
         if isinstance(e, ast.Call):
-            name = _name(m, e.func)
+            name = dotted_name(m, e.func)
             cls = m.classes.get(e.func.id) if isinstance(e.func, ast.Name) else None
             if cls is not None and not _by_value(cls):
                 return Var("object", None, None, f"a new `{cls.name}` object on every iteration")
@@ -344,11 +220,11 @@ class Values:
                     )
             if name == "list" and len(e.args) == 1 and isinstance(e.args[0], ast.Call):
                 inner = e.args[0]
-                if _name(m, inner.func) in _RANGES and any(self._varying_int(a) for a in inner.args):
+                if dotted_name(m, inner.func) in RANGES and any(self._varying_int(a) for a in inner.args):
                     return Var("length", None, self._loop_of(inner), "a list whose length follows the loop")
         if isinstance(e, ast.ListComp) and len(e.generators) == 1:
             it = e.generators[0].iter
-            if isinstance(it, ast.Call) and _name(m, it.func) in _RANGES and any(self._varying_int(a) for a in it.args):
+            if isinstance(it, ast.Call) and dotted_name(m, it.func) in RANGES and any(self._varying_int(a) for a in it.args):
                 return Var("length", None, self._loop_of(it), "a list whose length follows the loop")
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult) and isinstance(e.left, ast.List) and self._varying_int(e.right):
             return Var("length", None, self._loop_of(e.right), "a list whose length follows the loop")
@@ -361,7 +237,7 @@ class Values:
     def _is_list_outside(self, name: str) -> bool:
         found = assignments(self.module, self.scope).get(name) or assignments(self.module, None).get(name) or []
         return bool(found) and all(
-            k == "=" and (isinstance(v, ast.List) or (isinstance(v, ast.Call) and _name(self.module, v.func) == "list"))
+            k == "=" and (isinstance(v, ast.List) or (isinstance(v, ast.Call) and dotted_name(self.module, v.func) == "list"))
             for k, v in found
         )
 

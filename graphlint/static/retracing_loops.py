@@ -1,0 +1,153 @@
+"""What the source fixes about loops and names, for :mod:`graphlint.static.retracing`: the
+values a ``for`` target takes and how many, ints bound once to a literal, a scope's bindings.
+
+Unknown stays unknown: ``range(epochs)`` with ``epochs`` read from the command line has no
+count, and a name bound twice is no constant.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "six.moves.range", "builtins.range"})
+_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "list"})
+
+
+@dataclass(frozen=True)
+class Var:
+    """What a value is: ``kind`` value/length/object/shape (or const), how many values it takes
+    (None: unbounded), the loop that makes it change, and a short description."""
+
+    kind: str
+    bound: int | None = None
+    loop: ast.AST | None = None
+    what: str = ""
+    source: str = ""  # the loop variable or counter it follows
+
+    @property
+    def varying(self) -> bool:
+        return self.kind != "const"
+
+
+CONST = Var("const", 1)
+
+
+def dotted_name(module, func) -> str | None:
+    dotted = module.bindings.dotted(func)
+    if dotted is not None:
+        return dotted
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def walk_scope(body):
+    """The nodes of a block, not descending into nested defs, classes or lambdas."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in reversed(list(ast.iter_child_nodes(node))) if not isinstance(c, _SCOPES))
+
+
+def assignments(module, scope) -> dict:
+    """Every binding of a plain name in a scope: name -> [(kind, value node or None)]."""
+    key = ("retracing.assign", id(scope))
+    if key in module.cache:
+        return module.cache[key]
+    out: dict = {}
+    body = scope.node.body if scope is not None else module.tree.body
+    for node in walk_scope(body):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                _bind(out, t, "=" if isinstance(t, ast.Name) else "?", node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            _bind(out, node.target, "=", node.value)
+        elif isinstance(node, ast.AugAssign):
+            _bind(out, node.target, "+=", node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            _bind(out, node.target, "?", None)
+        elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
+            _bind(out, node.optional_vars, "?", None)
+        elif isinstance(node, ast.NamedExpr):
+            _bind(out, node.target, "=", node.value)
+    if scope is not None:
+        for p in scope.params:
+            out.setdefault(p, []).append(("?", None))
+    module.cache[key] = out
+    return out
+
+
+def _bind(out, target, kind, value):
+    if isinstance(target, ast.Name):
+        out.setdefault(target.id, []).append((kind, value))
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind(out, elt, "?", None)
+    elif isinstance(target, ast.Starred):
+        _bind(out, target.value, "?", None)
+
+
+def const_int(module, scope, expr, depth=0) -> int | None:
+    """An int the source fixes: a literal, or a name bound once to one (in the scope or module)."""
+    if depth > 8:
+        return None
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        v = const_int(module, scope, expr.operand, depth + 1)
+        return -v if v is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+        a, b = const_int(module, scope, expr.left, depth + 1), const_int(module, scope, expr.right, depth + 1)
+        if a is None or b is None or (isinstance(expr.op, ast.FloorDiv) and b == 0):
+            return None
+        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(expr.op), a // b if b else 0)
+    if isinstance(expr, ast.Name):
+        for s in (scope, None) if scope is not None else (None,):
+            found = assignments(module, s).get(expr.id)
+            if found:
+                if len(found) == 1 and found[0][0] == "=":
+                    return const_int(module, s, found[0][1], depth + 1)
+                return None
+    return None
+
+
+def _length(module, scope, expr) -> int | None:
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+        return len(expr.elts)
+    if isinstance(expr, ast.Call) and dotted_name(module, expr.func) in RANGES:
+        return _range_len(module, scope, expr)
+    return None
+
+
+def _range_len(module, scope, call) -> int | None:
+    args = [const_int(module, scope, a) for a in call.args]
+    if not args or None in args or len(args) > 3 or call.keywords:
+        return None
+    try:
+        return len(range(*args))
+    except ValueError:
+        return None
+
+
+def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
+    """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
+    times the loop runs when the source fixes it."""
+    it = iterable
+    while isinstance(it, ast.Call) and dotted_name(module, it.func) in _WRAPPERS and it.args:
+        it = it.args[0]
+    out: dict = {"__count__": None}
+    if isinstance(it, ast.Call) and dotted_name(module, it.func) in RANGES:
+        count = out["__count__"] = _range_len(module, scope, it)
+        if isinstance(target, ast.Name):
+            out[target.id] = Var("value", count, loop, f"the loop variable of `{ast.unparse(it)}`", target.id)
+    elif isinstance(it, ast.Call) and dotted_name(module, it.func) == "enumerate" and it.args:
+        count = out["__count__"] = _length(module, scope, it.args[0])
+        if isinstance(target, (ast.Tuple, ast.List)) and target.elts and isinstance(target.elts[0], ast.Name):
+            out[target.elts[0].id] = Var("value", count, loop, "the index of `enumerate`", target.elts[0].id)
+    elif isinstance(it, (ast.List, ast.Tuple, ast.Set)):
+        count = out["__count__"] = _length(module, scope, it)
+        if count is not None and isinstance(target, ast.Name) and all(isinstance(e, ast.Constant) for e in it.elts):
+            distinct = len({repr(e.value) for e in it.elts})
+            out[target.id] = Var("value", distinct, loop, f"the loop variable over {distinct} literal values", target.id)
+    return out
