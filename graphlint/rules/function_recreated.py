@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.static.retracing import recreated_functions
-from graphlint.static.hits import report_hits
+from graphlint.static.retracing import recreated_functions, report
 
 
 class FunctionRecreated(Rule):
@@ -92,4 +91,4 @@ class FunctionRecreated(Rule):
 
     def check_module(self, module) -> None:
         """Static form: see :func:`graphlint.static.retracing.recreated_functions`."""
-        report_hits(self, module, recreated_functions(module, self.config))
+        report(self, module, recreated_functions(module, self.config))

@@ -87,7 +87,7 @@ class FunctionRetraced(Rule):
                 f"{name} is traced again on every iteration of this loop: {causes}",
                 module.location(found.node),
                 related=[
-                    (module.location(found.function.anchor), f"{name} is defined here"),
+                    ((found.function.module or module).location(found.function.anchor), f"{name} is defined here"),
                     (module.location(found.loop), "the loop"),
                 ],
                 fix=_static_fix(found),

@@ -15,10 +15,13 @@ first, an ``input_signature``, and a loop that runs only while another tf.functi
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 
 from graphlint.static.hits import Hit
+from graphlint.findings import Location
 from graphlint.static.module import Function, Module
+from graphlint.static.project import resolve_function
 from graphlint.static.retracing_loops import loop_values
 from graphlint.static.retracing_values import Values
 from graphlint.static.tfapi import TF_FUNCTION
@@ -37,6 +40,7 @@ class TfFunction:
     params: tuple  # positional parameter names, ``self`` left out for a bound method
     signature: bool  # an input_signature is declared
     relaxed: bool  # reduce_retracing / experimental_relax_shapes
+    module: Module | None = None  # the module it is defined in
 
 
 @dataclass
@@ -77,7 +81,7 @@ def decorated(module: Module, fn: Function) -> TfFunction | None:
     for dec in fn.node.decorator_list:
         declared = _declared(module, dec)
         if declared is not None:
-            found = TfFunction(fn.qualname, dec, _params(fn, bound=fn.is_method), *declared)
+            found = TfFunction(fn.qualname, dec, _params(fn, bound=fn.is_method), *declared, module)
             break
     cache[id(fn)] = found
     return found
@@ -146,7 +150,7 @@ def _wrapped(module: Module) -> dict:
         name = fn.qualname if fn is not None else ast.unparse(call.args[0])
         key = _key(target, site.scope, site.cls)
         if key is not None:
-            out[key] = TfFunction(name, call, params, *declared)
+            out[key] = TfFunction(name, call, params, *declared, module)
     module.cache["retracing.wrapped"] = out
     return out
 
@@ -179,6 +183,9 @@ def callee(module: Module, site) -> TfFunction | None:
         found = decorated(module, site.target)
         if found is not None:
             return found
+    elsewhere = resolve_function(module, site) if site.target is None else None
+    if elsewhere is not None and elsewhere[0] is not module:
+        return decorated(*elsewhere)  # a decorated function of the user's module beside this one
     func = site.node.func
     wrapped = _wrapped(module)
     if isinstance(func, ast.Name):
@@ -320,4 +327,47 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
             f"{what} in {call.scope.display}, which {text}: a new function, traced again, on every call",
             tuple(related),
         ))
+    return out + _recreated_elsewhere(module, limit)
+
+
+def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
+    """Calls, again and again, of a function of the user's module beside this one that applies
+    ``tf.function`` on every call: reported at the calling line, the application related."""
+    out = []
+    for site in module.calls:
+        if site.target is not None or site.decorator or not isinstance(site.node, ast.Call):
+            continue
+        found = resolve_function(module, site)
+        if found is None or found[0] is module or traced_at_trace_time(module, site.scope):
+            continue
+        other, fn = found
+        made = [c for c in other.calls_named(TF_FUNCTION) if c.scope is fn and not c.loops]
+        if not made or traced_at_trace_time(other, fn):
+            continue
+        where = other.location(made[0].node)
+        name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
+        if site.loops and not _short(module, site.loops, limit):
+            why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
+        elif site.scope is not None and repeat_reason(module, site.scope, limit):
+            text = repeat_reason(module, site.scope, limit)[0]
+            why, related = f"from {site.scope.display}, which {text}", ((where, f"{fn.display} applies `tf.function` here"),)
+        else:
+            continue
+        out.append(Hit(
+            site.node,
+            f"{name} applies `tf.function` on every call and is called {why}: a new function, traced "
+            "again, on every call",
+            related,
+        ))
     return out
+
+
+def report(rule, module: Module, hits) -> None:
+    """Report hits whose related sites may lie in another module (given as Locations)."""
+    seen = set()
+    for hit in hits:
+        key = (getattr(hit.node, "lineno", 0), hit.message)
+        if key not in seen:
+            seen.add(key)
+            related = [(n if isinstance(n, Location) else module.location(n), text) for n, text in hit.related]
+            rule.report(hit.message, module.location(hit.node), related=related)
