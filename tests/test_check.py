@@ -27,6 +27,17 @@ STATIC_BAD = sorted(p for c in STATIC for p in RULES.glob(f"{c.lower()}_bad*.py"
     STORY / "forecast_1_rebuilt.py",
     STORY / "forecast_2_reuse_fix.py",
 ]
+#: Findings of a bad sample that only the static engine reports: (code, text of the line, why).
+STATIC_ONLY = {
+    "forecast_1_rebuilt.py": [
+        ("GL301", "with tf1.Session() as sess:", "a Session per forecast() call; the program dies on its "
+         "second call, before a third session crosses the runtime's max-per-site"),
+    ],
+    "forecast_2_reuse_fix.py": [
+        ("GL301", "with tf1.Session() as sess:", "a Session per forecast() call; the program makes two, "
+         "below the runtime's max-per-site of 2"),
+    ],
+}
 CLEAN = sorted(RULES.glob("*_good*.py")) + [STORY / "forecast_3_right.py"]
 HEADER = "import tensorflow as tf\n\ntf1 = tf.compat.v1\n"
 
@@ -82,17 +93,12 @@ def line_of(path: Path, needle: str) -> int:
 # -- samples ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", STATIC_BAD, ids=lambda p: p.name)
 def test_bad_sample_is_flagged_at_its_marked_lines(path):
-    """Every marker of a static code is found on its line; no other line gets that code.
-
-    Extra findings of codes the sample does not mark are allowed: the story's `forecast()`
-    also opens a Session per call (GL301), which the runtime does not see because the program
-    dies on its second call before a third session would cross the threshold.
-    """
+    """Every marker of a static code is found on its line, and nothing else is reported —
+    but for the findings :data:`STATIC_ONLY` names, with the reason the runtime differs."""
     expected = {(c, n) for c, n in expected_markers(path) if c in STATIC}
     assert expected, path.name
-    got = found(path)
-    codes = {c for c, _ in expected}
-    assert {(c, n) for c, n in got if c in codes} == expected
+    extra = {(code, line_of(path, needle)) for code, needle, _ in STATIC_ONLY.get(path.name, ())}
+    assert found(path) == expected | extra
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
@@ -332,8 +338,10 @@ def test_gl503_through_a_builder_function_called_in_a_loop(source):
         """
         def build(units):
             return tf.keras.Sequential([tf.keras.layers.Dense(units)])
-        for units in (1, 2):
+        for units in (1, 2, 3):
             model = build(units)  # here
+        for units in (1, 2):
+            model = build(units)  # two models: below the runtime's max-per-site
         """
     )
     assert found(path) == {("GL503", line_of(path, "# here"))}

@@ -24,7 +24,7 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
         loops = [loop for loop in call.loops if not loop.is_comprehension]
         if not loops or any(c.name == CLEAR_SESSION for loop in call.loops for c in loop.calls):
             continue
-        if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
+        if _below_threshold(call, options) or _kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
         if _is_model(call, model_classes):
             found.append(
@@ -45,6 +45,47 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                 )
             )
     return found
+
+
+def _below_threshold(call, options) -> bool:
+    """The loops around the call run it no more than the runtime's ``max-per-site``."""
+    total = 1
+    for loop in call.loops:
+        n = loop.count()
+        if n is None:
+            return False
+        total *= n
+    return total <= options.get("max-per-site", 2)
+
+
+def _kept(module, call, loop) -> bool:
+    """A model kept: appended or stored (``models.append(m)``, ``models[k] = m``,
+    ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn."""
+    if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
+        return True
+    holder = None
+    for node in ast.walk(loop.node):
+        if isinstance(node, ast.Assign) and node.value is call.node:
+            targets = node.targets
+            if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
+                return True
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            holder = names[0] if names else None
+            break
+        if isinstance(node, (ast.Return, ast.Yield)) and node.value is call.node:
+            return True
+    if holder is None:
+        return False
+    for node in ast.walk(loop.node):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _KEEPS:
+            if any(isinstance(a, ast.Name) and a.id == holder for a in node.args):
+                return True
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == holder:
+            if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in node.targets):
+                return True
+        elif isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Name) and node.value.id == holder:
+            return True
+    return False
 
 
 def _is_model(call, model_classes) -> bool:

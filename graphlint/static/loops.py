@@ -272,7 +272,9 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         if id(fn) in rebuilt or fn.resets_state() or has_run_loop(module, fn):
             continue
         ops, runs = _summary(module, fn)
-        direct = [c for m, c in ops if m is module and c.scope is fn and not c.loops]
+        direct = [
+            c for m, c in ops if m is module and c.scope is fn and all(loop.is_comprehension for loop in c.loops)
+        ]
         if not direct or not any(module.is_session_run(c) for c in fn.calls):
             continue
         why = module.per_call(fn)

@@ -325,7 +325,14 @@ class Module:
         return found or {"?"}
 
     def is_session_run(self, call: CallSite) -> bool:
-        """``sess.run(...)`` on something that is a session (by origin, or by its very name)."""
+        """``sess.run(...)`` on something that is a session (by origin, or by its very name);
+        ``tensor.eval(feed_dict=...)`` and ``op.run(feed_dict=...)`` run one too."""
+        if call.method in ("eval", "run") and isinstance(call.node, ast.Call):
+            node = call.node
+            if any(kw.arg in ("feed_dict", "session") for kw in node.keywords) or (
+                call.method == "eval" and node.args and isinstance(node.args[0], ast.Dict)
+            ):
+                return True
         if call.method not in ("run", "partial_run"):
             return False
         receiver = call.receiver

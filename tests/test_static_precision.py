@@ -1,0 +1,378 @@
+"""`graphlint check` on the shapes of real TensorFlow code (issue 9): each category of false
+positive has a program that must stay silent and a bad twin that must still be found; each
+category of miss has a program that must be found. Expected findings are marked in the
+program with ``# expect: GLnnn``; nothing else may be reported."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from test_check import HEADER, found
+
+_EXPECT = re.compile(r"#\s*expect:\s*((?:GL\d{3}[ ,]*)+)")
+
+
+def _write(tmp_path: Path, body: str, name: str = "prog.py") -> Path:
+    path = tmp_path / name
+    path.write_text(HEADER + textwrap.dedent(body))
+    return path
+
+
+def _expected(path: Path) -> set[tuple[str, int]]:
+    out = set()
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        match = _EXPECT.search(line)
+        if match:
+            out |= {(code, n) for code in re.findall(r"GL\d{3}", match.group(1))}
+    return out
+
+
+CASES = {
+    # -- 1. distinct call sites are not a rebuild ----------------------------------------------
+    "online-and-target-networks": """
+        def build_net():
+            x = tf1.placeholder(tf.float32, [None, 4])
+            return x, tf1.layers.dense(x, 2)
+        online = build_net()
+        target = build_net()
+        """,
+    "network-built-in-a-loop": """
+        def build_net():
+            x = tf1.placeholder(tf.float32, [None, 4])  # expect: GL101
+            return x, tf1.layers.dense(x, 2)
+        for seed in range(5):
+            net = build_net()
+        """,
+    "helper-used-by-two-tests": """
+        def evaluate(sess):
+            x = tf1.placeholder(tf.float32, [None])
+            return sess.run(x * 2.0, {x: [1.0]})
+        def test_a():
+            with tf.Graph().as_default(), tf1.Session() as sess:
+                evaluate(sess)
+        def test_b():
+            with tf1.Session() as sess:
+                evaluate(sess)
+        """,
+    "helper-called-twice-on-one-path": """
+        def evaluate(sess):
+            x = tf1.placeholder(tf.float32, [None])  # expect: GL101
+            return sess.run(x * 2.0, {x: [1.0]})
+        def main():
+            sess = tf1.Session()
+            evaluate(sess)
+            evaluate(sess)
+        """,
+    # -- 2. get-or-create ------------------------------------------------------------------------
+    "get-or-create-session": """
+        c = tf.constant(1.0)
+        def make_session():
+            return tf1.Session()
+        def get_session():
+            sess = tf1.get_default_session()
+            if sess is None:
+                sess = make_session()
+            return sess
+        def shared():
+            return tf1.get_default_session() or tf1.Session()
+        for i in range(10):
+            print(get_session(), shared())
+        """,
+    "session-per-call": """
+        def get_session():
+            return tf1.Session()  # expect: GL301
+        for i in range(10):
+            print(get_session())
+        """,
+    "get-or-create-global-step": """
+        loss = tf.constant(1.0)
+        sess = tf1.Session()
+        for i in range(10):
+            step = tf1.train.get_or_create_global_step()
+            sess.run(loss)
+        """,
+    "built-once-guard": """
+        class Trainer:
+            def __init__(self):
+                self._built = False
+                self.sess = tf1.Session()
+            def step(self):
+                if not self._built:
+                    self.op = tf.constant(1.0) + 1.0
+                    self._built = True
+                return self.sess.run(self.op)
+        trainer = Trainer()
+        for i in range(10):
+            trainer.step()
+        """,
+    # -- 3. a handler that re-raises swallows nothing ---------------------------------------------
+    "handler-re-raises": """
+        def dense(x, n):
+            with tf1.variable_scope("dense"):
+                try:
+                    w = tf1.get_variable("w", [4, n])
+                except ValueError as err:
+                    err.args += ("check the input width",)
+                    raise
+            return tf.matmul(x, w)
+        """,
+    "handler-swallows": """
+        def dense(x, n):
+            w = None
+            with tf1.variable_scope("dense"):
+                try:
+                    w = tf1.get_variable("w", [4, n])  # expect: GL202
+                except ValueError:
+                    pass
+            return w
+        """,
+    # -- 4. get_variable under reuse=True --------------------------------------------------------
+    "get-variable-under-reuse": """
+        import sys
+        sess = tf1.Session()
+        for name in sys.argv[1:]:
+            with tf1.variable_scope(name, reuse=True):
+                try:
+                    v = tf1.get_variable("w")
+                except ValueError:
+                    continue
+            print(sess.run(v))
+        """,
+    "get-variable-without-reuse": """
+        import sys
+        sess = tf1.Session()
+        for name in sys.argv[1:]:
+            with tf1.variable_scope(name):
+                try:
+                    v = tf1.get_variable("w", [1])  # expect: GL202, GL102
+                except ValueError:
+                    continue
+            print(sess.run(v))
+        """,
+    # -- 5. kept models and sessions -------------------------------------------------------------
+    "models-kept": """
+        import sys
+        models = {}
+        for name in sys.argv:
+            m = tf.keras.Sequential()
+            models[name] = m
+        def ensemble(names):
+            for name in names:
+                yield tf.keras.Sequential()
+        class Agent:
+            pass
+        agents = [Agent() for _ in sys.argv]
+        for agent in agents:
+            agent.sess = tf1.Session()
+        """,
+    "models-dropped": """
+        import sys
+        for name in sys.argv:
+            m = tf.keras.Sequential()  # expect: GL503
+            print(m)
+        for name in sys.argv:
+            sess = tf1.Session()  # expect: GL301
+        """,
+    # -- 6. the runtime's thresholds -------------------------------------------------------------
+    "two-literal-iterations": """
+        x = tf.constant([1.0, 2.0])
+        sess = tf1.Session()
+        for mode in ["train", "eval"]:
+            sess.run(tf.reduce_sum(x))
+            s = tf1.Session()
+            m = tf.keras.Sequential()
+        """,
+    "three-literal-iterations": """
+        x = tf.constant([1.0, 2.0])
+        sess = tf1.Session()
+        for mode in ["train", "eval", "test"]:
+            sess.run(tf.reduce_sum(x))  # expect: GL102
+            s = tf1.Session()  # expect: GL301
+            m = tf.keras.Sequential()  # expect: GL503
+        """,
+    "two-literal-iterations-nested-in-a-loop": """
+        x = tf.constant([1.0, 2.0])
+        sess = tf1.Session()
+        for epoch in range(100):
+            for mode in ["train", "eval"]:
+                sess.run(tf.reduce_sum(x))  # expect: GL102
+        """,
+    # -- 7. one finding per line and cause ---------------------------------------------------------
+    "nested-ops-one-finding": """
+        x = tf.constant([1.0, 2.0])
+        sess = tf1.Session()
+        for step in range(100):
+            sess.run(tf.round(tf.sigmoid(x)))  # expect: GL102
+        """,
+    # -- misses: method-form ops -----------------------------------------------------------------
+    "method-form-assign": """
+        v = tf1.Variable(1.0)
+        optimizer = tf1.train.GradientDescentOptimizer(0.1)
+        sess = tf1.Session()
+        for epoch in range(100):
+            sess.run(v.assign(2.0))  # expect: GL102
+            sess.run(optimizer.lr.assign_sub(0.01))  # expect: GL102
+        """,
+    "weight-load-one-assign-per-variable": """
+        import numpy as np
+        sess = tf1.Session()
+        for var, value in zip(tf1.global_variables(), np.load("weights.npy")):
+            sess.run(var.assign(value))
+        """,
+    # -- misses: ops in a function called every step ---------------------------------------------
+    "learn-method-called-every-step": """
+        class Agent:
+            def __init__(self, sess, pairs):
+                self.sess = sess
+                self.pairs = pairs
+            def learn(self):
+                self.sess.run([tf1.assign(t, e) for t, e in self.pairs])  # expect: GL102
+        agent = Agent(tf1.Session(), [])
+        for step in range(1000):
+            agent.learn()
+        """,
+    "learn-method-with-ops-built-once": """
+        class Agent:
+            def __init__(self, sess, pairs):
+                self.sess = sess
+                self.sync = [tf1.assign(t, e) for t, e in pairs]
+            def learn(self):
+                self.sess.run(self.sync)
+        agent = Agent(tf1.Session(), [])
+        for step in range(1000):
+            agent.learn()
+        """,
+    "same-file-helper-in-a-run-loop": """
+        def polynomial(x):
+            return tf.square(x) + 2.0 * x
+        x = tf.constant(3.0)
+        sess = tf1.Session()
+        for step in range(100):
+            print(sess.run(polynomial(x)))  # expect: GL102
+        """,
+    # -- misses: operators on tensors ------------------------------------------------------------
+    "operator-on-a-tensor": """
+        x = tf.constant(1.0)
+        sess = tf1.Session()
+        for step in range(100):
+            x = x + 1  # expect: GL102
+            print(sess.run(x))
+        """,
+    "operator-on-fetched-values": """
+        x = tf.constant(1.0)
+        sess = tf1.Session()
+        total = 0.0
+        for step in range(100):
+            value = sess.run(x)
+            total = total + value
+            print("step %d" % step, value * 2)
+        """,
+    # -- misses: a fresh graph and a session per item --------------------------------------------
+    "graph-and-session-per-batch": """
+        import numpy as np
+        def align(images):
+            with tf.Graph().as_default():
+                sess = tf1.Session()  # expect: GL301
+                x = tf1.placeholder(tf.float32, [None])
+                return sess.run(x * 2.0, {x: images})
+        with tf1.Session() as sess:
+            out = tf.constant(1.0)
+            for batch in np.array_split(np.ones(100), 10):
+                print(sess.run(out), align(batch))
+        """,
+    "graph-and-session-per-instance": """
+        import numpy as np
+        class Detector:
+            def __init__(self):
+                self.graph = tf.Graph()
+                with self.graph.as_default():
+                    self.x = tf1.placeholder(tf.float32, [None])
+                    self.y = self.x * 2.0
+                self.sess = tf1.Session(graph=self.graph)
+            def detect(self, images):
+                return self.sess.run(self.y, {self.x: images})
+        detectors = [Detector() for _ in range(3)]
+        with tf1.Session() as sess:
+            out = tf.constant(1.0)
+            for batch in np.array_split(np.ones(100), 10):
+                print(sess.run(out), [d.detect(batch) for d in detectors])
+        """,
+    "graph-and-session-per-configuration": """
+        def train(lr):
+            with tf.Graph().as_default():
+                x = tf1.Variable(1.0)
+                step = tf1.assign_sub(x, lr)
+                with tf1.Session() as sess:
+                    sess.run(tf1.global_variables_initializer())
+                    for i in range(100):
+                        sess.run(step)
+        for lr in (0.1, 0.01, 0.001):
+            train(lr)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_static_case(tmp_path, name):
+    path = _write(tmp_path, CASES[name])
+    assert found(path) == _expected(path)
+
+
+MODEL = """
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+
+
+class Net:
+    def __init__(self):
+        self.w = tf1.Variable(1.0)
+
+    def step(self, x):
+        return tf.reduce_sum(x * self.w)
+
+
+def helper(x):
+    return tf.square(x)
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, call",
+    [
+        ("from model import Net", "net.step(x)"),
+        ("import model", "model.helper(x)"),
+        ("from model import helper", "helper(x)"),
+        ("from pkg import model", "model.helper(x)"),
+        ("from pkg.model import Net", "net.step(x)"),
+    ],
+)
+def test_a_class_or_function_of_another_module_of_the_tree_is_followed(tmp_path, imports, call):
+    """Only the checked file is named (as pre-commit does): its imports of the user's modules
+    beside it are read, nothing else."""
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    (tmp_path / "unrelated.py").write_text("raise SystemExit('never read')\n")
+    net = "Net()" if "Net" in imports else "None"
+    train = tmp_path / "train.py"
+    train.write_text(
+        f"import tensorflow as tf\n{imports}\n\ntf1 = tf.compat.v1\nnet = {net}\nx = tf.constant(1.0)\n"
+        f"sess = tf1.Session()\nfor step in range(100):\n    print(sess.run({call}))\n"
+    )
+    assert found(train) == {("GL102", 9)}
+
+
+def test_another_module_that_only_runs_is_not_reported(tmp_path):
+    (tmp_path / "model.py").write_text(MODEL.replace("return tf.reduce_sum(x * self.w)", "return x"))
+    train = tmp_path / "train.py"
+    train.write_text(
+        "import tensorflow as tf\nfrom model import Net\n\ntf1 = tf.compat.v1\nnet = Net()\n"
+        "sess = tf1.Session()\nfor step in range(100):\n    print(sess.run(net.step(1.0)))\n"
+    )
+    assert found(train) == set()
