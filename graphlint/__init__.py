@@ -28,6 +28,20 @@ _LAZY = {
 __all__ = ["Finding", "Linter", "Location", "Related", "Rule", "Severity", "__version__", "hookimpl", "instrument"]
 
 
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext graphlint``: findings under each notebook cell (graphlint.jupyter)."""
+    from graphlint.jupyter import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext graphlint``: everything patched is restored."""
+    from graphlint.jupyter import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:

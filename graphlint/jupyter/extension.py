@@ -1,0 +1,218 @@
+"""``%load_ext graphlint``: the probes installed in the running kernel, findings under each cell.
+
+Every cell run is judged twice: as a program of its own (every runtime rule in a fresh scope,
+finished when the cell ends: a loop inside the cell that rebuilds, retraces or predicts row by
+row), and against the cell's earlier runs (:mod:`graphlint.jupyter.rules`: re-running the cell
+that builds the model). What a cell caused is displayed under it as one ``display_data``
+output (``text/plain``, with ``{"graphlint": ...}`` in its metadata); the cell's own outputs
+and its result (``Out[n]``, ``_``) are untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from graphlint.findings import Finding, finding_to_dict
+
+_MAGIC = "graphlint"
+
+
+class KernelLinter:
+    """The extension's state in one IPython shell."""
+
+    def __init__(self, shell):
+        from graphlint.config import load
+        from graphlint.engine import Linter, Sink
+        from graphlint.jupyter.rules import CELL_RULES, Cells
+
+        self.shell = shell
+        self.config = load(None, start=os.getcwd())
+        self.linter = Linter(self.config, scoped=True, warn=self._warn)
+        self.cells = Cells()
+        self.sink = Sink(self.config)
+        self.cell_rules = [
+            cls(self.sink, self.cells, self.config.options_for(cls))
+            for cls in CELL_RULES
+            if self.config.is_selected(cls.code)
+        ]
+        for rule in self.cell_rules:
+            self.linter.pm.register(rule, name=f"kernel-{rule.code}")
+        self.findings: list[Finding] = []  # every finding shown so far, in order
+        self.scope = None
+        self._probes: contextlib.ExitStack | None = None
+
+    # -- on / off ------------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return self._probes is not None
+
+    def start(self) -> None:
+        from graphlint.instrument import instrument
+
+        if self._probes is not None:
+            return
+        stack = contextlib.ExitStack()
+        stack.enter_context(instrument(self.linter, warn=self._warn))
+        self._probes = stack
+
+    def stop(self) -> None:
+        """Restore everything the probes patched (a cell in progress is dropped)."""
+        self._drop_scope()
+        self.cells.current = None
+        if self._probes is not None:
+            probes, self._probes = self._probes, None
+            probes.close()
+
+    def close(self) -> None:
+        self.stop()
+        for rule in self.cell_rules:
+            self.linter.pm.unregister(rule)
+
+    # -- cells ---------------------------------------------------------------------------------
+    def pre_run_cell(self, info) -> None:
+        if not self.active:
+            return
+        from graphlint.jupyter.rules import CellRun
+
+        raw = getattr(info, "raw_cell", "") or ""
+        key = getattr(info, "cell_id", None) or raw
+        run = CellRun(key)
+        self.cells.current = run
+        self.cells.runs.append(run)
+        self._mark_user_code(info)
+        self._drop_scope()
+        self.scope = self.linter.open_scope(self.config)
+
+    def post_run_cell(self, result) -> None:
+        run, self.cells.current = self.cells.current, None
+        if run is None or not self.active:
+            return
+        run.count = getattr(result, "execution_count", None)
+        found = []
+        if self.scope is not None:
+            scope, self.scope = self.scope, None
+            found += scope.finish(0 if getattr(result, "success", True) else 1)
+        for rule in self.cell_rules:
+            rule.cell_finished(run)
+        found += self.sink.take()
+        shown, seen = [], set()
+        for f in found:
+            if f.key not in seen:
+                seen.add(f.key)
+                shown.append(f)
+        shown.sort(key=lambda f: (f.location.path, f.location.line, f.code))
+        if shown:
+            self.findings += shown
+            self._display(shown)
+
+    def _drop_scope(self) -> None:
+        if self.scope is not None:
+            scope, self.scope = self.scope, None
+            for rule in scope.rules:
+                with contextlib.suppress(Exception):
+                    self.linter.pm.unregister(rule)
+
+    def _mark_user_code(self, info) -> None:
+        """A cell compiled as ``<ipython-input-…>`` (terminal IPython) is the user's code too."""
+        from graphlint import sites
+
+        try:
+            transformed = getattr(info, "transformed_cell", None) or info.raw_cell
+            name = self.shell.compile.get_code_name(info.raw_cell, transformed, self.shell.execution_count - 1)
+        except Exception:
+            return
+        if isinstance(name, str) and name.startswith("<ipython-input-"):
+            sites._is_user[name] = True
+
+    # -- showing findings ----------------------------------------------------------------------
+    def where(self, location) -> str:
+        """``In [5], line 3`` for a line of a cell, ``path:line`` for a file. A cell rule's
+        location names its run (``cell``); else the cell's latest ``In [n]``."""
+        count = location.cell
+        if count is None:
+            names = getattr(getattr(self.shell, "compile", None), "_filename_map", {})
+            count = names.get(location.path)
+        if count is not None:
+            return f"In [{count}], line {location.line}"
+        return f"{location.display_path()}:{location.line}"
+
+    def format(self, findings: list[Finding]) -> str:
+        lines = []
+        for f in findings:
+            count = f" (×{f.count})" if f.count > 1 else ""
+            lines.append(f"{self.where(f.location)}: {f.code} {f.message}{count}")
+            for rel in f.related:
+                lines.append(f"    {self.where(rel.location)}: {rel.message}")
+            if f.fix:
+                lines.append(f"    fix: {f.fix}")
+        return "\n".join(lines)
+
+    def _display(self, findings: list[Finding]) -> None:
+        text = self.format(findings)
+        data = {"findings": [finding_to_dict(f) | {"where": self.where(f.location)} for f in findings]}
+        try:
+            from IPython.display import display
+
+            display({"text/plain": text}, raw=True, metadata={"graphlint": data})
+        except Exception:  # no display machinery: the terminal
+            print(text, file=sys.stderr)
+
+    # -- %graphlint ----------------------------------------------------------------------------
+    def magic(self, line: str = "") -> None:
+        """``%graphlint`` lists every finding so far; ``%graphlint off`` / ``on``."""
+        word = line.strip().lower()
+        if word == "off":
+            self.stop()
+            print("graphlint: off (TensorFlow is restored; %graphlint on to watch again)")
+        elif word == "on":
+            try:
+                self.start()
+            except Exception as exc:  # TensorFlow missing, or another instrument() active
+                print(f"graphlint: error: {exc}", file=sys.stderr)
+                return
+            print("graphlint: on")
+        elif word in ("", "list"):
+            if not self.findings:
+                print(f"graphlint: no findings so far{'' if self.active else ' (off)'}.")
+                return
+            print(self.format(self.findings))
+            n = len(self.findings)
+            print(f"graphlint: {n} finding{'s' * (n != 1)} so far{'' if self.active else ' (off)'}.")
+        else:
+            print(f"graphlint: error: unknown argument {line.strip()!r} (use: %graphlint [on|off])", file=sys.stderr)
+
+    def _warn(self, message: str) -> None:
+        print(message, file=sys.stderr)
+
+
+_loaded: dict[int, KernelLinter] = {}
+
+
+def load_ipython_extension(shell) -> None:
+    if id(shell) in _loaded:
+        return
+    from graphlint.config import ConfigError
+
+    try:
+        kernel = KernelLinter(shell)
+        kernel.start()
+    except (ConfigError, RuntimeError) as exc:
+        print(f"graphlint: error: {exc}", file=sys.stderr)
+        return
+    _loaded[id(shell)] = kernel
+    shell.events.register("pre_run_cell", kernel.pre_run_cell)
+    shell.events.register("post_run_cell", kernel.post_run_cell)
+    shell.register_magic_function(kernel.magic, "line", _MAGIC)
+
+
+def unload_ipython_extension(shell) -> None:
+    kernel = _loaded.pop(id(shell), None)
+    if kernel is None:
+        return
+    for event, callback in (("pre_run_cell", kernel.pre_run_cell), ("post_run_cell", kernel.post_run_cell)):
+        with contextlib.suppress(ValueError):
+            shell.events.unregister(event, callback)
+    shell.magics_manager.magics["line"].pop(_MAGIC, None)
+    kernel.close()

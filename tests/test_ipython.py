@@ -1,0 +1,172 @@
+"""`%load_ext graphlint` in a real Jupyter kernel (ipykernel, driven by nbclient): findings
+under the cells that caused them, the cells' outputs otherwise identical to a run without the
+extension, `%graphlint on|off`, and `%unload_ext graphlint` restoring everything patched."""
+
+from __future__ import annotations
+
+import copy
+import re
+import subprocess
+import sys
+
+import pytest
+
+LOAD, OFF, ON, LIST, UNLOAD = "%load_ext graphlint", "%graphlint off", "%graphlint on", "%graphlint", "%unload_ext graphlint"
+GRAPHLINT_CELLS = {LOAD, OFF, ON, LIST, UNLOAD}
+_TF_LOG = re.compile(
+    r"^(?:[IWE]\d{4} .*|WARNING: All log messages before absl::InitializeLog\(\) is called.*|To enable the following instructions.*)\n?",
+    re.M,
+)
+
+# Everything TensorFlow and Keras bind in their modules and classes, by identity.
+SNAPSHOT = """\
+import sys, types
+def _graphlint_snapshot():
+    seen = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("tensorflow", "keras")):
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, (types.FunctionType, type)):
+                seen[(name, attr)] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for key, member in list(vars(value).items()):
+                    seen[(name, attr, key)] = member
+    return seen
+_before = _graphlint_snapshot()
+"""
+CHANGED = "_now = _graphlint_snapshot()\nprint('patched:', sum(1 for k in _before if k in _now and _now[k] is not _before[k]) > 0)"
+
+
+def _execute(cells: list[str], order: list[int], control: bool):
+    """Run ``cells`` in ``order`` in a fresh kernel; per execution: (cell index, In [n],
+    graphlint's outputs, the other outputs). ``control``: graphlint's own cells become `pass`."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    sources = ["pass" if control and (c in GRAPHLINT_CELLS or c == CHANGED) else c for c in cells]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False)
+    runs = []
+    with client.setup_kernel():
+        for index in order:
+            client.execute_cell(nb.cells[index], index)
+            outputs = copy.deepcopy(nb.cells[index].outputs)
+            ours = [o for o in outputs if "graphlint" in o.get("metadata", {})]
+            others = [_without_tf_logs(o) for o in outputs if "graphlint" not in o.get("metadata", {})]
+            runs.append((index, nb.cells[index].execution_count, ours, [o for o in others if o is not None]))
+    return runs
+
+
+def _without_tf_logs(output):
+    """TensorFlow's own start-up log lines carry times and process ids: left out."""
+    if output.get("output_type") == "stream" and output.get("name") == "stderr":
+        text = _TF_LOG.sub("", output["text"])
+        if not text:
+            return None
+        output = {**output, "text": text}
+    return output
+
+
+def _shown(run) -> list[tuple[str, str]]:
+    """(code, where) of each finding graphlint displayed under one execution."""
+    return [(f["code"], f["where"]) for o in run[2] for f in o["metadata"]["graphlint"]["findings"]]
+
+
+@pytest.fixture
+def quiet_tensorflow(monkeypatch):
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "3")
+    monkeypatch.setenv("PYTHONWARNINGS", "ignore")
+
+
+TF1_CELLS = [
+    "import numpy as np\nimport tensorflow as tf\ntf.compat.v1.disable_eager_execution()",  # 0
+    SNAPSHOT,  # 1
+    LOAD,  # 2
+    "x = tf.compat.v1.placeholder(tf.float32, [None, 4], name='x')\n"  # 3: the model
+    "w = tf.Variable(tf.ones([4, 1]), name='w')\n"
+    "y = tf.matmul(x, w, name='y')\n"
+    "print(w.name, y.name, len(tf.compat.v1.get_default_graph().get_operations()))",
+    "sess = tf.compat.v1.Session()\nsess.run(w.initializer)\nsess.run(y, {x: np.ones((2, 4))})",  # 4: runs only
+    LIST,  # 5
+    OFF,  # 6
+    ON,  # 7
+    CHANGED,  # 8
+    UNLOAD,  # 9
+    "_after = _graphlint_snapshot()\nprint('restored:', all(_after[k] is v for k, v in _before.items() if k in _after))",  # 10
+]
+TF1_ORDER = [0, 1, 2, 3, 4, 8, 3, 4, 5, 6, 3, 7, 3, 9, 10, 3]
+
+
+@pytest.mark.slow
+def test_tf1_rerun_cell_is_gl101_under_it_and_outputs_are_unchanged(quiet_tensorflow):
+    watched = _execute(TF1_CELLS, TF1_ORDER, control=False)
+    control = _execute(TF1_CELLS, TF1_ORDER, control=True)
+    shown = [(cell, count, _shown(run)) for run in watched for cell, count in [run[:2]] if run[2]]
+    # The model cell's second run (In [7]) rebuilt it into the same graph, and its variable
+    # 'w' came back renamed; the first run (In [4]) is not a finding. The session cell's second
+    # run (In [8]) dropped the first session unclosed. Off: the model cell's run In [11] is not
+    # watched; on again: In [13] is. After %unload_ext (In [16]) nothing is shown.
+    assert shown == [
+        (3, 7, [("GL101", "In [7], line 1"), ("GL201", "In [7], line 2")]),
+        (4, 8, [("GL303", "In [8], line 1")]),
+        (3, 13, [("GL101", "In [13], line 1"), ("GL201", "In [13], line 2")]),
+    ], shown
+    text = [o for o in watched if o[1] == 7][0][2][0]["data"]["text/plain"]
+    assert "this cell built its ops into the same graph 2 times (In [4], In [7])" in text
+    assert "In [4], line 1: the first copy was built by In [4]" in text and "fix: " in text
+    listed = [o for o in watched if o[1] == 9][0][3]  # %graphlint lists what was shown so far
+    assert listed[0]["text"].startswith("In [7], line 1: GL101 ") and "3 findings so far" in listed[0]["text"]
+    assert [o for o in watched if o[1] == 6][0][3][0]["text"] == "patched: True\n"
+    assert [o for o in watched if o[1] == 15][0][3][0]["text"] == "restored: True\n"
+    # every other output, and every In [n], is what the same cells give without graphlint
+    for (cell, count, _, others), (c_cell, c_count, c_ours, c_others) in zip(watched, control):
+        assert (cell, count) == (c_cell, c_count) and c_ours == []
+        if TF1_CELLS[cell] not in GRAPHLINT_CELLS and TF1_CELLS[cell] != CHANGED:
+            assert others == c_others, (cell, count)
+
+
+TF2_CELLS = [
+    "import tensorflow as tf",  # 0
+    LOAD,  # 1
+    "model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])\nprint(model.layers[0].name)",  # 2
+    "@tf.function\ndef step(x):\n    return x * 2",  # 3
+    "step(tf.constant(1.0)).numpy()",  # 4
+    "tf.keras.backend.clear_session()",  # 5
+]
+TF2_ORDER = [0, 1, 2, 2, 3, 4, 3, 4, 2, 3, 4, 5, 2, 2]
+
+
+@pytest.mark.slow
+def test_tf2_keras_model_and_tf_function_rebuilt_by_reruns_at_their_thresholds(quiet_tensorflow):
+    watched = _execute(TF2_CELLS, TF2_ORDER, control=False)
+    control = _execute(TF2_CELLS, TF2_ORDER, control=True)
+    shown = [(cell, count, _shown(run)) for run in watched for cell, count in [run[:2]] if run[2]]
+    # GL503 at the third model-building run with no clear_session (In [9]), not at the second
+    # (In [4]); after clear_session (In [12]) two more runs are again below the threshold.
+    # GL502 at the third definition of a traced tf.function (In [10]), not at the second.
+    assert shown == [
+        (2, 9, [("GL503", "In [9], line 1")]),
+        (3, 10, [("GL502", "In [10], line 1")]),
+    ], shown
+    text = [o for o in watched if o[1] == 10][0][2][0]["data"]["text/plain"]
+    assert "made a new `tf.function` at this line 3 times (In [5], In [7], In [10])" in text
+    assert "the earlier ones' 2 traces were thrown away" in text
+    for (cell, count, _, others), (c_cell, c_count, _, c_others) in zip(watched, control):
+        assert (cell, count) == (c_cell, c_count)
+        if TF2_CELLS[cell] not in GRAPHLINT_CELLS:
+            assert others == c_others, (cell, count)
+    names = [o[3][0]["text"] for o in watched if o[0] == 2]
+    assert names == ["dense\n", "dense_1\n", "dense_2\n", "dense\n", "dense_1\n"]  # as without graphlint
+
+
+def test_importing_graphlint_imports_neither_ipython_nor_tensorflow():
+    code = (
+        "import sys, graphlint\n"
+        "assert callable(graphlint.load_ipython_extension) and callable(graphlint.unload_ipython_extension)\n"
+        "bad = [m for m in ('IPython', 'tensorflow', 'graphlint.jupyter') if m in sys.modules]\n"
+        "print(bad)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "[]\n", proc.stderr
