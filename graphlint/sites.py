@@ -67,8 +67,8 @@ class Stack(NamedTuple):
     """The user's frames at one moment, outermost first, with an invocation id per frame.
 
     ``calls[i]`` identifies the invocation of ``frames[i]``'s function: two ops built in the
-    same call of ``forecast()`` share it; the next call of ``forecast()`` gets a new one (an
-    iteration that goes back to an earlier point of a loop counts as a new invocation too).
+    same call of ``forecast()`` share it (in every iteration of a loop in it); the next call of
+    ``forecast()`` gets a new one, even when CPython reuses the earlier frame's memory.
     """
 
     frames: tuple[Frame, ...]
@@ -85,32 +85,64 @@ class Stack(NamedTuple):
 
 
 _tokens = itertools.count(1)
+
+
+class _Mark:
+    """An invocation's identity, kept on the live frame itself (in its ``f_trace`` slot).
+
+    It lives exactly as long as the frame, so a later call can never inherit it, even when
+    CPython puts the new frame at the dead frame's address. The slot is only consulted while a
+    tracer (``sys.settrace``) runs, and a frame whose slot is empty gets no local trace events;
+    the mark answers any such event with itself and does nothing, so tracing is unchanged.
+    """
+
+    __slots__ = ("token", "lasti", "site", "__weakref__")
+
+    def __init__(self, token: int, lasti: int, site: "Frame"):
+        self.token, self.lasti, self.site = token, lasti, site
+
+    def __call__(self, frame, event, arg):
+        return self
+
+
+# Fallback for frames whose f_trace slot a tracer owns (a debugger, coverage.py):
 # id(frame) -> (code, last instruction offset, invocation token, Frame at that offset);
-# bounded by _LIVE_MAX.
-_live: dict[int, tuple[object, int, int, Frame]] = {}
+# bounded by _LIVE_MAX. Best effort only: a dead frame's address can be reused.
+_live: dict[int, tuple[object, int, int, "Frame"]] = {}
 _LIVE_MAX = 50_000
 
 
 _tuple_new = tuple.__new__  # builds a Frame/Stack without the NamedTuple's Python-level __new__
+_gettrace = sys.gettrace
 
 
 def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
     """A user frame's :class:`Frame` and its invocation id.
 
-    The id stays while the frame runs forward; a new frame (or the same one gone back to an
-    earlier instruction: the next iteration of a loop) gets a new one. A frame still at the
-    instruction it was last seen at reuses the Frame made then.
+    The id is the frame's for as long as it runs (every iteration of a loop in it included);
+    each new call gets a new one. A frame still at the instruction it was last seen at reuses
+    the Frame made then. Only when a tracer owns the frame's ``f_trace`` slot is the id
+    guessed from the frame's address (a frame gone back to an earlier instruction, or a new
+    one at a dead frame's address, then counts as a new call).
     """
-    key = id(frame)
     lasti = frame.f_lasti
+    mark = frame.f_trace
+    if type(mark) is _Mark:
+        if mark.lasti == lasti:
+            return mark.site, mark.token
+        site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+        mark.lasti, mark.site = lasti, site
+        return site, mark.token
+    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+    if mark is None and _gettrace() is None:
+        token = next(_tokens)
+        frame.f_trace = _Mark(token, lasti, site)
+        return site, token
+    key = id(frame)
     entry = _live.get(key)
     if entry is not None and entry[0] is code and entry[1] <= lasti:
-        if entry[1] == lasti:
-            return entry[3], entry[2]
-        site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
         _live[key] = (code, lasti, entry[2], site)
         return site, entry[2]
-    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
     token = next(_tokens)
     if len(_live) >= _LIVE_MAX:
         _live.clear()

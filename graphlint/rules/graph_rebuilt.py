@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import bisect
-
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import PerGraph
-from graphlint.sites import Stack
+from graphlint.sites import Stack, capture
 from graphlint.static.hits import report_hits
 from graphlint.static.rebuilds import graph_rebuilt
 
@@ -15,38 +13,33 @@ from graphlint.static.rebuilds import graph_rebuilt
 class _Copy:
     """One invocation of a building function: the ops it added to one graph."""
 
-    __slots__ = ("stack", "start", "end", "linked", "own")
+    __slots__ = ("stack", "start", "end", "model")
 
     def __init__(self, stack: Stack, index: int):
         self.stack = stack
         self.start = index
         self.end = index
-        self.linked = False  # consumes an earlier copy's output (a stacked layer, shared variables)
-        self.own: dict | None = None  # the ancestry of this copy's ops that have no inputs
+        self.model = False  # it made a placeholder or a variable: a model's inputs or weights
 
 
 class _Group:
     """The ops built directly by one function, split into its invocations (copies)."""
 
-    __slots__ = ("token", "copies", "merged")
+    __slots__ = ("token", "copies")
 
     def __init__(self):
         self.token = None
-        self.copies: list[_Copy] = []
-        self.merged = False  # a later op combines several copies (branches, towers)
+        self.copies: dict[int, _Copy] = {}  # invocation id -> its copy, in order of first op
 
 
 class _Graph:
-    __slots__ = ("groups", "tags", "ancestry", "runs", "last_index", "base")
+    __slots__ = ("groups", "ran", "last_index", "run_index", "base")
 
     def __init__(self):
         self.groups: dict[tuple, _Group] = {}
-        self.tags: dict[int, tuple] = {}  # id(op) -> (group key, copy index)
-        # id(op) -> {group key: latest copy index among the op's transitive inputs, itself
-        # included}; ops with the same ancestry share one dict.
-        self.ancestry: dict[int, dict] = {}
-        self.runs: list[int] = []  # op counts at which a session ran the graph
+        self.ran: set[int] = set()  # invocations that were on the stack when a session ran the graph
         self.last_index = 0
+        self.run_index = -1  # the op count at the last run whose stack was read
         # Ops the graph held before the first op seen here (a pytest test's scope starts with
         # whatever earlier tests built): sizes are counted from there, so they do not depend
         # on which tests ran before in the same process.
@@ -57,12 +50,16 @@ class GraphRebuilt(Rule):
     """The same code builds its ops into the same graph more than once.
 
     ## What it does
-    Follows which function built each op. When a function's later call adds a fresh,
-    independent copy of what its earlier call built — not fed by the earlier copy, directly or
-    through other code (as stacked layers are), and not combined with it later (as branches
-    and towers are) — it reports where the repeated build starts, how many copies there are,
-    and the graph's size after each
-    (`14 → 28 → 42 ops`).
+    Follows which function built each op and which calls ran a session on the graph. A
+    function that builds ops and runs them in the same call (a per-call `forecast()`,
+    `predict()` or `__call__`), called again, adds a fresh copy of what it built every time —
+    also when the copies share their variables (`reuse=True`, `AUTO_REUSE`, a `try/except`
+    reuse) — and the graph grows without end. It reports where the repeated build starts, how
+    many copies there are and the graph's size after each (`14 → 28 → 42 ops`). A copy must
+    make a model's inputs or weights (a placeholder, a variable), or the calls must come again
+    and again from one line (a loop). Calling an op-building function from several lines (a
+    layer helper, `bijector.forward(x)` then `forward(y)`), towers built before any run, and
+    ops built inline in a loop (GL102) are not rebuilds.
 
     ## Why is this bad?
     In TF1-style code there is one global default graph. A model built inside `forecast()`,
@@ -116,7 +113,7 @@ class GraphRebuilt(Rule):
         self.graphs: PerGraph[_Graph] = PerGraph(_Graph)
 
     # -- events ----------------------------------------------------------------------------
-    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
+    def graphlint_op_added(self, graph_id, graph_kind, op, index, stack):
         site = stack.site
         if graph_kind != "graph" or site is None:
             return
@@ -131,40 +128,20 @@ class GraphRebuilt(Rule):
         token = stack.call
         if group.token != token:
             group.token = token
-            group.copies.append(_Copy(stack, index))
-        k = len(group.copies) - 1
-        copy = group.copies[k]
+            copy = group.copies.get(token)
+            if copy is None:
+                copy = group.copies[token] = _Copy(stack, index)
+        else:
+            copy = group.copies[token]
         copy.end = index
-        tags = state.tags
-        tags[id(op)] = (key, k)
-        seen: dict[tuple, int] = {}
-        ancestry = state.ancestry
-        inherited = _NO_ANCESTRY
-        for tensor in op.inputs if inputs is None else inputs:
-            source = id(tensor.op)
-            before = ancestry.get(source, _NO_ANCESTRY)
-            if before.get(key, k) < k:
-                copy.linked = True  # fed, possibly through other code, by an earlier copy
-            inherited = _union(inherited, before)
-            tag = tags.get(source)
-            if tag is None:
-                continue
-            other_key, j = tag
-            previous = seen.setdefault(other_key, j)
-            if previous != j:
-                state.groups[other_key].merged = True
-        if not inherited:
-            if copy.own is None:
-                copy.own = {key: k}
-            inherited = copy.own
-        elif inherited.get(key) != k:
-            inherited = {**inherited, key: k}
-        ancestry[id(op)] = inherited
+        if not copy.model and op.type in _MODEL_OPS:
+            copy.model = True
 
     def graphlint_session_run(self, graph_id):
         state = self.graphs.get(graph_id)
-        if state is not None and (not state.runs or state.runs[-1] != state.last_index):
-            state.runs.append(state.last_index)
+        if state is not None and state.run_index != state.last_index:
+            state.run_index = state.last_index  # ops were built since: who is running them?
+            state.ran.update(capture(0).calls)
 
     def graphlint_graph_released(self, graph_id):
         self._judge(self.graphs.pop(graph_id))
@@ -179,60 +156,76 @@ class GraphRebuilt(Rule):
             return
         builds: dict[tuple, dict[int, list]] = {}
         for group in state.groups.values():
-            if group.merged or len(group.copies) < 2:
+            if len(group.copies) < 2:
                 continue
-            for previous, copy in zip(group.copies, group.copies[1:]):
-                if copy.linked:
-                    continue
+            copies = list(group.copies.values())
+            for previous, copy in zip(copies, copies[1:]):
                 level = _build_level(previous.stack, copy.stack)
                 if level is None:
                     continue
-                if level == _same_calls and not _ran_between(state.runs, previous.end, copy.start):
-                    continue  # e.g. parallel heads built in one loop, never run in between
                 depth = level if level != _same_calls else len(copy.stack.frames) - 1
                 frame = copy.stack.frames[depth]
-                build_key = (frame.path, frame.function, depth)
-                calls = builds.setdefault(build_key, {})
+                calls = builds.setdefault((frame.path, frame.function, depth), {})
                 for c in (previous, copy):
                     token = c.stack.calls[depth]
-                    entry = calls.setdefault(token, [c.stack.frames[depth], c.start, c.end, c.stack, depth])
+                    entry = calls.get(token)
+                    if entry is None:
+                        calls[token] = [c.stack.frames[depth], c.start, c.end, c.stack, c.model]
+                        continue
                     if c.start < entry[1]:
                         entry[0], entry[1] = c.stack.frames[depth], c.start
                     entry[2] = max(entry[2], c.end)
+                    entry[4] = entry[4] or c.model
         for (_path, function, depth), calls in builds.items():
-            copies = sorted(calls.values(), key=lambda e: e[1])
+            copies = _rebuilt_copies(calls, state.ran, depth)
+            if copies is None:
+                continue
             sizes = " → ".join(str(e[2] - state.base) for e in copies[:6]) + (" → …" if len(copies) > 6 else "")
-            where = copies[1][0]
             related = []
             if depth > 0:
-                for n, e in enumerate(copies[:3], 1):
-                    related.append((e[3].frames[depth - 1], f"copy {n} built by this call"))
+                callers = [e[3].frames[depth - 1] for e in copies]
+                if len({c[:2] for c in callers}) == 1:
+                    related.append((callers[0], f"all {len(copies)} copies built by calls from this line"))
+                else:
+                    for n, caller in enumerate(callers[:3], 1):
+                        related.append((caller, f"copy {n} built by this call"))
             name = "the module" if function == "<module>" else f"`{function}()`"
             self.report(
                 f"{name} built its ops into the same graph {len(copies)} times; "
                 f"ops in the graph after each copy: {sizes}",
-                where,
+                copies[1][0],
                 related=related,
             )
 
 
 _same_calls = -1  # the two copies differ only in the innermost invocation
-_NO_ANCESTRY: dict = {}
+# Ops that make a model's inputs or weights: a copy that makes them is a whole model again.
+_MODEL_OPS = frozenset({"Placeholder", "PlaceholderV2", "VariableV2", "Variable", "VarHandleOp"})
+_MIN_FROM_ONE_LINE = 3  # op-only copies (no inputs, no weights): this many calls from one line
 
 
-def _union(a: dict, b: dict) -> dict:
-    """The per-group latest copies of ``a`` and ``b`` together (``a`` itself when it has all)."""
-    if not b or a is b:
-        return a
-    if not a:
-        return b
-    merged = None
-    for key, j in b.items():
-        if a.get(key, -1) < j:
-            if merged is None:
-                merged = dict(a)
-            merged[key] = j
-    return a if merged is None else merged
+def _rebuilt_copies(calls: dict[int, list], ran: set[int], depth: int) -> list | None:
+    """The copies of one build function that make a rebuild, in order; ``None`` when none do.
+
+    The function must build and run: one of its calls ran a session on the graph (a call may
+    die before it runs, as the second `forecast()` does on "already exists"). Two or more
+    calls that each made a placeholder or a variable are a model rebuilt; copies of ops only
+    count when at least ``_MIN_FROM_ONE_LINE`` come from one calling line (a loop, a
+    per-request handler), never a few calls from different lines.
+    """
+    if not any(token in ran for token in calls):
+        return None
+    copies = sorted(calls.values(), key=lambda e: e[1])
+    models = [e for e in copies if e[4]]
+    if len(models) >= 2:
+        return models
+    if depth == 0:
+        return None
+    by_line: dict[tuple, list] = {}
+    for e in copies:
+        by_line.setdefault(e[3].frames[depth - 1][:2], []).append(e)
+    best = max(by_line.values(), key=len, default=[])
+    return best if len(best) >= _MIN_FROM_ONE_LINE else None
 
 
 def _build_level(a: Stack, b: Stack) -> int | None:
@@ -255,8 +248,3 @@ def _build_level(a: Stack, b: Stack) -> int | None:
         if fa[depth].line != fb[depth].line:
             return depth + 1
     return _same_calls
-
-
-def _ran_between(runs: list[int], end: int, start: int) -> bool:
-    i = bisect.bisect_left(runs, end)
-    return i < len(runs) and runs[i] < start

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.sites import capture
 from graphlint.static.hits import report_hits
 from graphlint.static.loops import op_in_run_loop
 
@@ -16,8 +17,10 @@ class OpInRunLoop(Rule):
     ## What it does
     Reports a line that adds ops to a graph again and again after a session has started running
     it — in more than `min-repeats` separate steps — such as `sess.run(tf.compat.v1.assign(v,
-    v + 1))` or `x = x + 1` inside the training loop. One addition after training (a single
-    `Saver()`) is fine.
+    v + 1))` or `x = x + 1` inside the training loop: the same call path, in the same run loop
+    (the invocation that runs the session and builds the ops), step after step. One addition
+    after training (a single `Saver()`) is fine, and so is a test that builds and evaluates a
+    handful of times from different lines; a function that builds and runs per call is GL101.
 
     ## Why is this bad?
     Every step adds new nodes: the graph, and the memory it holds, grow without bound; each run
@@ -57,44 +60,70 @@ class OpInRunLoop(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.ran: set[int] = set()
-        self.pending: dict[int, dict] = defaultdict(dict)  # graph -> {site key: site}
-        self.steps: dict[tuple, list] = {}  # (graph, site key) -> [site, steps, ops]
-        self.ops: dict[tuple, int] = defaultdict(int)
+        # graph -> {site key: [the first op's stack there since the last run, ops]}
+        self.pending: dict[int, dict] = defaultdict(dict)
+        # (graph, run-loop invocation, the op's call path) -> [site, steps, ops]
+        self.steps: dict[tuple, list] = {}
 
-    def graphlint_op_added(self, graph_id, graph_kind, site):
+    def graphlint_op_added(self, graph_id, graph_kind, site, stack):
         if graph_id not in self.ran or graph_kind != "graph" or site is None:
             return
-        key = (graph_id, site[:2])
-        self.pending[graph_id][key] = site
-        self.ops[key] += 1
+        pending = self.pending[graph_id]
+        entry = pending.get(site[:2])
+        if entry is None:
+            pending[site[:2]] = [stack, 1]  # kept: the probe hands over the whole stack
+        else:
+            entry[1] += 1
 
     def graphlint_session_run(self, graph_id, ops_added):
         self.ran.add(graph_id)
         pending = self.pending.pop(graph_id, None)
         if not pending or not ops_added:
             return
-        for key, site in pending.items():
-            entry = self.steps.setdefault(key, [site, 0])
+        run = capture(0).calls  # the user's invocations running the graph now
+        for stack, ops in pending.values():
+            calls = stack.calls
+            common = 0
+            for built, running in zip(calls, run):
+                if built != running:
+                    break
+                common += 1
+            if not common:
+                continue  # built in another thread's code: not this loop's step
+            # The innermost invocation that both built these ops and ran the graph: a run loop
+            # keeps it from step to step. A function that builds and runs per call is a new
+            # invocation each time (GL101's case, not a loop's).
+            key = (graph_id, calls[common - 1], tuple(f[:2] for f in stack.frames))
+            entry = self.steps.get(key)
+            if entry is None:
+                if len(self.steps) >= _MAX_KEYS:  # bounded: forget what has not repeated
+                    limit = self.config["min-repeats"]
+                    self.steps = {k: v for k, v in self.steps.items() if v[1] >= limit - 1}
+                entry = self.steps[key] = [stack.site, 0, 0]
             entry[1] += 1
+            entry[2] += ops
 
     def graphlint_graph_released(self, graph_id):
         self._judge(graph_id)
         self.ran.discard(graph_id)
         self.pending.pop(graph_id, None)
-        for key in [k for k in self.ops if k[0] == graph_id]:
-            del self.ops[key]  # ops counted at lines that never repeated a step
 
     def graphlint_run_finished(self):
         for graph_id in {key[0] for key in self.steps}:
             self._judge(graph_id)
 
     def _judge(self, graph_id):
+        best: dict[tuple, list] = {}  # one finding per line: its longest loop
         for key in [k for k in self.steps if k[0] == graph_id]:
-            site, steps = self.steps.pop(key)
-            ops = self.ops.pop(key, 0)
-            if steps >= self.config["min-repeats"]:
-                self.report(
-                    f"ops are added to the graph here inside the run loop: {ops} new ops over "
-                    f"{steps} steps after the session first ran the graph",
-                    site,
-                )
+            site, steps, ops = self.steps.pop(key)
+            if steps >= self.config["min-repeats"] and steps > best.get(site[:2], (None, 0))[1]:
+                best[site[:2]] = [site, steps, ops]
+        for site, steps, ops in best.values():
+            self.report(
+                f"ops are added to the graph here inside the run loop: {ops} new ops over "
+                f"{steps} steps after the session first ran the graph",
+                site,
+            )
+
+
+_MAX_KEYS = 20_000

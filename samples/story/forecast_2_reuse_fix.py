@@ -8,8 +8,9 @@ optimizer state, and forecasting from them fails with NotFoundError ("Key
 weight_def/weights/Adam_1 not found in checkpoint" or "Key beta1_power ..."): the one
 default graph still holds the first call's copy of the model, Adam's slots and beta powers
 included, and a plain Saver() wants them all. The duplicated graph is still there, too.
-Expected: GL202 (the refused, swallowed get_variable) and GL401 (at the restore, although the
-restore raises), with the minimize() line as the creation site of the missing variables.
+Expected: GL101 (each call builds the model again, sharing its variables), GL202 (the refused,
+swallowed get_variable) and GL401 (at the restore, although the restore raises), with the
+minimize() line as the creation site of the missing variables.
 """
 
 import os
@@ -42,7 +43,7 @@ class Forecaster:
         self.n_features = n_features
 
     def forecast(self, x, y=None, checkpoint=None):
-        inputs = tf1.placeholder(tf.float32, [None, self.n_features], name="inputs")
+        inputs = tf1.placeholder(tf.float32, [None, self.n_features], name="inputs")  # GL101
         targets = tf1.placeholder(tf.float32, [None, 1], name="targets")
         try:
             with tf1.variable_scope("weight_def"):

@@ -1,7 +1,8 @@
-"""GL101 graph-rebuilt, even before any session runs.
+"""Two heads of one program, built by one helper from two lines.
 
-`forecast_head()` is called once per horizon and builds the same layers again each time: the
-graph holds two full copies of the model before a session has run anything.
+`forecast_head()` is called once per horizon, before any session runs: a daily and a weekly
+head, each with its own input, kept apart and run together. Two distinct calls whose results
+are kept are two parts of the program, not a model rebuilt per call.
 """
 
 import numpy as np
@@ -14,7 +15,7 @@ WEIGHTS = np.full((4, 1), 0.5, dtype=np.float32)
 
 
 def forecast_head():
-    inputs = tf1.placeholder(tf.float32, [None, 4], name="inputs")  # GL101
+    inputs = tf1.placeholder(tf.float32, [None, 4], name="inputs")
     prediction = tf.matmul(inputs, WEIGHTS) + 1.0
     return inputs, prediction
 
