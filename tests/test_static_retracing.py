@@ -317,6 +317,8 @@ def test_gl502_through_a_chain_of_calls(source):
         "def make():\n    return tf.function(lambda v: v)\n\n@tf.function\ndef outer(x):\n    for _ in range(10):\n        x = make()(x)\n    return x",
         "for mode in ('train', 'eval'):\n    f = tf.function(lambda v: v)",
         "def make():\n    return tf.function(lambda v: v)\n\nfor i in range(2):\n    make()",
+        "fns = {'a': tf.abs, 'b': tf.square, 'c': tf.exp}\ncompiled = {k: tf.function(f) for k, f in fns.items()}",
+        "fns = [tf.abs, tf.square, tf.exp]\nfast = []\nfor f in fns:\n    fast.append(tf.function(f))",
     ],
 )
 def test_gl502_silent(source, body):
@@ -350,3 +352,69 @@ def test_gl502_a_function_of_another_module_called_once_is_setup(tmp_path):
     main = tmp_path / "main.py"
     main.write_text(HEADER + "from lib import make\n\nstep = make()\nfor i in range(9):\n    step(tf.ones([2]))\n")
     assert static(main) == []
+
+
+# -- values passed in by the caller -----------------------------------------------------------
+def test_gl501_a_parameter_fed_by_a_loop_of_the_caller(source):
+    path = source(
+        """
+        @tf.function
+        def f(x, epoch):
+            return x * epoch
+
+        def run_epoch(epoch, batches):
+            for b in batches:
+                f(b, epoch)  # here
+
+        def evaluate(epoch):
+            return f(tf.ones([2]), epoch)  # and here
+
+        for epoch in range(30):  # loop
+            run_epoch(epoch, [tf.ones([2])])  # call
+            evaluate(epoch=epoch)
+        """
+    )
+    found = {f.location.line: f for f in static(path)}
+    assert set(found) == {line_of(path, "# here"), line_of(path, "# and here")}
+    finding = found[line_of(path, "# here")]
+    assert "`epoch` is the loop variable of `range(30)` (30 values)" in finding.message
+    assert [r.location.line for r in finding.related][1:] == [line_of(path, "# call"), line_of(path, "# loop")]
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["run_epoch(tf.constant(epoch))", "run_epoch(3)", "run_epoch(epoch == 0)"],
+)
+def test_gl501_a_parameter_the_caller_does_not_vary(source, call):
+    path = source(
+        f"""
+        @tf.function
+        def f(x, epoch):
+            return x * epoch
+
+        def run_epoch(epoch):
+            return f(tf.ones([2]), epoch)
+
+        for epoch in range(30):
+            {call}
+        """
+    )
+    assert static(path) == []
+
+
+def test_gl501_a_parameter_rebound_before_the_call_is_not_followed(source):
+    path = source(
+        """
+        @tf.function
+        def f(x, epoch):
+            return x * epoch
+
+        def run_epoch(epoch):
+            epoch = tf.constant(epoch)
+            return f(tf.ones([2]), epoch)
+
+        for epoch in range(30):
+            run_epoch(epoch)
+        """
+    )
+    assert static(path) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.static.retracing import recreated_functions, report
+from graphlint.static.recreation import recreated_functions, report
 
 
 class FunctionRecreated(Rule):
@@ -90,5 +90,5 @@ class FunctionRecreated(Rule):
     # -- static form -----------------------------------------------------------------------
 
     def check_module(self, module) -> None:
-        """Static form: see :func:`graphlint.static.retracing.recreated_functions`."""
+        """Static form: see :func:`graphlint.static.recreation.recreated_functions`."""
         report(self, module, recreated_functions(module, self.config))

@@ -86,10 +86,7 @@ class FunctionRetraced(Rule):
             self.report(
                 f"{name} is traced again on every iteration of this loop: {causes}",
                 module.location(found.node),
-                related=[
-                    ((found.function.module or module).location(found.function.anchor), f"{name} is defined here"),
-                    (module.location(found.loop), "the loop"),
-                ],
+                related=found.related(module),
                 fix=_static_fix(found),
             )
 

@@ -9,20 +9,17 @@ of ``range``/``enumerate`` or a number computed from it, a counter, a list that 
 object, an array whose shape follows the loop. A loop whose values are known and no more than
 ``max-traces`` (the runtime rule's threshold) stays silent, and so does a value made a tensor
 first, an ``input_signature``, and a loop that runs only while another tf.function is traced.
-:func:`recreated_functions` is GL502's analysis on the same facts. Nothing is imported or run.
+:mod:`graphlint.static.recreation` is GL502's analysis on the same facts. Nothing is imported or run.
 """
 
 from __future__ import annotations
 
 import ast
-import os
 from dataclasses import dataclass, field
 
-from graphlint.static.hits import Hit
-from graphlint.findings import Location
 from graphlint.static.module import Function, Module
 from graphlint.static.project import resolve_function
-from graphlint.static.retracing_loops import loop_values
+from graphlint.static.retracing_loops import assignments
 from graphlint.static.retracing_values import Values
 from graphlint.static.tfapi import TF_FUNCTION
 
@@ -49,8 +46,18 @@ class Retrace:
 
     node: ast.Call
     function: TfFunction
-    loop: ast.AST
+    loop: ast.AST | None
     causes: list = field(default_factory=list)  # (param, source text, Var)
+    caller: object = None  # the call, in a loop, of the function around ``node`` that passes the value
+
+    def related(self, module: Module) -> list:
+        """(Location, text) of the definition, the calling line when the value comes from one, the loop."""
+        name = f"`{self.function.name}()`"
+        out = [((self.function.module or module).location(self.function.anchor), f"{name} is defined here")]
+        if self.caller is not None:
+            out.append((module.location(self.caller.node), f"{self.caller.target.display} is called here"))
+        out.append((module.location(self.loop), "the loop"))
+        return out
 
 
 # -- what is a tf.function ------------------------------------------------------------------
@@ -215,19 +222,23 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
     """Calls of a tf.function in a loop that pass a Python value changing per iteration."""
     out = []
     for site in module.calls:
-        if not site.loops or site.decorator or not isinstance(site.node, ast.Call):
+        if site.decorator or not isinstance(site.node, ast.Call):
+            continue
+        if not site.loops and (site.scope is None or not site.scope.callers):
             continue
         function = callee(module, site)
         if function is None or function.signature or traced_at_trace_time(module, site.scope):
             continue
-        values = Values(module, site)
-        found = Retrace(site.node, function, site.loops[-1].node)
+        values = Values(module, site) if site.loops else None
+        found = Retrace(site.node, function, site.loops[-1].node if site.loops else None)
         args = [(function.params[i] if i < len(function.params) else f"argument {i + 1}", a)
                 for i, a in enumerate(site.node.args) if not isinstance(a, ast.Starred)]
         args += [(k.arg, k.value) for k in site.node.keywords if k.arg]
-        once = values.once_per_run(site)
+        once = values.once_per_run(site) if values is not None else set()
         for param, arg in args:
-            var = values.argument(arg)
+            var = values.argument(arg) if values is not None else None
+            if var is None and found.caller is None:
+                var, found.caller = _from_caller(module, site, arg)
             if var is None or not var.varying or (var.kind == "shape" and function.relaxed) or var.loop in once:
                 continue
             found.causes.append((param, ast.unparse(arg), var))
@@ -239,6 +250,31 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
         found.loop = main[0][2].loop or found.loop
         out.append(found)
     return out
+
+
+def _from_caller(module: Module, site, arg):
+    """``(Var, caller)`` when ``arg`` is a parameter of the function around the call, never
+    rebound there, and a caller of that function passes it a value that changes in its loop."""
+    fn = site.scope
+    if fn is None or not isinstance(arg, ast.Name) or arg.id not in fn.params:
+        return None, None
+    if any(kind != "?" for kind, _ in assignments(module, fn).get(arg.id, ())):
+        return None, None
+    for caller in fn.callers:
+        if not caller.loops or module.isolated(caller) or traced_at_trace_time(module, caller.scope):
+            continue
+        bound = fn.is_method and isinstance(caller.node.func, ast.Attribute)
+        params = _params(fn, bound)
+        expr = next((k.value for k in caller.node.keywords if k.arg == arg.id), None)
+        if expr is None and arg.id in params and params.index(arg.id) < len(caller.node.args):
+            expr = caller.node.args[params.index(arg.id)]
+        if expr is None or isinstance(expr, ast.Starred):
+            continue
+        values = Values(module, caller)
+        var = values.argument(expr)
+        if var is not None and var.varying and var.loop not in values.once_per_run(caller):
+            return var, caller
+    return None, None
 
 
 def _distinct_keys(vars_) -> int | None:
@@ -254,120 +290,3 @@ def _distinct_keys(vars_) -> int | None:
     for bound in per_source.values():
         total *= bound
     return total
-
-
-# -- GL502 ----------------------------------------------------------------------------------
-def _loop_bound(module: Module, loop) -> int | None:
-    node = loop.node
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        return loop_values(module, node.target, node.iter).get("__count__")
-    return None
-
-
-def _short(module: Module, loops, limit: int) -> bool:
-    """Whether the loops run, all together, a known number of times no more than ``limit``."""
-    total = 1
-    for loop in loops:
-        bound = _loop_bound(module, loop)
-        if bound is None:
-            return False
-        total *= bound
-    return total <= limit
-
-
-def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
-    """(text, call site, loop node or None) when ``fn`` runs again and again, else None."""
-    from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS
-
-    seen = set() if seen is None else seen
-    if id(fn) in seen or fn.name in ONCE_METHODS:
-        return None
-    seen.add(id(fn))
-    for site in fn.callers:
-        if module.isolated(site) or traced_at_trace_time(module, site.scope):
-            continue  # a loop that runs while a tf.function is traced runs once per trace
-        if site.loops and not _short(module, site.loops, limit):
-            return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)
-        if site.scope is not None and site.scope is not fn and repeat_reason(module, site.scope, limit, seen):
-            return (f"is called from {site.scope.display} (line {site.line}), which runs per call", site, None)
-    if fn.is_method and fn.name in PER_CALL_METHODS:
-        return ("is a per-call method of a long-lived object", None, None)
-    return None
-
-
-def recreated_functions(module: Module, options: dict) -> list[Hit]:
-    """GL502's static form: ``tf.function`` applied in a loop, or in a function that runs again
-    and again — not in a loop that runs while another tf.function is traced, not in a loop of
-    no more than ``max-per-site`` literal iterations (the runtime rule's threshold)."""
-    limit = options.get("max-per-site", 2)
-    out = []
-    for call in module.calls_named(TF_FUNCTION):
-        what = "`@tf.function` on a nested def" if call.decorator else "`tf.function(...)`"
-        if traced_at_trace_time(module, call.scope):
-            continue  # a loop that runs while an outer function is traced: once per trace
-        if call.loops:
-            if not _short(module, call.loops, limit):
-                out.append(Hit(
-                    call.node,
-                    f"{what} inside a loop: a new function, traced again, on every iteration",
-                    ((call.loops[-1].node, "the loop"),),
-                ))
-            continue
-        reason = repeat_reason(module, call.scope, limit) if call.scope is not None else None
-        if reason is None:
-            continue
-        text, site, loop = reason
-        related = []
-        if site is not None:
-            related.append((site.node, f"{call.scope.display} is called here"))
-        if loop is not None:
-            related.append((loop, "in this loop"))
-        out.append(Hit(
-            call.node,
-            f"{what} in {call.scope.display}, which {text}: a new function, traced again, on every call",
-            tuple(related),
-        ))
-    return out + _recreated_elsewhere(module, limit)
-
-
-def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
-    """Calls, again and again, of a function of the user's module beside this one that applies
-    ``tf.function`` on every call: reported at the calling line, the application related."""
-    out = []
-    for site in module.calls:
-        if site.target is not None or site.decorator or not isinstance(site.node, ast.Call):
-            continue
-        found = resolve_function(module, site)
-        if found is None or found[0] is module or traced_at_trace_time(module, site.scope):
-            continue
-        other, fn = found
-        made = [c for c in other.calls_named(TF_FUNCTION) if c.scope is fn and not c.loops]
-        if not made or traced_at_trace_time(other, fn):
-            continue
-        where = other.location(made[0].node)
-        name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
-        if site.loops and not _short(module, site.loops, limit):
-            why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
-        elif site.scope is not None and repeat_reason(module, site.scope, limit):
-            text = repeat_reason(module, site.scope, limit)[0]
-            why, related = f"from {site.scope.display}, which {text}", ((where, f"{fn.display} applies `tf.function` here"),)
-        else:
-            continue
-        out.append(Hit(
-            site.node,
-            f"{name} applies `tf.function` on every call and is called {why}: a new function, traced "
-            "again, on every call",
-            related,
-        ))
-    return out
-
-
-def report(rule, module: Module, hits) -> None:
-    """Report hits whose related sites may lie in another module (given as Locations)."""
-    seen = set()
-    for hit in hits:
-        key = (getattr(hit.node, "lineno", 0), hit.message)
-        if key not in seen:
-            seen.add(key)
-            related = [(n if isinstance(n, Location) else module.location(n), text) for n, text in hit.related]
-            rule.report(hit.message, module.location(hit.node), related=related)

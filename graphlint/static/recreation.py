@@ -1,0 +1,149 @@
+"""``tf.function`` made again and again (GL502's static form): applied in a loop, or in a
+function that runs again and again — called in a loop, from a per-call method, or from another
+module of the user's — but not in a loop that runs only while another ``tf.function`` is traced,
+not in a function called once (setup), not over a loop's own distinct functions, and not in a
+loop of no more literal iterations than the runtime's ``max-per-site``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from graphlint.findings import Location
+from graphlint.static.hits import Hit
+from graphlint.static.module import Function, Module
+from graphlint.static.project import resolve_function
+from graphlint.static.retracing import traced_at_trace_time
+from graphlint.static.retracing_loops import loop_values
+from graphlint.static.tfapi import TF_FUNCTION
+
+
+def _loop_bound(module: Module, loop) -> int | None:
+    node = loop.node
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return loop_values(module, node.target, node.iter).get("__count__")
+    return None
+
+
+def _short(module: Module, loops, limit: int) -> bool:
+    """Whether the loops run, all together, a known number of times no more than ``limit``."""
+    total = 1
+    for loop in loops:
+        bound = _loop_bound(module, loop)
+        if bound is None:
+            return False
+        total *= bound
+    return total <= limit
+
+
+def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
+    """(text, call site, loop node or None) when ``fn`` runs again and again, else None."""
+    from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS
+
+    seen = set() if seen is None else seen
+    if id(fn) in seen or fn.name in ONCE_METHODS:
+        return None
+    seen.add(id(fn))
+    for site in fn.callers:
+        if module.isolated(site) or traced_at_trace_time(module, site.scope):
+            continue  # a loop that runs while a tf.function is traced runs once per trace
+        if site.loops and not _short(module, site.loops, limit):
+            return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)
+        if site.scope is not None and site.scope is not fn and repeat_reason(module, site.scope, limit, seen):
+            return (f"is called from {site.scope.display} (line {site.line}), which runs per call", site, None)
+    if fn.is_method and fn.name in PER_CALL_METHODS:
+        return ("is a per-call method of a long-lived object", None, None)
+    return None
+
+
+def _one_per_item(call) -> bool:
+    """``tf.function(fn)`` over a loop's own items (``for name, fn in fns.items()``): a different
+    function each time, each traced once — compiled once per item, not made again."""
+    if call.decorator or not isinstance(call.node, ast.Call) or not call.node.args:
+        return False
+    wrapped = call.node.args[0]
+    targets = set()
+    for loop in call.loops:
+        node = loop.node
+        for gen in getattr(node, "generators", None) or ([node] if hasattr(node, "target") else []):
+            targets |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+    return isinstance(wrapped, ast.Name) and wrapped.id in targets
+
+
+def recreated_functions(module: Module, options: dict) -> list[Hit]:
+    """GL502's static form: ``tf.function`` applied in a loop, or in a function that runs again
+    and again — not in a loop that runs while another tf.function is traced, not in a loop of
+    no more than ``max-per-site`` literal iterations (the runtime rule's threshold)."""
+    limit = options.get("max-per-site", 2)
+    out = []
+    for call in module.calls_named(TF_FUNCTION):
+        what = "`@tf.function` on a nested def" if call.decorator else "`tf.function(...)`"
+        if traced_at_trace_time(module, call.scope):
+            continue  # a loop that runs while an outer function is traced: once per trace
+        if call.loops:
+            if not _short(module, call.loops, limit) and not _one_per_item(call):
+                out.append(Hit(
+                    call.node,
+                    f"{what} inside a loop: a new function, traced again, on every iteration",
+                    ((call.loops[-1].node, "the loop"),),
+                ))
+            continue
+        reason = repeat_reason(module, call.scope, limit) if call.scope is not None else None
+        if reason is None:
+            continue
+        text, site, loop = reason
+        related = []
+        if site is not None:
+            related.append((site.node, f"{call.scope.display} is called here"))
+        if loop is not None:
+            related.append((loop, "in this loop"))
+        out.append(Hit(
+            call.node,
+            f"{what} in {call.scope.display}, which {text}: a new function, traced again, on every call",
+            tuple(related),
+        ))
+    return out + _recreated_elsewhere(module, limit)
+
+
+def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
+    """Calls, again and again, of a function of the user's module beside this one that applies
+    ``tf.function`` on every call: reported at the calling line, the application related."""
+    out = []
+    for site in module.calls:
+        if site.target is not None or site.decorator or not isinstance(site.node, ast.Call):
+            continue
+        found = resolve_function(module, site)
+        if found is None or found[0] is module or traced_at_trace_time(module, site.scope):
+            continue
+        other, fn = found
+        made = [c for c in other.calls_named(TF_FUNCTION) if c.scope is fn and not c.loops]
+        if not made or traced_at_trace_time(other, fn):
+            continue
+        where = other.location(made[0].node)
+        name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
+        if site.loops and not _short(module, site.loops, limit):
+            why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
+        elif site.scope is not None and repeat_reason(module, site.scope, limit):
+            text = repeat_reason(module, site.scope, limit)[0]
+            why, related = f"from {site.scope.display}, which {text}", ((where, f"{fn.display} applies `tf.function` here"),)
+        else:
+            continue
+        out.append(Hit(
+            site.node,
+            f"{name} applies `tf.function` on every call and is called {why}: a new function, traced "
+            "again, on every call",
+            related,
+        ))
+    return out
+
+
+def report(rule, module: Module, hits) -> None:
+    """Report hits whose related sites may lie in another module (given as Locations)."""
+    seen = set()
+    for hit in hits:
+        key = (getattr(hit.node, "lineno", 0), hit.message)
+        if key not in seen:
+            seen.add(key)
+            related = [(n if isinstance(n, Location) else module.location(n), text) for n, text in hit.related]
+            rule.report(hit.message, module.location(hit.node), related=related)
