@@ -105,10 +105,11 @@ def graphlint_run_finished(exit_status):
 
 # -- TensorFlow 2: tf.function and Keras ---------------------------------------------------------
 @hookspec
-def graphlint_function_created(function_id, name, definition_site, site, by_user):
-    """A ``tf.function`` was made at ``site`` around ``name`` (defined at ``definition_site``,
-    ``None`` when that is not user code); ``by_user`` is false when a library (Keras) or
-    TensorFlow's per-instance copy of a decorated method made it."""
+def graphlint_function_created(function_id, name, definition_site, site, by_user, framework):
+    """A ``tf.function`` (``framework`` ``"tensorflow"``) or ``jax.jit`` function (``"jax"``) was
+    made at ``site`` around ``name`` (defined at ``definition_site``, ``None`` when that is not
+    user code); ``by_user`` is false when a library (Keras) or TensorFlow's per-instance copy
+    of a decorated method made it."""
 
 
 @hookspec
@@ -137,3 +138,10 @@ def graphlint_keras_model_built(model_id, class_name, site, session):
 def graphlint_predict_called(model_class, rows, batch_size, site):
     """``Model.predict`` was called at ``site`` on ``rows`` samples (``None``: unknown, e.g. a
     dataset) with ``batch_size`` (``None``: Keras' default of 32)."""
+
+
+@hookspec
+def graphlint_layer_part_created(layer_class, layer_id, call_count, part, part_class, site, call_site):
+    """A ``part`` (``"layer"`` or ``"variable"``) of class ``part_class`` was created at ``site``
+    while the Keras layer ``layer_id`` (class ``layer_class``) ran its call number ``call_count``
+    (the innermost layer call running; ``call_site`` is the user's line that called it)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import sys
 import threading
 from typing import Iterator
@@ -14,25 +15,60 @@ _active = threading.Lock()
 
 
 class TensorFlowMissing(ConfigError):
-    """TensorFlow cannot be imported, so nothing can be instrumented."""
+    """Neither TensorFlow nor JAX can be imported, so nothing can be instrumented."""
 
 
-def _probes(linter: Linter, warn):
+def _available(module: str) -> bool:
+    if module in sys.modules:
+        return sys.modules[module] is not None
     try:
-        import tensorflow  # noqa: F401  (the probes patch its internals)
-    except ImportError as exc:
-        raise TensorFlowMissing(
-            f"TensorFlow is not installed ({exc}); install it: pip install 'graphlint[tensorflow]'"
-        ) from None
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _tf_probes(linter: Linter, warn) -> list:
+    from graphlint.probes.keras_layers import TFVariableProbe
     from graphlint.probes.tf_function import FunctionProbe
     from graphlint.probes.tf_graph import GraphProbe
 
-    return [GraphProbe(linter.hook, warn=warn), FunctionProbe(linter.hook, warn=warn)]
+    return [
+        GraphProbe(linter.hook, warn=warn),
+        FunctionProbe(linter.hook, warn=warn),
+        TFVariableProbe(linter.hook, warn=warn),
+    ]
+
+
+def _probes(linter: Linter, warn):
+    """The probes of each framework, installed when the program imports it (at once if it has)."""
+    if not _available("tensorflow") and not _available("jax"):
+        raise TensorFlowMissing(
+            "TensorFlow is not installed (nor JAX); install it: pip install 'graphlint[tensorflow]' "
+            "(or 'graphlint[jax]' for JAX programs)"
+        )
+    from graphlint.probes.jax_jit import JaxProbe
+    from graphlint.probes.keras_layers import KerasLayerProbe
+    from graphlint.probes.lazy import ProbeSet
+
+    return ProbeSet(
+        [
+            ("tensorflow", lambda: _tf_probes(linter, warn)),
+            ("keras", lambda: [KerasLayerProbe(linter.hook, flavor="keras", warn=warn)]),
+            ("tf_keras", lambda: [KerasLayerProbe(linter.hook, flavor="tf_keras", warn=warn)]),
+            ("jax", lambda: [JaxProbe(linter.hook, warn=warn)]),
+        ],
+        watched=("tensorflow", "keras", "tf_keras", "jax"),
+        warn=warn,
+    )
 
 
 @contextlib.contextmanager
 def instrument(linter: Linter | None = None, *, config: Config | None = None, warn=None) -> Iterator[Linter]:
     """Install the probes for the duration of the ``with`` block.
+
+    The probes of TensorFlow (and Keras) and of JAX are installed when the block starts if the
+    framework is imported by then, else as soon as the code in the block imports it: graphlint
+    itself imports neither.
 
     Everything patched is restored to the identical object on exit, also when the block
     raises. Findings are in ``linter.finish()`` (or ``linter.sink``) afterwards::
@@ -46,13 +82,12 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
     linter = linter or Linter(config, warn=warn)
     if not _active.acquire(blocking=False):
         raise RuntimeError("graphlint.instrument() is already active in this process")
-    probes = []
+    probes = None
     try:
         probes = _probes(linter, warn)
-        for probe in probes:
-            probe.install()
+        probes.start()
         yield linter
     finally:
-        for probe in reversed(probes):
-            probe.uninstall()
+        if probes is not None:
+            probes.stop()
         _active.release()

@@ -100,11 +100,25 @@ def assert_graph_not_growing(linter: Linter, fn: Callable | None = None, *args, 
 
 @contextlib.contextmanager
 def assert_max_traces(fn, n: int) -> Iterator[None]:
-    """Fail when the ``tf.function`` ``fn`` is traced more than ``n`` times in the block."""
+    """Fail when the ``tf.function`` (or ``jax.jit`` function) ``fn`` is traced more than ``n``
+    times in the block."""
     __tracebackhide__ = True
+    from graphlint.probes.jax_jit import counting_traces, is_jitted
+
+    if is_jitted(fn):
+        with counting_traces(fn) as counter:
+            yield
+        if counter[0] > n:
+            name = getattr(fn, "__name__", repr(fn))
+            raise GraphlintAssertion(
+                f"{name} was traced {counter[0]} times in the block (at most {n} expected); each trace "
+                "is a new trace and XLA compile. fix: pad or bucket array shapes to a few, keep static "
+                "arguments' values few, and pass arrays of one dtype (not Python scalars by turns)"
+            )
+        return
     count = getattr(fn, "experimental_get_tracing_count", None)
     if count is None:
-        raise TypeError(f"assert_max_traces needs a tf.function, got {type(fn).__name__}")
+        raise TypeError(f"assert_max_traces needs a tf.function or jax.jit function, got {type(fn).__name__}")
     before = count()
     yield
     traced = count() - before

@@ -244,6 +244,7 @@ class FunctionProbe(Probe):
             definition_site=info.definition,
             site=user_site(2),
             by_user=by_user,
+            framework="tensorflow",
         )
 
     def _function_released(self, key, fid):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
+from graphlint.rules import _jax
 from graphlint.rules._base import Rule
 from graphlint.static.recreation import recreated_functions, report
+from graphlint.static.jax_jit import jit_recreated
 
 
 class FunctionRecreated(Rule):
@@ -56,16 +58,16 @@ class FunctionRecreated(Rule):
         self.sites: dict[tuple, list] = {}  # (path, line) -> [site, definition, functions, traces]
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_function_created(self, function_id, definition_site, site, by_user):
+    def graphlint_function_created(self, function_id, definition_site, site, by_user, framework):
         if by_user and site is not None:
-            self.created[function_id] = (site, definition_site)
+            self.created[function_id] = (site, definition_site, framework)
 
     def graphlint_function_traced(self, function_id, trace_count):
         made = self.created.get(function_id)
         if made is None:
             return
-        site, definition = made
-        entry = self.sites.setdefault(site[:2], [site, definition, 0, 0])
+        site, definition, framework = made
+        entry = self.sites.setdefault(site[:2], [site, definition, 0, 0, framework])
         entry[3] += 1
         if trace_count == 1:
             entry[2] += 1
@@ -75,14 +77,18 @@ class FunctionRecreated(Rule):
 
     def graphlint_run_finished(self):
         limit = self.config["max-per-site"]
-        for site, definition, functions, traces in self.sites.values():
+        for site, definition, functions, traces, framework in self.sites.values():
             if functions > limit:
                 related = [(definition, "the function it wraps is defined here")] if definition else []
+                if definition is not None and definition[:2] == site[:2]:
+                    related = []  # a lambda: defined on the line that wraps it
+                jax = framework == "jax"
                 self.report(
-                    f"`tf.function` made {functions} new functions at this line, each traced afresh "
-                    f"({traces} traces in all)",
+                    f"`{'jax.jit' if jax else 'tf.function'}` made {functions} new functions at this line, "
+                    f"each traced afresh ({traces} traces in all)",
                     site,
                     related=related,
+                    fix=_jax.RECREATED_FIX if jax else None,
                 )
         self.sites.clear()
         self.created.clear()
@@ -92,3 +98,10 @@ class FunctionRecreated(Rule):
     def check_module(self, module) -> None:
         """Static form: see :func:`graphlint.static.recreation.recreated_functions`."""
         report(self, module, recreated_functions(module, self.config))
+        for hit in jit_recreated(module):  # the JAX form: jax.jit
+            self.report(
+                hit.message,
+                module.location(hit.node),
+                related=[(module.location(node), text) for node, text in hit.related],
+                fix=_jax.RECREATED_FIX,
+            )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
+from graphlint.rules import _jax
 from graphlint.rules._base import Rule
 from graphlint.static.retracing import retraced_calls
 
@@ -11,9 +12,10 @@ _SHOWN = 4  # values shown per changing argument
 
 
 class _Traces:
-    __slots__ = ("name", "definition", "calls", "count", "reduce_retracing", "input_signature")
+    __slots__ = ("name", "definition", "calls", "count", "reduce_retracing", "input_signature", "framework")
 
-    def __init__(self, name, definition, reduce_retracing, input_signature):
+    def __init__(self, name, definition, reduce_retracing, input_signature, framework="tensorflow"):
+        self.framework = framework
         self.name = name
         self.definition = definition
         self.calls: list[tuple] = []  # (site, arguments) per trace
@@ -74,6 +76,7 @@ class FunctionRetraced(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.functions: dict[int, _Traces] = {}
+        self.frameworks: dict = {}  # function id -> framework, for the ones not TensorFlow's
 
     # -- static form -----------------------------------------------------------------------
     def check_module(self, module) -> None:
@@ -95,12 +98,19 @@ class FunctionRetraced(Rule):
     ):
         state = self.functions.get(function_id)
         if state is None:
-            state = self.functions[function_id] = _Traces(name, definition_site, reduce_retracing, input_signature)
+            state = self.functions[function_id] = _Traces(
+                name, definition_site, reduce_retracing, input_signature, self.frameworks.get(function_id, "tensorflow")
+            )
         state.count += 1
         if len(state.calls) < _TRACES_KEPT:
             state.calls.append((site, arguments))
 
+    def graphlint_function_created(self, function_id, framework):
+        if framework != "tensorflow":
+            self.frameworks[function_id] = framework
+
     def graphlint_function_released(self, function_id):
+        self.frameworks.pop(function_id, None)
         self._judge(self.functions.pop(function_id, None))
 
     def graphlint_run_finished(self):
@@ -119,8 +129,12 @@ class FunctionRetraced(Rule):
             return
         changes = _changes(state.calls)
         name = f"`{state.name}()`"
-        if changes:
+        fix = _fix(changes, state) or self.fix
+        if state.framework == "jax":
+            what, fix = _jax.retraced(changes, _arrow)
+        else:
             what = "; ".join(text for text, _, _ in changes)
+        if changes:
             message = f"{name} was traced {state.count} times (limit {limit}); changed between traces: {what}"
         else:
             message = (
@@ -135,7 +149,7 @@ class FunctionRetraced(Rule):
             if where is not None and where[:2] != site[:2] and where[:2] not in {o[:2] for o in others}:
                 others.append(where)
         related.extend((where, "it is also retraced by this call") for where in others[:2])
-        self.report(message, site, related=related, fix=_fix(changes, state) or self.fix)
+        self.report(message, site, related=related, fix=fix or self.fix)
 
 
 def _changes(calls) -> list[tuple[str, str, list]]:

@@ -27,11 +27,11 @@ from graphlint.static.module import Edit, Module
 MAX_BYTES = 10 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Only files that name TensorFlow or Keras can match a rule; the others are only parsed.
+#: Only files that name TensorFlow, Keras or JAX can match a rule; the others are only parsed.
 #: Never stricter than the parser: any line ending, BOM, ``;``, ``\f``, ``if ...:`` or
 #: backslash continuation before the import, and identifiers the parser normalises (NFKC, so
 #: any non-ASCII byte) or a source in another encoding (a coding cookie) count as relevant.
-_RELEVANT = re.compile(rb"tensorflow|keras|[\x80-\xff]|coding[:=]")
+_RELEVANT = re.compile(rb"tensorflow|keras|jax|[\x80-\xff]|coding[:=]")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 _FILE_NOQA = re.compile(
     r"^[ \t]*#[ \t]*graphlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?[ \t]*$",

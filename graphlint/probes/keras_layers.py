@@ -1,0 +1,170 @@
+"""Probes for Keras layers: what a layer creates while its ``call()`` runs.
+
+:class:`KerasLayerProbe` wraps ``Layer.__call__`` of Keras 3 (``flavor="keras"``) or of tf-keras
+(``flavor="tf_keras"``) to keep, per thread, the stack of layer calls running and, per layer
+object, how many times it was called; it wraps ``Layer.__init__`` and (Keras 3) the Keras
+``Variable`` constructor to fire ``graphlint_layer_part_created`` when a layer or variable is
+created while a layer call runs. :class:`TFVariableProbe` does the same for ``tf.Variable``
+(tf-keras' ``add_weight``, or a ``tf.Variable`` made in ``call()``). Only the outermost creation
+is reported (a layer's own sublayers and a Keras variable's inner ``tf.Variable`` are part of
+it). Whether it is a mistake is the rules' business: the first call of a layer builds it.
+Layers are tracked by weak reference only.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from typing import Callable
+
+from graphlint.probes._base import Probe
+from graphlint.sites import Frame, is_user_file
+
+__tracebackhide__ = True
+
+_local = threading.local()  # .calls: [(layer id, class name, call count, caller frame)], .creating
+
+
+def _running():
+    calls = getattr(_local, "calls", None)
+    if not calls or getattr(_local, "creating", False):
+        return None
+    return calls[-1]
+
+
+def _user_frame(frame, skip_init_of=None) -> Frame | None:
+    """The first user frame from ``frame`` outwards; with ``skip_init_of``, past the
+    ``__init__``/``__new__`` frames of that object (a user's layer subclass calling super)."""
+    while frame is not None:
+        code = frame.f_code
+        if skip_init_of is not None and code.co_name in ("__init__", "__new__"):
+            if frame.f_locals.get("self") is skip_init_of:
+                frame = frame.f_back
+                continue
+        if is_user_file(code.co_filename):
+            return Frame(code.co_filename, frame.f_lineno, code.co_name)
+        frame = frame.f_back
+    return None
+
+
+class _Creation(Probe):
+    """Fires the event for a part created while a layer call runs (shared by both probes)."""
+
+    def _wrap_init(self, part: str, *, skip_self: bool):
+        probe = self
+
+        def wrap(original):
+            def __init__(self, *args, **kwargs):
+                running = _running() if probe.active else None
+                if running is None:
+                    return original(self, *args, **kwargs)
+                _local.creating = True
+                try:
+                    try:
+                        probe._created(running, part, self, sys._getframe(1), skip_self)
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+                    return original(self, *args, **kwargs)
+                finally:
+                    _local.creating = False
+
+            return __init__
+
+        return wrap
+
+    def _created(self, running, part, obj, caller, skip_self) -> None:
+        layer_id, layer_class, count, call_frame = running
+        site = _user_frame(caller, obj if skip_self else None)
+        if site is None:
+            return
+        self._fire(
+            self.hook.graphlint_layer_part_created,
+            layer_class=layer_class,
+            layer_id=layer_id,
+            call_count=count,
+            part=part,
+            part_class=type(obj).__name__,
+            site=site,
+            call_site=_user_frame(call_frame),
+        )
+
+
+class KerasLayerProbe(_Creation):
+    """Layer calls and the layers and Keras variables created inside them."""
+
+    name = "keras-layers"
+
+    def __init__(self, hook, flavor: str = "keras", warn: Callable[[str], None] | None = None):
+        super().__init__(hook, warn)
+        self.flavor = flavor
+        self._counts: dict[int, list] = {}  # id(layer) -> [weak reference, calls]
+
+    def steps(self):
+        steps = [("Keras layer calls", self._patch_call), ("Keras layer creation", self._patch_layer_init)]
+        if self.flavor == "keras":
+            steps.append(("Keras variables", self._patch_variable))
+        return steps
+
+    def forget(self) -> None:
+        self._counts.clear()
+
+    def _layer_class(self):
+        if self.flavor == "keras":
+            from keras.src.layers.layer import Layer
+        else:
+            from tf_keras.src.engine.base_layer import Layer
+        return Layer
+
+    def _patch_call(self):
+        probe = self
+        counts = self._counts
+
+        def wrap(original):
+            def __call__(self, *args, **kwargs):
+                if not probe.active:
+                    return original(self, *args, **kwargs)
+                key = id(self)
+                entry = counts.get(key)
+                if entry is None or entry[0]() is not self:
+                    entry = counts[key] = [weakref.ref(self), 0]
+                    try:
+                        fin = weakref.finalize(self, counts.pop, key, None)
+                        fin.atexit = False
+                    except TypeError:  # pragma: no cover
+                        pass
+                entry[1] += 1
+                calls = getattr(_local, "calls", None)
+                if calls is None:
+                    calls = _local.calls = []
+                calls.append((key, type(self).__name__, entry[1], sys._getframe(1)))
+                try:
+                    return original(self, *args, **kwargs)
+                finally:
+                    calls.pop()
+
+            return __call__
+
+        self.patcher.patch(self._layer_class(), "__call__", wrap)
+
+    def _patch_layer_init(self):
+        self.patcher.patch(self._layer_class(), "__init__", self._wrap_init("layer", skip_self=True))
+
+    def _patch_variable(self):
+        from keras.src.backend.common.variables import Variable
+
+        self.patcher.patch(Variable, "__init__", self._wrap_init("variable", skip_self=False))
+
+
+class TFVariableProbe(_Creation):
+    """``tf.Variable``s created while a Keras layer call runs (tf-keras weights, raw variables)."""
+
+    name = "tf-variables"
+
+    def steps(self):
+        return [("tf.Variable creation", self._patch)]
+
+    def _patch(self):
+        from tensorflow.python.ops.resource_variable_ops import ResourceVariable
+
+        self.patcher.patch(ResourceVariable, "__init__", self._wrap_init("variable", skip_self=False))

@@ -1,0 +1,105 @@
+"""GL505 layer-created-in-call."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules._base import Rule
+from graphlint.static.keras_layers import layers_created_in_call
+
+_TF_VARIABLES = frozenset({"ResourceVariable", "UninitializedVariable", "Variable"})
+
+
+class LayerCreatedInCall(Rule):
+    """A Keras layer or variable created inside `call()`, so every call gets fresh weights.
+
+    ## What it does
+    At runtime (`graphlint run`), watches every call of every Keras layer and model (Keras 3 and
+    tf-keras) and reports a line of your code that creates a layer (`Dense(...)`, your own layer
+    class) or a variable (`add_weight`, `tf.Variable`, `keras.Variable`) while the *same* layer
+    object runs its second or later call, naming the layer class and the call. The first call is
+    allowed to create, since Keras builds a layer then (`build()`). Statically (`graphlint
+    check`), reports those constructions inside the method `call` of a class deriving from a
+    Keras `Layer` or `Model`, unless guarded by `if not hasattr(self, ...)`, `if not self.built`
+    or `if self.x is None`.
+
+    ## Why is this bad?
+    A layer created in `call()` is a new layer with new random weights on every call: in eager
+    mode two calls on the same input give different outputs, the optimizer never sees the
+    weights (`fit` warns "The model does not have any trainable weights"), and inside
+    `tf.function` the program later fails with "tf.function only supports singleton
+    tf.Variables created on the first call" — far from the cause.
+
+    ## Example
+    ```python
+    class Block(keras.layers.Layer):
+        def call(self, x):
+            return keras.layers.Dense(4)(x)  # a new Dense, new weights, every call
+    ```
+
+    ## Use instead
+    ```python
+    class Block(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = keras.layers.Dense(4)  # once
+
+        def call(self, x):
+            return self.dense(x)
+    ```
+    """
+
+    code = "GL505"
+    name = "layer-created-in-call"
+    severity = Severity.ERROR
+    summary = "a Keras layer or variable created inside `call()`: fresh, untrained weights on every call"
+    fix = (
+        "Create the layer or variable once in `__init__` (or, for weights whose shape depends on the input, in "
+        "`build()` with `self.add_weight`) and only use it in `call()`."
+    )
+    engines = ("runtime", "static")
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sites: dict[tuple, list] = {}  # (path, line) -> [site, class, part, part class, call, n, call site]
+
+    # -- runtime form ----------------------------------------------------------------------
+    def graphlint_layer_part_created(self, layer_class, call_count, part, part_class, site, call_site):
+        if call_count < 2 or site is None:
+            return  # the first call builds the layer
+        entry = self.sites.get(site[:2])
+        if entry is None:
+            self.sites[site[:2]] = [site, layer_class, part, part_class, call_count, 1, call_site]
+        else:
+            entry[5] += 1
+
+    def graphlint_run_finished(self):
+        for site, layer_class, part, part_class, call_count, n, call_site in self.sites.values():
+            if part == "layer":
+                what, made = f"a new `{part_class}` layer", f"the `{part_class}`"
+            else:
+                what = made = "a new variable" if part_class in _TF_VARIABLES else f"a new `{part_class}`"
+                made = "the variable"
+            again = f", {n} times in all" if n > 1 else ""
+            related = [(call_site, f"call {call_count} of the `{layer_class}` object is made here")] if call_site else []
+            self.report(
+                f"`{layer_class}.{site.function}()` created {what} on call {call_count} of the same "
+                f"`{layer_class}` object{again}: its weights start from fresh values on every call "
+                "and no optimizer ever trains them",
+                site,
+                related=related,
+                fix=(
+                    f"Create {made} once in `{layer_class}.__init__` (or, for weights whose shape "
+                    "depends on the input, in `build()` with `self.add_weight`) and only use it in "
+                    f"`{site.function}()`."
+                ),
+            )
+        self.sites.clear()
+
+    # -- static form -----------------------------------------------------------------------
+    def check_module(self, module) -> None:
+        for hit in layers_created_in_call(module):
+            self.report(
+                hit.message,
+                module.location(hit.node),
+                related=[(module.location(node), text) for node, text in hit.related],
+            )

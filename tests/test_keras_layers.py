@@ -1,0 +1,226 @@
+"""GL505 layer-created-in-call: Keras 3 and tf-keras layers that create layers or variables in
+`call()` — the runtime probe on real Keras (samples in one eager subprocess; tf-keras through
+`TF_USE_LEGACY_KERAS=1` in its own subprocess) and the static form."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT, SAMPLES, expected_markers
+from graphlint.findings import finding_from_dict
+
+RULES = SAMPLES / "rules"
+BAD = sorted(RULES.glob("gl505_bad*.py"))
+GOOD = sorted(RULES.glob("gl505_good*.py"))
+HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+
+def _needs(path):
+    return "tf_keras" in path.read_text() and not HAS_TF_KERAS
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every GL505 sample run under graphlint, in one eager subprocess: path -> result."""
+    out = tmp_path_factory.mktemp("gl505") / "runs.json"
+    paths = [p for p in BAD + GOOD if not _needs(p)]
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), str(out), *map(str, paths)],
+        capture_output=True, text=True, env=ENV, timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(out.read_text())
+    for result in data.values():
+        result["findings"] = [finding_from_dict(f) for f in result["findings"]]
+    return data
+
+
+def _result(runs, path):
+    if _needs(path):
+        pytest.skip("tf-keras is not installed")
+    return runs[str(path)]
+
+
+def test_gl505_has_bad_and_good_samples():
+    assert (RULES / "gl505_bad.py").is_file() and (RULES / "gl505_good.py").is_file()
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_bad_sample_yields_exactly_its_markers(runs, path):
+    expected = expected_markers(path)
+    result = _result(runs, path)
+    found = {(f.code, f.location.line) for f in result["findings"]}
+    assert expected and found == expected, [(f.code, f.location.line, f.message) for f in result["findings"]]
+    assert result["status"] == 0
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_good_sample_yields_nothing(runs, path):
+    assert "GL" not in path.read_text()
+    result = _result(runs, path)
+    assert result["findings"] == [], [(f.code, f.location.line, f.message) for f in result["findings"]]
+    assert result["status"] == 0
+
+
+def test_runtime_finding_names_the_class_the_call_and_the_fix(runs):
+    (finding,) = _result(runs, RULES / "gl505_bad.py")["findings"]
+    assert finding.message.startswith(
+        "`Scorer.call()` created a new `Dense` layer on call 2 of the same `Scorer` object, 2 times in all"
+    )
+    assert finding.fix.startswith("Create the `Dense` once in `Scorer.__init__`")
+    assert "build()" in finding.fix
+    source = (RULES / "gl505_bad.py").read_text().splitlines()
+    (related,) = finding.related
+    assert "scorer(batch)" in source[related.location.line - 1]  # the second call
+
+
+def test_variables_made_in_call_are_reported_as_variables(runs):
+    (finding,) = _result(runs, RULES / "gl505_bad_variable.py")["findings"]
+    assert "created a new variable on call 2 of the same `Scale` object" in finding.message
+    assert finding.fix.startswith("Create the variable once in `Scale.__init__`")
+
+
+def test_bad_sample_really_changes_its_output_and_good_does_not(runs):
+    bad = _result(runs, RULES / "gl505_bad.py")["stdout"].splitlines()
+    good = _result(runs, RULES / "gl505_good.py")["stdout"].splitlines()
+    assert len({line.split(" ", 1)[1] for line in bad}) > 1
+    assert len({line.split(" ", 1)[1] for line in good}) == 1
+
+
+# -- runtime threshold, Keras training, tf-keras through tf.keras -----------------------------------
+def _run(tmp_path, body: str, env=None):
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent(body))
+    out = tmp_path / "out.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", "from graphlint.cli import main; main()", "run", "--format", "json",
+         "--output", str(out), str(prog)],
+        capture_output=True, text=True, env={**ENV, **(env or {})}, timeout=600,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    return [(f["code"], f["line"]) for f in json.loads(out.read_text())["findings"]], proc
+
+
+LAYER = """
+import numpy as np
+import keras
+
+class Block(keras.layers.Layer):
+    def call(self, x):
+        return keras.layers.Dense(2)(x)
+
+block = Block()
+x = np.ones((1, 3), dtype="float32")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("calls, reported", [(1, False), (2, True)])
+def test_first_call_may_create_the_second_may_not(tmp_path, calls, reported):
+    found, _ = _run(tmp_path, LAYER + f"for _ in range({calls}):\n    block(x)\n")
+    assert found == ([("GL505", 7)] if reported else [])
+
+
+@pytest.mark.slow
+def test_keras_fit_predict_evaluate_of_a_well_built_model_is_clean(tmp_path):
+    found, proc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import keras
+
+        class Net(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = keras.layers.Dense(8, activation="relu")
+                self.out = keras.layers.Dense(1)
+
+            def call(self, x):
+                return self.out(self.hidden(x))
+
+        x = np.random.rand(64, 4).astype("float32")
+        y = x.sum(axis=1, keepdims=True)
+        for model in (Net(), keras.Sequential([keras.layers.Dense(8), keras.layers.Dense(1)])):
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+            model.evaluate(x, y, verbose=0)
+            model.predict(x, verbose=0)
+            model(x[:3]); model(x[:5])
+        print("ok")
+        """,
+    )
+    assert found == [] and proc.stdout.strip() == "ok"
+
+
+@pytest.mark.slow
+def test_tf_keras_through_tf_keras_namespace_with_legacy_keras(tmp_path):
+    if not HAS_TF_KERAS:
+        pytest.skip("tf-keras is not installed")
+    found, proc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import tensorflow as tf
+        assert tf.keras.__name__.startswith("tf_keras") or "tf_keras" in tf.keras.__file__
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, x):
+                return tf.keras.layers.Dense(2)(x)
+
+        block = Block()
+        for _ in range(3):
+            block(np.ones((1, 3), dtype="float32"))
+        """,
+        env={"TF_USE_LEGACY_KERAS": "1"},
+    )
+    assert found == [("GL505", 8)], proc.stderr[-2000:]
+
+
+# -- static form ------------------------------------------------------------------------------------
+def _static(tmp_path, source: str):
+    from graphlint.config import Config
+    from graphlint.engine import discover_rules
+    from graphlint.static import check_file
+
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(source))
+    rules = [cls for cls in discover_rules(plugins=False).values() if "static" in cls.engines]
+    return [f.location.line for f in check_file(str(path), rules, Config(select=["GL505"])).findings]
+
+
+STATIC = [
+    # (source, lines expected)
+    ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        return keras.layers.Dense(2)(x)\n", [4]),
+    ("import tensorflow as tf\nclass B(tf.keras.Model):\n    def call(self, x):\n        v = tf.Variable(1.0)\n        return x * v\n", [4]),
+    ("from tf_keras import layers\nclass B(layers.Layer):\n    def call(self, x):\n        w = self.add_weight(shape=(2,))\n        return x * w\n", [4]),
+    ("import keras\nclass Base(keras.layers.Layer):\n    pass\nclass Inner(Base):\n    pass\nclass Outer(Base):\n    def call(self, x):\n        return Inner()(x)\n", [8]),
+    ("import keras\nclass B(keras.layers.Dense):\n    def call(self, x):\n        return keras.layers.Dropout(0.1)(x)\n", [4]),
+    # clean: build/__init__, guards, not a Keras class, nested helper
+    ("import keras\nclass B(keras.layers.Layer):\n    def __init__(self):\n        super().__init__()\n        self.d = keras.layers.Dense(2)\n    def build(self, s):\n        self.w = self.add_weight(shape=(2,))\n    def call(self, x):\n        return self.d(x) * self.w\n", []),
+    ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        if not hasattr(self, 'd'):\n            self.d = keras.layers.Dense(2)\n        return self.d(x)\n", []),
+    ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        if not self.built:\n            self.d = keras.layers.Dense(2)\n        return self.d(x)\n", []),
+    ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        if self.d is None:\n            self.d = keras.layers.Dense(2)\n        return self.d(x)\n", []),
+    ("import keras\nclass Plain:\n    def call(self, x):\n        return keras.layers.Dense(2)(x)\n", []),
+    ("import keras\ndef call(x):\n    return keras.layers.Dense(2)(x)\n", []),
+    ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        return keras.layers.concatenate([x, x]) + keras.ops.sum(x)\n", []),
+]
+
+
+@pytest.mark.parametrize("source, lines", STATIC, ids=range(len(STATIC)))
+def test_static_gl505(tmp_path, source, lines):
+    assert _static(tmp_path, source) == lines
+
+
+def test_static_gl505_finds_the_bad_samples_and_not_the_good(tmp_path):
+    for path in BAD:
+        assert _static(tmp_path, path.read_text()) == [line for _, line in expected_markers(path)], path.name
+    for path in GOOD:
+        assert _static(tmp_path, path.read_text()) == [], path.name
