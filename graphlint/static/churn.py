@@ -24,6 +24,9 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
         loops = [loop for loop in call.loops if not loop.is_comprehension]
         if not loops or any(c.name == CLEAR_SESSION for loop in call.loops for c in loop.calls):
             continue
+        builder = call.target is not None and id(call.target) in builders
+        if not (builder or _is_model(call, model_classes)):
+            continue
         if _below_threshold(call, options) or _kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
         if _is_model(call, model_classes):
@@ -34,7 +37,7 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                     "loop calls `clear_session()`",
                 )
             )
-        elif call.target is not None and id(call.target) in builders:
+        else:
             inner = builders[id(call.target)]
             found.append(
                 Hit(

@@ -162,7 +162,7 @@ def _tensors(module, scope) -> set:
     kinds: dict[str, set] = {}
     assigns = []
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in _walk_scope(stmt):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 assigns.append((node.targets[0].id, node.value))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -185,12 +185,36 @@ def _tensors(module, scope) -> set:
     return found
 
 
+def _walk_scope(node):
+    """``ast.walk`` that does not enter nested functions, classes and lambdas."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
+
+
+def _operands(loop) -> set:
+    """The names used as operands of operators in a loop's body."""
+    names = set()
+    for node in _walk_scope(loop.node):
+        if isinstance(node, ast.BinOp):
+            for side in (node.left, node.right):
+                if isinstance(side, ast.Name):
+                    names.add(side.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
 def _tensor_operators(module, loop) -> list:
     """``x = x + 1`` and friends on a tensor, directly in a run loop's body (first-time guards
     and the iteration's own graph excluded). Returns the ``ast`` nodes, one per line."""
-    if loop.is_comprehension:
+    if loop.is_comprehension or not _operands(loop):
         return []
-    tensors = _tensors(module, loop.scope)
+    tensors = _tensors(module, loop.scope) & _operands(loop)
     if not tensors:
         return []
     out, lines = [], set()
@@ -269,15 +293,14 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
             add(node, "an operator on a tensor")
     # a function that runs a session, builds ops and runs per call: at its ops
     for fn in module.functions:
-        if id(fn) in rebuilt or fn.resets_state() or has_run_loop(module, fn):
+        if id(fn) in rebuilt or not any(module.is_session_run(c) for c in fn.calls):
             continue
-        ops, runs = _summary(module, fn)
+        if fn.resets_state() or has_run_loop(module, fn):
+            continue
         direct = [
-            c for m, c in ops if m is module and c.scope is fn and all(loop.is_comprehension for loop in c.loops)
+            c for c in fn.calls if all(loop.is_comprehension for loop in c.loops) and builds_op(module, c)
         ]
-        if not direct or not any(module.is_session_run(c) for c in fn.calls):
-            continue
-        why = module.per_call(fn)
+        why = module.per_call(fn) if direct else None
         if why is None:
             continue
         related = [(why.site.node, "called here")] if why.site else []

@@ -49,15 +49,23 @@ def load(path: str) -> Module | None:
     return module
 
 
+_roots_of: dict[str, list[str]] = {}
+
+
 def _roots(path: str) -> list[str]:
     """The directories an absolute import in ``path`` is looked for in."""
     here = os.path.dirname(os.path.abspath(path))
+    cached = _roots_of.get(here)
+    if cached is not None:
+        return cached
+    start = here
     roots = [here]
     while os.path.isfile(os.path.join(here, "__init__.py")):
         here = os.path.dirname(here)
         if here in roots:
             break
         roots.append(here)
+    _roots_of[start] = roots
     return roots
 
 
@@ -113,6 +121,16 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
 def lookup(module: Module, level: int, dotted: str):
     """The function or class ``dotted`` names (``pkg.mod.func``, ``mod.Class``), found by the
     longest prefix that is a user's module: ``(module, Function | ClassInfo)`` or None."""
+    key = (module.path, level, dotted)
+    if key not in _looked_up:
+        _looked_up[key] = _lookup(module, level, dotted)
+    return _looked_up[key]
+
+
+_looked_up: dict[tuple, tuple | None] = {}
+
+
+def _lookup(module: Module, level: int, dotted: str):
     parts = dotted.split(".")
     for cut in range(len(parts) - 1, -1 if level else 0, -1):
         target = find_module(module, ".".join(parts[:cut]), level)
@@ -175,7 +193,11 @@ def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
     construction (None). Returns the function a call runs: ``(module, Function)``."""
     if site.target is not None:
         return module, site.target
+    key = ("resolved", id(site))
+    if key in module.cache:
+        return module.cache[key]
     found = resolve_call(module, site)
-    if found is not None and isinstance(found[1], Function):
-        return found
-    return None
+    if found is not None and not isinstance(found[1], Function):
+        found = None
+    module.cache[key] = found
+    return found

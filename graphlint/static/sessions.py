@@ -26,17 +26,17 @@ def _is_session(call) -> bool:
 
 def _statement_of(module, call):
     """The ``ast`` statement directly holding a call (in its function or the module body)."""
-    index = module.cache.get("statement-of")
+    index = module.cache.get(("statement-of", id(call.scope)))
     if index is None:
         index = {}
-        for stmt in ast.walk(module.tree):
+        for stmt in ast.walk(call.scope.node if call.scope is not None else module.tree):
             if isinstance(stmt, ast.stmt):
                 for child in ast.iter_child_nodes(stmt):
                     if isinstance(child, ast.expr):
                         for node in ast.walk(child):
                             if isinstance(node, ast.Call):
                                 index.setdefault(id(node), stmt)
-        module.cache["statement-of"] = index
+        module.cache[("statement-of", id(call.scope))] = index
     return index.get(id(call.node))
 
 
@@ -97,19 +97,21 @@ def session_churn(module, options: dict) -> list[Hit]:
     """GL301's static form (see the module docstring)."""
     found = []
     for call in module.calls:
-        if not _is_session(call) or guarded(call.ifs) or _kept_or_shared(module, call):
+        if not _is_session(call) or guarded(call.ifs):
             continue
         fn = call.scope
         if call.loops:
             if any(loop.resets_state() for loop in call.loops) or _below_threshold(call, options):
                 continue  # a fresh graph per iteration needs its own session
+            if _kept_or_shared(module, call):
+                continue
             found.append(Hit(call.node, "a new Session is created on every iteration of this loop"))
             continue
         if fn is None:
             continue
         if fn.resets_state():
             why = _graph_per_item(module, fn)
-            if why is not None:
+            if why is not None and not _kept_or_shared(module, call):
                 text, site = why
                 related = ((site.node, "called here"),) if site is not None else ()
                 found.append(
@@ -121,7 +123,7 @@ def session_churn(module, options: dict) -> list[Hit]:
                 )
             continue
         reason = module.per_call(fn)
-        if reason is not None:
+        if reason is not None and not _kept_or_shared(module, call):
             related = ((reason.site.node, "called here"),) if reason.site else ()
             found.append(
                 Hit(call.node, f"a new Session is created each time {fn.display} runs; it {reason.text}", related)
