@@ -6,6 +6,7 @@ import importlib.machinery
 import os
 import runpy
 import sys
+import threading
 import traceback
 import types
 from dataclasses import dataclass
@@ -135,17 +136,23 @@ def _hide_launcher_frames():
 
     Uses TensorFlow's stack-trace filter for this thread; nothing when TensorFlow is absent.
     """
+    files = {WRAPPER_FILENAME}
+    frame = sys._getframe(1)
+    while frame is not None:
+        files.add(frame.f_code.co_filename)
+        frame = frame.f_back
+    if "tensorflow.python.util.tf_stack" not in sys.modules:
+        return _HideWhenImported(files)  # graphlint installs TensorFlow's probes when it is imported
+    return _hide_frames(files)
+
+
+def _hide_frames(files):
     import contextlib
 
     tf_stack = sys.modules.get("tensorflow.python.util.tf_stack")
     base = getattr(tf_stack, "StackTraceFilter", None)
     if base is None:
         return contextlib.nullcontext()
-    files = {WRAPPER_FILENAME}
-    frame = sys._getframe(1)
-    while frame is not None:
-        files.add(frame.f_code.co_filename)
-        frame = frame.f_back
 
     class _HideLauncher(base):
         def get_filtered_filenames(self):
@@ -156,6 +163,34 @@ def _hide_launcher_frames():
         return _HideLauncher()
     except Exception:  # a TensorFlow without this machinery: its messages keep our frames
         return contextlib.nullcontext()
+
+
+class _HideWhenImported:
+    """The launcher filter, entered in this thread when the program imports TensorFlow."""
+
+    def __init__(self, files):
+        self.files = files
+        self.thread = threading.get_ident()
+        self.entered = None
+        self.cancel = lambda: None
+
+    def _now(self) -> None:
+        if self.entered is None and threading.get_ident() == self.thread:
+            hide = _hide_frames(self.files)
+            hide.__enter__()
+            self.entered = hide
+
+    def __enter__(self):
+        from graphlint.probes.lazy import on_import
+
+        self.cancel = on_import("tensorflow", self._now)
+        return self
+
+    def __exit__(self, *exc):
+        self.cancel()
+        if self.entered is not None:
+            self.entered.__exit__(None, None, None)
+            self.entered = None
 
 
 def _no_frames(exc: BaseException) -> bool:

@@ -326,3 +326,27 @@ def test_static_gl502_for_jax_jit(tmp_path, source, hit):
     assert [f.location.line for f in found] == (want if hit else [])
     for f in found:
         assert "jitted function" in f.message and "jax.jit" in f.fix
+
+
+# -- TensorFlow's probes are installed lazily too: its own messages stay as under python -----------
+@pytest.mark.slow
+def test_tensorflow_imported_by_the_program_still_hides_graphlints_launcher_frames(tmp_path):
+    """TensorFlow's probes (and the filter that keeps graphlint's launcher out of the op stacks
+    TensorFlow records) are installed when the program imports TensorFlow, not before."""
+    prog = tmp_path / "unfed.py"
+    prog.write_text(
+        "import tensorflow as tf\n"
+        "tf.compat.v1.disable_eager_execution()\n"
+        "x = tf.compat.v1.placeholder(tf.float32, [2], name='needs_feed')\n"
+        "with tf.compat.v1.Session() as sess:\n"
+        "    sess.run(x * 2)\n"
+    )
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run(
+        [sys.executable, "-c", "from graphlint.cli import main; main()", "run", str(prog)],
+        capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    trace = proc.stderr[proc.stderr.index("Original stack trace for 'needs_feed':"):].splitlines()
+    assert trace[1].startswith(f'  File "{prog}", line 3')
+    assert "click" not in proc.stderr and "graphlint/cli.py" not in proc.stderr

@@ -19,6 +19,24 @@ from typing import Callable, Iterable
 #: (module whose import triggers it, factory of the probes for it)
 Trigger = tuple[str, Callable[[], list]]
 
+_callbacks: list[tuple[str, Callable[[], None]]] = []
+
+
+def on_import(module: str, callback: Callable[[], None]) -> Callable[[], None]:
+    """Call ``callback()`` (in the importing thread) once an active :class:`ProbeSet` has
+    installed the probes for ``module``, i.e. right after the program imported it. Returns a
+    function that cancels it."""
+    entry = (module, callback)
+    _callbacks.append(entry)
+
+    def cancel() -> None:
+        try:
+            _callbacks.remove(entry)
+        except ValueError:
+            pass
+
+    return cancel
+
 
 class _ImportWatcher(importlib.abc.MetaPathFinder):
     """Calls ``done()`` each time the outermost import of one of ``names`` finishes."""
@@ -105,6 +123,12 @@ class ProbeSet:
                         probe.install()
                 except Exception as exc:  # never break the program's import
                     self.warn(f"graphlint: cannot watch {module} ({type(exc).__name__}: {exc})")
+                for wanted, callback in list(_callbacks):
+                    if wanted == module:
+                        try:
+                            callback()
+                        except Exception:  # pragma: no cover - never break the program's import
+                            pass
 
     def stop(self) -> None:
         try:
