@@ -350,3 +350,37 @@ def test_tensorflow_imported_by_the_program_still_hides_graphlints_launcher_fram
     trace = proc.stderr[proc.stderr.index("Original stack trace for 'needs_feed':"):].splitlines()
     assert trace[1].startswith(f'  File "{prog}", line 3')
     assert "click" not in proc.stderr and "graphlint/cli.py" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_pytest_graphlint_reports_a_jax_tests_retracing(tmp_path):
+    if not HAS_JAX:
+        pytest.skip("JAX is not installed")
+    (tmp_path / "test_model.py").write_text(
+        textwrap.dedent(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def norm(x):
+                return jnp.sqrt(jnp.sum(x * x))
+
+            def test_norms():
+                for n in range(1, 8):
+                    assert norm(jnp.ones((n,))) > 0
+
+            def test_clean():
+                assert norm(jnp.ones((3,))) > 0
+            """
+        )
+    )
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--graphlint",
+         "--graphlint-report", str(tmp_path / "report.json")],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
+    )
+    report = json.loads((tmp_path / "report.json").read_text())
+    found = [(f["code"], f["test"], f["line"]) for f in report["findings"]]
+    assert found == [("GL501", "test_model.py::test_norms", 11)], proc.stdout[-3000:]
