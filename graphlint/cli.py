@@ -324,6 +324,7 @@ def rules_command(fmt, no_plugins):
                 "name": cls.name,
                 "severity": cls.severity.value,
                 "engines": list(cls.engines),
+                "frameworks": list(getattr(cls, "frameworks", ("tensorflow",))),
                 "summary": cls.summary,
                 "options": cls.options,
             }
@@ -333,7 +334,8 @@ def rules_command(fmt, no_plugins):
         return
     for cls in rules.values():
         engines = "+".join(cls.engines)
-        click.echo(f"{cls.code}  {cls.name:<26} {cls.severity.value:<8} {engines:<15} {cls.summary}")
+        frameworks = "+".join(getattr(cls, "frameworks", ("tensorflow",))) or "any"
+        click.echo(f"{cls.code}  {cls.name:<26} {cls.severity.value:<8} {engines:<15} {frameworks:<15} {cls.summary}")
 
 
 @main.command("rule")

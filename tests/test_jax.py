@@ -384,3 +384,17 @@ def test_pytest_graphlint_reports_a_jax_tests_retracing(tmp_path):
     report = json.loads((tmp_path / "report.json").read_text())
     found = [(f["code"], f["test"], f["line"]) for f in report["findings"]]
     assert found == [("GL501", "test_model.py::test_norms", 11)], proc.stdout[-3000:]
+
+
+def test_graphlint_rules_shows_each_rules_frameworks():
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    result = CliRunner().invoke(main, ["rules", "--format", "json"])
+    frameworks = {r["code"]: r["frameworks"] for r in json.loads(result.output)}
+    assert frameworks["GL501"] == frameworks["GL502"] == ["tensorflow", "jax"]
+    assert frameworks["GL505"] == ["keras", "tf-keras"]
+    assert frameworks["GL101"] == ["tensorflow"] and frameworks["GL001"] == []
+    text = CliRunner().invoke(main, ["rules"]).output
+    assert any(line.startswith("GL501") and " tensorflow+jax " in line for line in text.splitlines())

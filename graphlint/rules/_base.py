@@ -55,6 +55,8 @@ class Rule:
     fix: ClassVar[str] = ""
     #: Which engines implement the rule: "runtime", "static".
     engines: ClassVar[tuple[str, ...]] = ("runtime",)
+    #: Whose programs it judges: "tensorflow", "keras" (Keras 3), "tf-keras", "jax"; () for any.
+    frameworks: ClassVar[tuple[str, ...]] = ("tensorflow",)
     #: Configurable thresholds: option name (kebab-case) -> default value.
     options: ClassVar[dict[str, Any]] = {}
 

@@ -18,7 +18,10 @@ class FunctionRecreated(Rule):
     `__call__`, ...) or a function called in a loop. At runtime (`graphlint run`), it reports
     a line of your code that made more than `max-per-site` `tf.function`s that were each
     traced, with the count (functions that Keras makes, and the per-instance copies of a
-    decorated method, are not counted).
+    decorated method, are not counted). The same for `jax.jit` — `jax.jit(f)`,
+    `jax.jit(lambda ...)`, `@jax.jit`/`@partial(jax.jit, ...)` on a nested def, `jax.jit` inside
+    `jax.vmap(...)` — at runtime (distinct jitted functions made at one line, each traced) and
+    statically.
 
     ## Why is this bad?
     Every `tf.function(...)` makes a new function object with an empty trace cache. Calling it
@@ -44,12 +47,13 @@ class FunctionRecreated(Rule):
     code = "GL502"
     name = "function-recreated"
     severity = Severity.WARNING
-    summary = "`tf.function` applied inside a loop or on every call"
+    summary = "`tf.function` or `jax.jit` applied inside a loop or on every call"
     fix = (
         "Apply tf.function once — at module level, in __init__, or as the decorator of a method "
         "— and call the resulting function in the loop."
     )
     engines = ("runtime", "static")
+    frameworks = ("tensorflow", "jax")
     options = {"max-per-site": 2}
 
     def __init__(self, sink, options=None):

@@ -34,6 +34,11 @@ class FunctionRetraced(Rule):
     between traces, what changed: a Python value (`lr: float 0.1 → 0.05 → …`), a tensor shape
     (`x: (3, 4) → (5, 4)`), a dtype, or a new Python object on every call.
 
+    The same for the `jax.jit` functions your code makes, in JAX's terms: an array's shape, a
+    static argument's value, a dtype, a Python scalar's weak type against an array, a pytree's
+    structure — with JAX's fix for each (pad or bucket shapes, make a static argument traced
+    or keep its values few, pass arrays of one dtype).
+
     ## Why is this bad?
     `tf.function` runs the Python code once per *trace* to build a graph, then reuses that
     graph for every call whose arguments look the same: same tensor shapes and dtypes, equal
@@ -65,12 +70,13 @@ class FunctionRetraced(Rule):
     code = "GL501"
     name = "function-retraced"
     severity = Severity.WARNING
-    summary = "a `tf.function` traced more times than the limit, naming the argument that changed"
+    summary = "a `tf.function` or `jax.jit` function traced more times than the limit, naming the argument that changed"
     fix = (
         "Pass tensors instead of Python numbers or objects, and give tf.function an "
         "input_signature with None for the dimensions that vary (or reduce_retracing=True)."
     )
     engines = ("runtime", "static")
+    frameworks = ("tensorflow", "jax")
     options = {"max-traces": 5}
 
     def __init__(self, sink, options=None):

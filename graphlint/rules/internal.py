@@ -30,3 +30,4 @@ class InternalError(Rule):
     summary = "a graphlint rule failed; the other rules carried on"
     fix = "Report this to the rule's authors; the other rules carried on."
     engines = ("runtime", "static")
+    frameworks = ()

@@ -51,6 +51,7 @@ class KerasModelChurn(Rule):
         "model once before the loop and reset its weights."
     )
     engines = ("runtime", "static")
+    frameworks = ("keras",)
     options = {"max-per-site": 2}
 
     def __init__(self, sink, options=None):

@@ -57,6 +57,7 @@ class LayerCreatedInCall(Rule):
         "`build()` with `self.add_weight`) and only use it in `call()`."
     )
     engines = ("runtime", "static")
+    frameworks = ("keras", "tf-keras")
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

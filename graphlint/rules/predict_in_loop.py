@@ -40,6 +40,7 @@ class PredictInLoop(Rule):
     name = "predict-in-loop"
     severity = Severity.WARNING
     summary = "`model.predict` called many times on small batches"
+    frameworks = ("keras",)
     fix = (
         "Call the model directly, `model(x, training=False)` (or `model.predict_on_batch(x)`), "
         "or gather the inputs and make one batched `predict` call."

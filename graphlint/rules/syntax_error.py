@@ -38,3 +38,4 @@ class SyntaxErrorRule(Rule):
     summary = "a file that cannot be read or parsed as Python"
     fix = SYNTAX_ERROR_FIX
     engines = ("static",)
+    frameworks = ()
