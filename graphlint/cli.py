@@ -142,7 +142,30 @@ def main(verbose=False):
     _VERBOSE = verbose
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+class _RunCommand(click.Command):
+    """``run -m MODULE ARGS``: everything after MODULE belongs to the module, as with
+    ``python -m`` (``run -m mod --help`` is the module's help, not graphlint's)."""
+
+    _VALUED = {"--select", "--extend-select", "--ignore", "--format", "--output", "-o", "--config"}
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--" or not arg.startswith("-"):
+                break  # the script: the rest is its own
+            if arg == "-m" and i + 1 < len(args):
+                args[i:] = ["-m", args[i + 1], "--", *args[i + 2 :]]
+                break
+            if arg.startswith("-m") and not arg.startswith("--"):
+                args[i:] = ["-m", arg[2:], "--", *args[i + 1 :]]
+                break
+            i += 2 if arg in self._VALUED else 1
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_RunCommand, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-m", "module", metavar="MODULE", help="Run a library module as a script, like python -m.")
 @selection_options
 @click.argument("script", required=False)
@@ -159,11 +182,15 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
 
     if module is None and script is None:
         _fail("give a SCRIPT to run, or -m MODULE")
-    if script is not None and script.startswith("-") and not os.path.exists(script):
+    if module is None and script is not None and script.startswith("-") and not os.path.exists(script):
         _fail(f"no such option: {script} (see `graphlint run --help`)")
     if module is not None and script is not None:
         args = (script, *args)
         script = None
+    report_stream = sys.stderr  # the original: the program may replace sys.stderr
+    start_dir = os.getcwd()  # a relative --output, and the report's paths, are relative to it
+    if output:
+        output = os.path.abspath(output)
     try:
         if script is not None:
             check_script(script)
@@ -179,10 +206,13 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
                 # A child the program forked (os.fork) and that ran on to the end: it exits as
                 # it would under python, and its findings are not reported, only the parent's.
                 sys.exit(outcome.status)
+            _chdir(start_dir)  # the program may have left for a folder since deleted
             findings = active.finish(outcome.status)
     except (ConfigError, ProgramNotFound) as exc:
         _fail(str(exc))
-    _emit(findings, fmt, output, linter.rule_classes, statistics, sys.stderr)
+    if not output:
+        _fresh_line(report_stream)
+    _emit(findings, fmt, output, linter.rule_classes, statistics, report_stream)
     if outcome.interrupted:
         sys.exit(130)
     if exit_zero:
@@ -246,6 +276,42 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     findings = sorted_findings(findings)
     _emit(findings, fmt, output, rules, statistics, sys.stdout)
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
+
+
+def _chdir(path: str) -> None:
+    try:
+        os.chdir(path)
+    except OSError:
+        pass
+
+
+def _fresh_line(stream) -> None:
+    """Start the report on a line of its own: the program's last output on this stream may be
+    unterminated (a progress line). A file's last byte says so; a terminal or a pipe cannot be
+    asked, so a line break is written there."""
+    import stat
+
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):
+        return  # not a real stream (a test's capture): nothing to go by
+    if stat.S_ISREG(mode):
+        try:
+            _flush(stream)
+            with open(f"/proc/self/fd/{fd}", "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                if fh.tell() == 0:
+                    return
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) == b"\n":
+                    return
+        except OSError:
+            pass
+    try:
+        stream.write("\n")
+    except (OSError, ValueError):
+        pass
 
 
 def _check_writable(path: str) -> None:

@@ -161,7 +161,7 @@ def test_json_format_to_output_file(cli, program, tmp_path):
         (["run", "missing.py"], "no such file: missing.py"),
         (["run", "--select", "XY9", "prog.py"], "unknown rule code or prefix 'XY9'"),
         (["run", "--select", "not a code!", "prog.py"], "is not a rule code or prefix"),
-        (["run", "-m", "no_such_module_graphlint"], "no module named 'no_such_module_graphlint'"),
+        (["run", "-m", "no_such_module_graphlint"], "No module named no_such_module_graphlint"),
         (["run", "--config", "nope.toml", "prog.py"], "config file not found: nope.toml"),
     ],
 )

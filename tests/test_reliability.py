@@ -696,7 +696,7 @@ def test_bad_pyproject_is_one_line_and_exit_2_for_run_and_check(tmp_path, monkey
     [
         (["run", "missing.py"], "no such file: missing.py"),
         (["run", "somedir"], "somedir is a directory without __main__.py"),
-        (["run", "-m", "no_such_module_zz"], "no module named 'no_such_module_zz'"),
+        (["run", "-m", "no_such_module_zz"], "No module named no_such_module_zz"),
         (["check", "missing.py"], "no such file or directory: missing.py"),
         (["check", "-m", "x"], "No such option '-m'"),
         (["check", "--jobs", "0"], "Invalid value for '--jobs'"),
