@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 import textwrap
@@ -137,3 +138,77 @@ def test_no_colour_when_piped(bad):
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     proc = subprocess.run([sys.executable, "-m", "graphlint", "check", bad], capture_output=True, text=True, env=env, timeout=120)
     assert "\x1b[" not in proc.stdout and "bad.py:6:6: GL103" in proc.stdout
+
+
+# -- pre-commit: the README's snippet and the hook repository ----------------------------------
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["import tensorflow as tf\n"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["!pip install -q tensorflow\n", "for i in range(3):\n", "    with tf.compat.v1.Session() as s:\n", "        pass\n"]},
+    ],
+    "metadata": {"language_info": {"name": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def _readme_pre_commit_config() -> str:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("### As a pre-commit hook", 1)[1]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_pre_commit_snippet_is_a_local_python_hook_for_python_and_notebooks():
+    config = _readme_pre_commit_config()
+    assert "- repo: local" in config and "language: python" in config
+    assert "types_or: [python, jupyter]" in config and "entry: graphlint check" in config
+    assert "additional_dependencies:" in config
+
+
+@pytest.mark.slow
+def test_pre_commit_readme_snippet_and_try_repo_check_python_files_and_notebooks(tmp_path):
+    """The README's `repo: local` snippet, with graphlint installed from a snapshot of this
+    working tree, and `pre-commit try-repo` on that snapshot: both report the bad file and
+    the bad notebook (by cell) and pass the good file."""
+    import shutil
+    from pathlib import Path
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = Path(__file__).resolve().parent.parent
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    assert pre_commit.exists(), "pre-commit is part of the test extra"
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env.pop("GRAPHLINT_DISABLE_PLUGINS", None)
+    snapshot = tmp_path / "graphlint-src"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=root, capture_output=True, check=True).stdout.split(b"\0")
+    for rel in filter(None, listed):
+        src = root / rel.decode()
+        if src.is_file():
+            dst = snapshot / rel.decode()
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "snapshot"]):
+        subprocess.run(cmd, cwd=snapshot, check=True, env=env)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "bad.py").write_text(BAD)
+    (project / "good.py").write_text("import tensorflow as tf\nwith tf.Graph().as_default():\n    pass\n")
+    (project / "bad.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
+    config = re.sub(r'additional_dependencies: \[.*\]', f'additional_dependencies: ["{snapshot}"]', _readme_pre_commit_config())
+    (project / ".pre-commit-config.yaml").write_text(config)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
+        subprocess.run(cmd, cwd=project, check=True, env=env)
+    for args in (["run", "--all-files"], ["try-repo", str(snapshot), "graphlint", "--all-files"]):
+        result = subprocess.run([str(pre_commit), *args], cwd=project, capture_output=True, text=True, env=env, timeout=900)
+        output = result.stdout + result.stderr
+        assert result.returncode == 1, output
+        assert "bad.py:4:10: GL301" in output and "bad.py:6:6: GL103" in output, output
+        assert "bad.ipynb:cell 2:3:10: GL301" in output, output
+        assert "good.py" not in output.split("hook id: graphlint", 1)[-1], output

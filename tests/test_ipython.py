@@ -170,3 +170,27 @@ def test_importing_graphlint_imports_neither_ipython_nor_tensorflow():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout == "[]\n", proc.stderr
+
+
+TERMINAL = """\
+import os
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+for cell in ["%load_ext graphlint", "import tensorflow as tf\\ntf.compat.v1.disable_eager_execution()",
+             "a = 1\\nx = tf.constant(1.0) + 2.0", "a = 1\\nx = tf.constant(1.0) + 2.0", "%unload_ext graphlint"]:
+    shell.run_cell(cell, store_history=True)
+"""
+
+
+@pytest.mark.slow
+def test_terminal_ipython_cells_are_user_code_too(tmp_path):
+    """Terminal IPython compiles cells as `<ipython-input-…>`: still the user's lines."""
+    pytest.importorskip("IPython")
+    env = {**__import__("os").environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run([sys.executable, "-c", TERMINAL], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shown = [line for line in proc.stdout.splitlines() if " GL" in line]
+    assert shown == [
+        "In [4], line 2: GL101 this cell built its ops into the same graph 2 times (In [3], In [4]); "
+        "ops in the graph after each run: 3 → 6"
+    ], proc.stdout

@@ -78,10 +78,9 @@ class KernelLinter:
 
         raw = getattr(info, "raw_cell", "") or ""
         key = getattr(info, "cell_id", None) or raw
-        run = CellRun(key)
+        run = CellRun(key, filename=self._code_name(info))
         self.cells.current = run
         self.cells.runs.append(run)
-        self._mark_user_code(info)
         self._drop_scope()
         self.scope = self.linter.open_scope(self.config)
 
@@ -114,17 +113,22 @@ class KernelLinter:
                 with contextlib.suppress(Exception):
                     self.linter.pm.unregister(rule)
 
-    def _mark_user_code(self, info) -> None:
-        """A cell compiled as ``<ipython-input-…>`` (terminal IPython) is the user's code too."""
+    def _code_name(self, info) -> str:
+        """The file name the cell will be compiled under (ipykernel: a file in a temporary
+        folder; terminal IPython: ``<ipython-input-…>``, made user code here)."""
         from graphlint import sites
 
         try:
             transformed = getattr(info, "transformed_cell", None) or info.raw_cell
-            name = self.shell.compile.get_code_name(info.raw_cell, transformed, self.shell.execution_count - 1)
+            count = self.shell.execution_count - (1 if getattr(info, "store_history", True) else 0)
+            name = self.shell.compile.get_code_name(info.raw_cell, transformed, count)
         except Exception:
-            return
-        if isinstance(name, str) and name.startswith("<ipython-input-"):
+            return ""
+        if not isinstance(name, str):
+            return ""
+        if name.startswith("<ipython-input-"):
             sites._is_user[name] = True
+        return name
 
     # -- showing findings ----------------------------------------------------------------------
     def where(self, location) -> str:

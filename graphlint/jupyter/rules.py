@@ -30,6 +30,7 @@ class CellRun:
 
     key: str
     count: int | None = None
+    filename: str = ""  # the name the cell's code is compiled under
 
 
 @dataclass
@@ -93,8 +94,9 @@ class CellGraphRebuilt(_CellRule):
         if runs and runs[-1][0] is run:
             runs[-1][2] = index
         else:
-            frames = stack.frames  # the outermost user frame is the cell's own line
-            runs.append([run, frames[0] if frames else stack.site, index])
+            frames = stack.frames  # the cell's own line: its outermost frame in the cell's code
+            own = next((f for f in frames if f.path == run.filename), frames[0] if frames else stack.site)
+            runs.append([run, own, index])
 
     def graphlint_graph_released(self, graph_id):
         self.graphs.pop(graph_id, None)
