@@ -256,6 +256,24 @@ def test_gl501_through_tf_function_of_a_def_and_a_method_of_a_stored_model(sourc
     assert "`update()`" in found[lines[2]].message and "`k` is" in found[lines[2]].message
 
 
+def test_gl501_silent_in_a_def_that_tf_function_wraps(source):
+    path = source(
+        """
+        @tf.function
+        def f(x, k):
+            return x * k
+
+        def unrolled(x):
+            for k in range(10):
+                x = f(x, k)
+            return x
+
+        fast = tf.function(unrolled)
+        """
+    )
+    assert static(path) == []
+
+
 def test_gl501_silent_inside_a_keras_train_step_override(source):
     path = source(
         """
@@ -318,6 +336,11 @@ def test_gl502_through_a_chain_of_calls(source):
         "for mode in ('train', 'eval'):\n    f = tf.function(lambda v: v)",
         "def make():\n    return tf.function(lambda v: v)\n\nfor i in range(2):\n    make()",
         "fns = {'a': tf.abs, 'b': tf.square, 'c': tf.exp}\ncompiled = {k: tf.function(f) for k, f in fns.items()}",
+        "class M:\n    def predict(self, x):\n        if self._fn is None:\n            self._fn = tf.function(self.step)\n        return self._fn(x)",
+        "class M:\n    def make(self):\n        if self.fn is not None:\n            return self.fn\n        self.fn = tf.function(self.step)\n        return self.fn\n\n    def predict(self, x):\n        return self.make()(x)",
+        "import functools\n\n@functools.lru_cache()\ndef make(n):\n    return tf.function(lambda v: v * n)\n\nfor i in range(40):\n    make(2)(x)",
+        "for i in range(40):\n    if i == 0:\n        fast = tf.function(tf.abs)\n    fast(x)",
+        "def step(x):\n    return tf.function(tf.abs)(x)\n\ndef many(x):\n    for _ in range(40):\n        x = step(x)\n    return x\n\nfast = tf.function(many)",
         "fns = [tf.abs, tf.square, tf.exp]\nfast = []\nfor f in fns:\n    fast.append(tf.function(f))",
     ],
 )

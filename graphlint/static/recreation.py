@@ -12,7 +12,7 @@ import os
 
 from graphlint.findings import Location
 from graphlint.static.hits import Hit
-from graphlint.static.module import Function, Module
+from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, Function, Module, guarded
 from graphlint.static.project import resolve_function
 from graphlint.static.retracing import traced_at_trace_time
 from graphlint.static.retracing_loops import loop_values
@@ -39,15 +39,13 @@ def _short(module: Module, loops, limit: int) -> bool:
 
 def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
     """(text, call site, loop node or None) when ``fn`` runs again and again, else None."""
-    from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS
-
     seen = set() if seen is None else seen
-    if id(fn) in seen or fn.name in ONCE_METHODS:
+    if id(fn) in seen or fn.name in ONCE_METHODS or memoized(fn):
         return None
     seen.add(id(fn))
     for site in fn.callers:
-        if module.isolated(site) or traced_at_trace_time(module, site.scope):
-            continue  # a loop that runs while a tf.function is traced runs once per trace
+        if module.isolated(site) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
+            continue  # once per trace of an outer tf.function, or once behind a first-time guard
         if site.loops and not _short(module, site.loops, limit):
             return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)
         if site.scope is not None and site.scope is not fn and repeat_reason(module, site.scope, limit, seen):
@@ -55,6 +53,25 @@ def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
     if fn.is_method and fn.name in PER_CALL_METHODS:
         return ("is a per-call method of a long-lived object", None, None)
     return None
+
+
+def memoized(fn: Function) -> bool:
+    """``@functools.cache``, or an early ``if self._f is not None: return self._f`` on something
+    the function then assigns: its body runs once, later calls return what it made."""
+    node = fn.node
+    if any(ast.unparse(d).split("(")[0].rsplit(".", 1)[-1] in ("cache", "lru_cache", "cached_property")
+           for d in node.decorator_list):
+        return True
+    assigned = set()
+    for n in ast.walk(node):
+        for t in n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else []:
+            assigned.add(ast.unparse(t.value if isinstance(t, ast.Subscript) else t))
+    for stmt in node.body[:4]:
+        if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], ast.Return):
+            tested = {ast.unparse(n) for n in ast.walk(stmt.test) if isinstance(n, (ast.Attribute, ast.Name))}
+            if tested & assigned:
+                return True
+    return False
 
 
 def _one_per_item(call) -> bool:
@@ -79,8 +96,8 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
     out = []
     for call in module.calls_named(TF_FUNCTION):
         what = "`@tf.function` on a nested def" if call.decorator else "`tf.function(...)`"
-        if traced_at_trace_time(module, call.scope):
-            continue  # a loop that runs while an outer function is traced: once per trace
+        if traced_at_trace_time(module, call.scope) or guarded(call.ifs):
+            continue  # once per trace of an outer function, or once behind a first-time guard
         if call.loops:
             if not _short(module, call.loops, limit) and not _one_per_item(call):
                 out.append(Hit(

@@ -103,8 +103,9 @@ def _params(fn: Function, bound: bool) -> tuple:
 
 def traced_at_trace_time(module: Module, fn: Function | None) -> bool:
     """Whether code in ``fn`` runs only while a tf.function (or Keras' own step) is traced."""
+    wrapped = _wrapped_defs(module)
     while fn is not None:
-        if decorated(module, fn) is not None:
+        if decorated(module, fn) is not None or id(fn) in wrapped or (id(fn.parent), fn.name) in wrapped:
             return True
         if fn.is_method and fn.name in KERAS_TRACED and is_keras_class(module, fn.cls):
             return True
@@ -160,6 +161,22 @@ def _wrapped(module: Module) -> dict:
             out[key] = TfFunction(name, call, params, *declared, module)
     module.cache["retracing.wrapped"] = out
     return out
+
+
+def _wrapped_defs(module: Module) -> set:
+    """The user's defs that some ``tf.function(f)`` in the file wraps: ids, and (scope id, name)."""
+    if "retracing.wrapped_defs" not in module.cache:
+        out = set()
+        for site in module.calls_named(TF_FUNCTION):
+            if not site.decorator and isinstance(site.node, ast.Call) and site.node.args:
+                arg = site.node.args[0]
+                fn, _ = _resolve_def(module, arg, site.scope, site.cls)
+                if fn is not None:
+                    out.add(id(fn))
+                if isinstance(arg, ast.Name):  # also an earlier def of the same name in that scope
+                    out.add((id(site.scope), arg.id))
+        module.cache["retracing.wrapped_defs"] = out
+    return module.cache["retracing.wrapped_defs"]
 
 
 def _key(target, scope, cls):
