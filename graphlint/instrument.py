@@ -6,10 +6,12 @@ import contextlib
 import importlib.util
 import sys
 import threading
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from graphlint.config import Config, ConfigError
-from graphlint.engine import Linter
+
+if TYPE_CHECKING:  # the engine (pluggy, entry points) is imported when a block is entered
+    from graphlint.engine import Linter
 
 _active = threading.Lock()
 
@@ -49,12 +51,16 @@ def _probes(linter: Linter, warn):
     from graphlint.probes.jax_jit import JaxProbe
     from graphlint.probes.keras_layers import KerasLayerProbe
     from graphlint.probes.lazy import ProbeSet
+    from graphlint.probes.tf_keras_models import TfKerasModelProbe
 
     return ProbeSet(
         [
             ("tensorflow", lambda: _tf_probes(linter, warn)),
             ("keras", lambda: [KerasLayerProbe(linter.hook, flavor="keras", warn=warn)]),
-            ("tf_keras", lambda: [KerasLayerProbe(linter.hook, flavor="tf_keras", warn=warn)]),
+            ("tf_keras", lambda: [
+                KerasLayerProbe(linter.hook, flavor="tf_keras", warn=warn),
+                TfKerasModelProbe(linter.hook, warn=warn),
+            ]),
             ("jax", lambda: [JaxProbe(linter.hook, warn=warn)]),
         ],
         watched=("tensorflow", "keras", "tf_keras", "jax"),
@@ -78,6 +84,8 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
         for finding in linter.finish():
             print(finding.code, finding.message)
     """
+    from graphlint.engine import Linter
+
     warn = warn or (lambda msg: print(msg, file=sys.stderr))
     linter = linter or Linter(config, warn=warn)
     if not _active.acquire(blocking=False):

@@ -119,6 +119,35 @@ def test_gl503_counts_the_models_built_without_clear_session(runs):
     assert finding.message.startswith("3 Keras models (`Sequential`)")
 
 
+def test_gl503_and_gl504_watch_tf_keras_models_too(runs):
+    churn = _only(_run(runs, "gl503_bad_tf_keras.py")["findings"], "GL503")
+    assert churn.message.startswith("4 Keras models (`Sequential`)")
+    predict = _only(_run(runs, "gl504_bad_tf_keras.py")["findings"], "GL504")
+    assert "8 times" in predict.message
+
+
+def test_functions_tf_data_makes_itself_are_not_the_users(runs):
+    assert _run(runs, "gl502_good_dataset_map.py")["findings"] == []
+
+
+# (sample, code): why `graphlint check` reports the code and `graphlint run` does not.
+ENGINES_DIFFER: dict[tuple[str, str], str] = {}
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_codes_graphlint_check_reports_are_reported_by_graphlint_run(runs, path):
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    result = CliRunner().invoke(main, ["check", "--format", "json", "--exit-zero", str(path)], catch_exceptions=False)
+    both = {"GL101", "GL102", "GL103", "GL202", "GL301", "GL502", "GL503"}
+    static = {f["code"] for f in json.loads(result.stdout)["findings"]} & both
+    runtime = {f.code for f in runs[str(path)]["findings"]} & both
+    differ = {code for (name, code) in ENGINES_DIFFER if name == path.name}
+    assert static - runtime == differ, (sorted(static), sorted(runtime), sorted(differ))
+
+
 def test_gl504_counts_the_small_predict_calls(runs):
     finding = _only(_run(runs, "gl504_bad.py")["findings"], "GL504")
     assert "8 times" in finding.message and "at most 1 row each" in finding.message

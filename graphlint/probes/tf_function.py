@@ -171,6 +171,7 @@ class FunctionProbe(Probe):
         self._fids = itertools.count(1)
         self._mids = itertools.count(1)
         self._tf_dir = ""
+        self._applying_dirs: tuple[str, ...] = ()
         self._keras_dir = ""
         self._session = 0
         self._tracker = None  # weak reference to Keras' global state of the current session
@@ -180,6 +181,11 @@ class FunctionProbe(Probe):
         import tensorflow
 
         self._tf_dir = os.path.dirname(os.path.abspath(tensorflow.__file__)) + os.sep
+        # tf.function's own modules, between its caller and Function.__init__
+        self._applying_dirs = tuple(
+            os.path.join(self._tf_dir, *parts) + os.sep
+            for parts in (("python", "eager"), ("python", "util"), ("python", "framework"))
+        )
         return [
             ("tf.function creation", self._patch_function_init),
             ("tf.function tracing", self._patch_tracing),
@@ -225,16 +231,19 @@ class FunctionProbe(Probe):
         self._functions[id(cache)] = info
         fin = weakref.finalize(function, self._function_released, id(cache), info.fid)
         fin.atexit = False
-        # Made by the user's own tf.function(...) call, or by a library (Keras) or by the
-        # per-instance copy TensorFlow makes for a decorated method (Function._clone)?
+        # Made by the user's own tf.function(...) call, or by a library (Keras), by TensorFlow
+        # itself (tf.data's map/filter functions, SavedModel loading) or by the per-instance
+        # copy TensorFlow makes for a decorated method (Function._clone)? The frame that
+        # applied tf.function is the first one outside tf.function's own code.
         by_user = False
         frame = caller
         while frame is not None:
             code = frame.f_code
-            if code.co_name == "_clone" and code.co_filename.startswith(self._tf_dir):
+            filename = code.co_filename
+            if code.co_name == "_clone" and filename.startswith(self._tf_dir):
                 break
-            if not code.co_filename.startswith(self._tf_dir):
-                by_user = is_user_file(code.co_filename)
+            if not filename.startswith(self._applying_dirs):
+                by_user = is_user_file(filename)
                 break
             frame = frame.f_back
         self._fire(
