@@ -212,9 +212,16 @@ def _operands(loop) -> set:
 def _tensor_operators(module, loop) -> list:
     """``x = x + 1`` and friends on a tensor, directly in a run loop's body (first-time guards
     and the iteration's own graph excluded). Returns the ``ast`` nodes, one per line."""
-    if loop.is_comprehension or not _operands(loop):
+    if loop.is_comprehension:
         return []
-    tensors = _tensors(module, loop.scope) & _operands(loop)
+    operands = {
+        name
+        for name in _operands(loop)
+        if any(builds_ops(label) for label in module.origins(ast.Name(id=name), loop.scope))
+    }  # assigned from an op somewhere: worth reading the whole scope
+    if not operands:
+        return []
+    tensors = _tensors(module, loop.scope) & operands
     if not tensors:
         return []
     out, lines = [], set()
