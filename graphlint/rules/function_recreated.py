@@ -23,6 +23,12 @@ class FunctionRecreated(Rule):
     `jax.vmap(...)` — at runtime (distinct jitted functions made at one line, each traced) and
     statically.
 
+    Statically, a function of your own module beside the file that applies `tf.function` on
+    every call is reported at the line that calls it in a loop or per call. A `tf.function` made
+    behind a first-time guard (`if self._fn is None:`), in a memoized function, over a loop's
+    own distinct functions, in a loop of no more literal iterations than `max-per-site`, or in a
+    loop that runs only while another `tf.function` is traced is made once: not reported.
+
     ## Why is this bad?
     Every `tf.function(...)` makes a new function object with an empty trace cache. Calling it
     traces the Python code into a graph again — often far slower than the computation itself —

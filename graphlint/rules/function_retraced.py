@@ -34,6 +34,15 @@ class FunctionRetraced(Rule):
     between traces, what changed: a Python value (`lr: float 0.1 → 0.05 → …`), a tensor shape
     (`x: (3, 4) → (5, 4)`), a dtype, or a new Python object on every call.
 
+    `graphlint check` finds the source-visible form before anything runs: a call of a
+    `tf.function` (decorated, `tf.function(f)`, a decorated method through `self` or an
+    instance, also one defined in your own module beside the file) in a loop, passing a Python
+    value that changes on every iteration — the loop variable of `range`/`enumerate` or a number
+    computed from it, a `+=` counter, a list that grows, a new object, an array whose shape
+    follows the loop — also through a parameter of a function called in such a loop. Loops over
+    no more values than `max-traces`, flags, tensors, an `input_signature`, a call under
+    `if i == n - 1:` and loops that run only while another `tf.function` is traced stay silent.
+
     The same for the `jax.jit` functions your code makes, in JAX's terms: an array's shape, a
     static argument's value, a dtype, a Python scalar's weak type against an array, a pytree's
     structure — with JAX's fix for each (pad or bucket shapes, make a static argument traced
