@@ -224,3 +224,16 @@ def test_static_gl505_finds_the_bad_samples_and_not_the_good(tmp_path):
         assert _static(tmp_path, path.read_text()) == [line for _, line in expected_markers(path)], path.name
     for path in GOOD:
         assert _static(tmp_path, path.read_text()) == [], path.name
+
+
+@pytest.mark.slow
+def test_keras_on_the_jax_backend_is_watched_without_tensorflow(tmp_path):
+    if importlib.util.find_spec("jax") is None:
+        pytest.skip("JAX is not installed")
+    found, proc = _run(
+        tmp_path,
+        LAYER + "for _ in range(3):\n    block(x)\nimport sys\nprint(keras.backend.backend(), 'tensorflow' in sys.modules)\n",
+        env={"KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu"},
+    )
+    assert found == [("GL505", 7)]
+    assert proc.stdout.strip().splitlines()[-1] == "jax False"
