@@ -194,6 +194,20 @@ class KernelLinter:
 _loaded: dict[int, KernelLinter] = {}
 
 
+def _guarded(handler):
+    """An event handler that never disturbs the user's cell: a failure of graphlint's own is
+    one line on stderr, never a traceback in the cell's output."""
+
+    def call(arg):
+        try:
+            handler(arg)
+        except Exception as exc:  # pragma: no cover - graphlint's own bug
+            print(f"graphlint: internal error after this cell ({type(exc).__name__}: {exc})", file=sys.stderr)
+
+    call._graphlint = handler.__self__
+    return call
+
+
 def load_ipython_extension(shell) -> None:
     if id(shell) in _loaded:
         return
@@ -206,8 +220,8 @@ def load_ipython_extension(shell) -> None:
         print(f"graphlint: error: {exc}", file=sys.stderr)
         return
     _loaded[id(shell)] = kernel
-    shell.events.register("pre_run_cell", kernel.pre_run_cell)
-    shell.events.register("post_run_cell", kernel.post_run_cell)
+    shell.events.register("pre_run_cell", _guarded(kernel.pre_run_cell))
+    shell.events.register("post_run_cell", _guarded(kernel.post_run_cell))
     shell.register_magic_function(kernel.magic, "line", _MAGIC)
 
 
@@ -215,8 +229,10 @@ def unload_ipython_extension(shell) -> None:
     kernel = _loaded.pop(id(shell), None)
     if kernel is None:
         return
-    for event, callback in (("pre_run_cell", kernel.pre_run_cell), ("post_run_cell", kernel.post_run_cell)):
-        with contextlib.suppress(ValueError):
-            shell.events.unregister(event, callback)
+    for event in ("pre_run_cell", "post_run_cell"):
+        for callback in list(shell.events.callbacks.get(event, [])):
+            if getattr(callback, "_graphlint", None) is kernel:
+                with contextlib.suppress(ValueError):
+                    shell.events.unregister(event, callback)
     shell.magics_manager.magics["line"].pop(_MAGIC, None)
     kernel.close()
