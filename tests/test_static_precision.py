@@ -254,6 +254,30 @@ CASES = {
         for step in range(100):
             print(sess.run(polynomial(x)))  # expect: GL102
         """,
+    "tensor-eval-and-op-run-are-runs": """
+        x = tf1.placeholder(tf.float32, [None])
+        loss = tf.reduce_sum(x)
+        train_step = tf1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        sess = tf1.InteractiveSession()
+        for step in range(100):
+            train_step.run({x: [1.0]})
+            accuracy = tf.reduce_mean(x)  # expect: GL102
+            print(accuracy.eval({x: [1.0]}))
+        for step in range(100):
+            print(tf.nn.softmax(x).eval())  # expect: GL102
+        """,
+    "method-of-an-object-kept-on-self": """
+        class Net:
+            def step(self, x):
+                return tf.reduce_sum(x)
+        class Trainer:
+            def __init__(self):
+                self.net = Net()
+                self.sess = tf1.Session()
+            def fit(self, x):
+                for i in range(100):
+                    self.sess.run(self.net.step(x))  # expect: GL102
+        """,
     # -- misses: operators on tensors ------------------------------------------------------------
     "operator-on-a-tensor": """
         x = tf.constant(1.0)

@@ -17,6 +17,7 @@ from typing import Iterator
 
 from graphlint.findings import Location
 from graphlint.static.names import Bindings, api
+from graphlint.static.tfapi import builds_ops, is_optimizer
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -100,6 +101,12 @@ class Loop:
         node = self.node
         it = node.generators[0].iter if isinstance(node, _COMPS) else getattr(node, "iter", None)
         return literal_count(it)
+
+
+def _train_op(label: str) -> bool:
+    """``Optimizer(...).minimize`` / ``.apply_gradients``: the origin label of a training op."""
+    inner, _, method = label.rpartition("().")
+    return method in ("minimize", "apply_gradients") and is_optimizer(inner)
 
 
 def literal_count(it) -> int | None:
@@ -326,13 +333,22 @@ class Module:
 
     def is_session_run(self, call: CallSite) -> bool:
         """``sess.run(...)`` on something that is a session (by origin, or by its very name);
-        ``tensor.eval(feed_dict=...)`` and ``op.run(feed_dict=...)`` run one too."""
+        ``tensor.eval(...)`` and ``op.run(...)`` run one too: with a feed dict or a session, or
+        on something made by a TensorFlow op (``accuracy.eval()``, ``tf.nn.softmax(y).eval()``)."""
         if call.method in ("eval", "run") and isinstance(call.node, ast.Call):
             node = call.node
             if any(kw.arg in ("feed_dict", "session") for kw in node.keywords) or (
-                call.method == "eval" and node.args and isinstance(node.args[0], ast.Dict)
+                node.args and isinstance(node.args[0], ast.Dict)
             ):
                 return True
+            receiver = call.receiver
+            if isinstance(receiver, ast.Call):
+                if builds_ops(self.bindings.resolve(receiver.func)):
+                    return True
+            elif receiver is not None and (call.method == "eval" or not node.args):
+                labels = self.origins(receiver, call.scope)
+                if labels and all(builds_ops(label) or _train_op(label) for label in labels):
+                    return True
         if call.method not in ("run", "partial_run"):
             return False
         receiver = call.receiver

@@ -180,7 +180,11 @@ def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | 
         labels = module.origins(func.value, site.scope)
         if len(labels) == 1:
             (label,) = labels
-            if label != "?" and not label.startswith(("tensorflow", "keras", "class:")):
+            if label.startswith("class:"):  # ``self.net.step()`` with ``self.net = Net()``
+                cls = module.classes.get(label[6:])
+                method = cls.methods.get(func.attr) if cls is not None else None
+                return (module, method) if method is not None else None
+            if label != "?" and not label.startswith(("tensorflow", "keras")):
                 found = lookup(module, 0, label)
                 if found is not None and isinstance(found[1], ClassInfo):
                     method = found[1].methods.get(func.attr)
