@@ -141,6 +141,13 @@ def graphlint_predict_called(model_class, rows, batch_size, site):
 
 
 @hookspec
+def graphlint_keras_layer_name_reused(name, first_site, site, rejected):
+    """Two layers of one Keras model were given the same ``name=`` at ``first_site`` and
+    ``site``; ``rejected``: Keras refuses the model (Functional, Sequential), else (a subclassed
+    model) it keeps both, their weights under one path."""
+
+
+@hookspec
 def graphlint_layer_part_created(layer_class, layer_id, call_count, part, part_class, site, call_site):
     """A ``part`` (``"layer"`` or ``"variable"``) of class ``part_class`` was created at ``site``
     while the Keras layer ``layer_id`` (class ``layer_class``) ran its call number ``call_count``

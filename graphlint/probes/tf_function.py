@@ -159,6 +159,13 @@ class _FunctionInfo:
         self.reduce_retracing = reduce_retracing
 
 
+def _building_tf1_graph() -> bool:
+    from tensorflow.python.eager import context
+    from tensorflow.python.framework import ops
+
+    return not context.executing_eagerly() and not getattr(ops.get_default_graph(), "_building_function", False)
+
+
 class FunctionProbe(Probe):
     """Installs the TF2 probes; they fire hooks on ``hook`` until :meth:`uninstall`."""
 
@@ -246,6 +253,8 @@ class FunctionProbe(Probe):
                 by_user = is_user_file(filename)
                 break
             frame = frame.f_back
+        if by_user and _building_tf1_graph():
+            by_user = False  # made while building a TF1 graph: part of that graph's build (GL101/GL102)
         self._fire(
             self.hook.graphlint_function_created,
             function_id=info.fid,

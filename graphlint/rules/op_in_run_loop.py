@@ -95,11 +95,12 @@ class OpInRunLoop(Rule):
             # invocation each time (GL101's case, not a loop's).
             key = (graph_id, calls[common - 1], tuple(f[:2] for f in stack.frames))
             entry = self.steps.get(key)
+            where = stack.frames[common - 1]  # the run loop's line that builds (maybe via calls)
             if entry is None:
                 if len(self.steps) >= _MAX_KEYS:  # bounded: forget what has not repeated
                     limit = self.config["min-repeats"]
                     self.steps = {k: v for k, v in self.steps.items() if v[1] >= limit - 1}
-                entry = self.steps[key] = [stack.site, 0, 0]
+                entry = self.steps[key] = [where, 0, 0, stack.site]
             entry[1] += 1
             entry[2] += ops
 
@@ -113,16 +114,26 @@ class OpInRunLoop(Rule):
             self._judge(graph_id)
 
     def _judge(self, graph_id):
-        best: dict[tuple, list] = {}  # one finding per line: its longest loop
+        # One finding per line of the run loop: the steps of its longest path, all its ops.
+        lines: dict[tuple, list] = {}
         for key in [k for k in self.steps if k[0] == graph_id]:
-            site, steps, ops = self.steps.pop(key)
-            if steps >= self.config["min-repeats"] and steps > best.get(site[:2], (None, 0))[1]:
-                best[site[:2]] = [site, steps, ops]
-        for site, steps, ops in best.values():
+            where, steps, ops, inner = self.steps.pop(key)
+            if steps < self.config["min-repeats"]:
+                continue
+            entry = lines.get(where[:2])
+            if entry is None:
+                lines[where[:2]] = [where, steps, ops, inner]
+            else:
+                entry[2] += ops
+                if steps > entry[1]:
+                    entry[1], entry[3] = steps, inner
+        for where, steps, ops, inner in lines.values():
+            related = [] if inner[:2] == where[:2] else [(inner, f"ops built here, in `{inner.function}()`")]
             self.report(
                 f"ops are added to the graph here inside the run loop: {ops} new ops over "
                 f"{steps} steps after the session first ran the graph",
-                site,
+                where,
+                related=related,
             )
 
 

@@ -82,6 +82,21 @@ class VariableRenamed(Rule):
     def graphlint_graph_released(self, graph_id):
         self.sites.release(graph_id)
 
+    def graphlint_keras_layer_name_reused(self, name, first_site, site, rejected):
+        """The Keras form: two layers of one model given the same ``name=``."""
+        consequence = (
+            f'Keras refuses the model ("The name \"{name}\" is used 2 times in the model"), '
+            "without saying where"
+            if rejected
+            else "Keras keeps both, and their weights get the same paths in checkpoints and saved models"
+        )
+        self.report(
+            f"layer name '{name}' is given to two layers of one model: {consequence}",
+            site,
+            related=[(first_site, f"the first layer named '{name}' is created here")],
+            fix="Give each layer of a model its own name, or leave `name=` out and let Keras number them.",
+        )
+
 
 class VariableExists(Rule):
     """`get_variable` for a name that already exists, without reuse.
