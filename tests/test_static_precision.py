@@ -67,6 +67,18 @@ CASES = {
             evaluate(sess)
             evaluate(sess)
         """,
+    "helper-called-on-either-branch": """
+        import sys
+        def evaluate(sess):
+            x = tf1.placeholder(tf.float32, [None])
+            return sess.run(x * 2.0, {x: [1.0]})
+        def main():
+            sess = tf1.Session()
+            if sys.argv[1:] == ["train"]:
+                evaluate(sess)
+            else:
+                evaluate(sess)
+        """,
     # -- 2. get-or-create ------------------------------------------------------------------------
     "get-or-create-session": """
         c = tf.constant(1.0)
@@ -324,6 +336,24 @@ CASES = {
             out = tf.constant(1.0)
             for batch in np.array_split(np.ones(100), 10):
                 print(sess.run(out), [d.detect(batch) for d in detectors])
+        """,
+    "graph-and-session-per-checkpoint-evaluated-whole": """
+        import glob
+        def evaluate(checkpoint):
+            with tf.Graph().as_default():
+                x = tf1.placeholder(tf.float32, [None])
+                y = x * 2.0
+                scores = []
+                with tf1.Session() as sess:
+                    for batch in range(10):
+                        scores.append(sess.run(y, {x: [float(batch)]}))
+                return scores
+        def evaluate_all():
+            with tf1.Session() as log:
+                summary = tf.constant(0.0)
+                for checkpoint in glob.glob("*.ckpt"):
+                    log.run(summary)
+                    evaluate(checkpoint)
         """,
     "graph-and-session-per-configuration": """
         def train(lr):

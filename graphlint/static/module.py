@@ -43,6 +43,8 @@ SESSIONS = frozenset(
         "tensorflow.compat.v1.train.SingularMonitoredSession",
     }
 )
+#: Calls that return the session in use.
+SESSION_GETTERS = frozenset({"tensorflow.compat.v1.get_default_session", "keras.backend.get_session"})
 GRAPH = "tensorflow.Graph"
 #: Calls after which the next build starts from a fresh graph (or fresh Keras state).
 FRESH_STATE = frozenset(
@@ -354,9 +356,9 @@ class Module:
         receiver = call.receiver
         if isinstance(receiver, ast.Call):
             name = self.bindings.resolve(receiver.func)
-            return name in SESSIONS or api(name) == "get_default_session"
+            return name in SESSIONS or name in SESSION_GETTERS
         origins = self.origins(receiver, call.scope)
-        if origins & SESSIONS:
+        if origins & SESSIONS or origins & SESSION_GETTERS:
             return True
         if origins != {"?"}:
             return False

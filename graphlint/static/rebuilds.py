@@ -63,7 +63,24 @@ def _same_path(callers) -> list:
     groups: dict = {}
     for site in callers:
         groups.setdefault(id(site.scope), []).append(site)
-    return max(groups.values(), key=len, default=[])
+    best: list = []
+    for sites in groups.values():
+        sites = sorted(sites, key=lambda s: (s.line, s.node.col_offset))
+        chain = [sites[0]]
+        for site in sites[1:]:
+            if not any(_exclusive(site, other) for other in chain):
+                chain.append(site)
+        if len(chain) > len(best):
+            best = chain
+    return best
+
+
+def _exclusive(a, b) -> bool:
+    """Two calls on different branches of one ``if``/``try``/``match``: never both run."""
+    for x, y in zip(a.block, b.block):
+        if x != y:
+            return x[0] == y[0] or (x[1] == y[1] and x[1] in ("handler", "case"))
+    return False
 
 
 def _repeats(site) -> bool:

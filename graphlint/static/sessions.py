@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit
+from graphlint.static.loops import has_run_loop
 from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, guarded
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefault"})
@@ -77,8 +78,8 @@ def _runs_elsewhere(module, loop) -> bool:
 def _graph_per_item(module, fn):
     """Why ``fn``, which makes its own graph and a session, runs per item: called in a loop
     that runs another session, or from a per-call method. ``(text, site)`` or None."""
-    if fn.name in ONCE_METHODS:
-        return None
+    if fn.name in ONCE_METHODS or has_run_loop(module, fn):
+        return None  # a graph per instance; a whole run per call (a sweep over models)
     if fn.is_method and fn.name in PER_CALL_METHODS:
         return "is a per-call method of a long-lived object", None
     for site in fn.callers:
