@@ -54,3 +54,35 @@ def run_in_process(path: Path, *args: str, config=None):
 @pytest.fixture
 def run_sample():
     return run_in_process
+
+
+@pytest.fixture
+def pre_commit_snapshot(tmp_path):
+    """For tests of the pre-commit hook: ``(pre-commit executable, environment, snapshot)``,
+    the snapshot a committed git copy of this working tree (pre-commit installs from it;
+    try-repo would not see uncommitted new files)."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    assert pre_commit.exists(), "pre-commit is part of the test extra"
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env.pop("GRAPHLINT_DISABLE_PLUGINS", None)
+    snapshot = tmp_path / "graphlint-src"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.split(b"\0")
+    for rel in filter(None, listed):
+        src = ROOT / rel.decode()
+        if src.is_file():
+            dst = snapshot / rel.decode()
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "snapshot"]):
+        subprocess.run(cmd, cwd=snapshot, check=True, env=env)
+    return pre_commit, env, snapshot

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, SAMPLES, expected_markers
+from conftest import SAMPLES, expected_markers
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
@@ -639,30 +638,10 @@ def test_run_command_still_works(tmp_path):
 
 # -- pre-commit ------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_pre_commit_hook_runs_for_real(tmp_path):
+def test_pre_commit_hook_runs_for_real(tmp_path, pre_commit_snapshot):
     """`pre-commit try-repo` installs graphlint from this working tree into its own virtualenv
     and runs the hook on a repository with one bad file and one good file."""
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    pre_commit = Path(sys.executable).with_name("pre-commit")
-    assert pre_commit.exists(), "pre-commit is part of the test extra"
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    env.pop("GRAPHLINT_DISABLE_PLUGINS", None)
-    # A committed snapshot of the working tree (try-repo would not see uncommitted new files).
-    hook_repo = tmp_path / "graphlint-src"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.split(b"\0")
-    for rel in filter(None, listed):
-        src = ROOT / rel.decode()
-        if src.is_file():
-            dst = hook_repo / rel.decode()
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "snapshot"]):
-        subprocess.run(cmd, cwd=hook_repo, check=True, env=env)
+    pre_commit, env, hook_repo = pre_commit_snapshot
     project = tmp_path / "project"
     project.mkdir()
     (project / "bad.py").write_text(BAD)

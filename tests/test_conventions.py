@@ -170,32 +170,11 @@ def test_readme_pre_commit_snippet_is_a_local_python_hook_for_python_and_noteboo
 
 
 @pytest.mark.slow
-def test_pre_commit_readme_snippet_and_try_repo_check_python_files_and_notebooks(tmp_path):
+def test_pre_commit_readme_snippet_and_try_repo_check_python_files_and_notebooks(tmp_path, pre_commit_snapshot):
     """The README's `repo: local` snippet, with graphlint installed from a snapshot of this
     working tree, and `pre-commit try-repo` on that snapshot: both report the bad file and
     the bad notebook (by cell) and pass the good file."""
-    import shutil
-    from pathlib import Path
-
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    root = Path(__file__).resolve().parent.parent
-    pre_commit = Path(sys.executable).with_name("pre-commit")
-    assert pre_commit.exists(), "pre-commit is part of the test extra"
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    env.pop("GRAPHLINT_DISABLE_PLUGINS", None)
-    snapshot = tmp_path / "graphlint-src"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=root, capture_output=True, check=True).stdout.split(b"\0")
-    for rel in filter(None, listed):
-        src = root / rel.decode()
-        if src.is_file():
-            dst = snapshot / rel.decode()
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "snapshot"]):
-        subprocess.run(cmd, cwd=snapshot, check=True, env=env)
+    pre_commit, env, snapshot = pre_commit_snapshot
     project = tmp_path / "project"
     project.mkdir()
     (project / "bad.py").write_text(BAD)

