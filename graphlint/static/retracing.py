@@ -144,7 +144,7 @@ def _wrapped(module: Module) -> dict:
         return module.cache["retracing.wrapped"]
     out: dict = {}
     sites = {id(c.node): c for c in module.calls_named(TF_FUNCTION) if not c.decorator}
-    for node in ast.walk(module.tree):
+    for node in ast.walk(module.tree) if sites else ():
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and id(node.value) in sites):
             continue
         site, call, target = sites[id(node.value)], node.value, node.targets[0]
