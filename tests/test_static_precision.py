@@ -422,6 +422,37 @@ def test_a_class_or_function_of_another_module_of_the_tree_is_followed(tmp_path,
     assert found(train) == {("GL102", 9)}
 
 
+AGENT = """
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+
+
+class Agent:
+    def __init__(self, sess, pairs):
+        self.sess = sess
+        self.pairs = pairs
+        self.sync = [tf1.assign(t, e) for t, e in pairs]
+
+    def learn(self):
+        return self.sess.run([tf1.assign(t, e) for t, e in self.pairs])
+
+    def learn_once_built(self):
+        return self.sess.run(self.sync)
+"""
+
+
+@pytest.mark.parametrize("method, reported", [("learn", True), ("learn_once_built", False)])
+def test_a_method_of_another_module_that_builds_and_runs_each_step(tmp_path, method, reported):
+    (tmp_path / "agent.py").write_text(AGENT)
+    train = tmp_path / "train.py"
+    train.write_text(
+        "import tensorflow as tf\nfrom agent import Agent\n\ntf1 = tf.compat.v1\n"
+        f"agent = Agent(tf1.Session(), [])\nfor step in range(1000):\n    agent.{method}()\n"
+    )
+    assert found(train) == ({("GL102", 7)} if reported else set())
+
+
 def test_another_module_that_only_runs_is_not_reported(tmp_path):
     (tmp_path / "model.py").write_text(MODEL.replace("return tf.reduce_sum(x * self.w)", "return x"))
     train = tmp_path / "train.py"

@@ -256,6 +256,22 @@ def _tensor_operators(module, loop) -> list:
     return out
 
 
+def _step_elsewhere(module, call):
+    """A call, in a loop, of a function of another module that itself builds ops and runs a
+    session (``agent.learn()``, ``model.train_step(batch)``) with no run loop of its own:
+    ``(that module, the function, its first op call)`` or None."""
+    found = project.resolve_function(module, call)
+    if found is None or found[0] is module:
+        return None
+    other, fn = found
+    if fn.resets_state() or not any(other.is_session_run(c) for c in fn.calls) or has_run_loop(other, fn):
+        return None
+    direct = [c for c in fn.calls if all(loop.is_comprehension for loop in c.loops) and builds_op(other, c)]
+    if not direct or any(c.api in ("placeholder", "get_variable", "Variable") for c in direct):
+        return None  # a model built per call: a rebuild, not ops in a run loop
+    return other, fn, direct[0]
+
+
 def op_in_run_loop(module, options: dict) -> list[Hit]:
     """GL102's static form (see the module docstring)."""
     cached = module.cache.get("GL102")
@@ -273,13 +289,21 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         entry[2].extend(related)
 
     for loop in module.loops:
-        if loop.resets_state() or not _runs(module, loop):
+        if loop.resets_state() or loop.is_comprehension:
             continue
+        runs_here = _runs(module, loop)
         for call in loop.calls:
             if id(call.node) in done or not _repeats(module, call, options):
                 continue
             inner = loop.inner_ifs(call)
             if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(inner):
+                continue
+            if not runs_here:
+                found = _step_elsewhere(module, call)
+                if found is not None:
+                    done.add(id(call.node))
+                    other, fn, first = found
+                    add(call.node, f"`{fn.name}()`", [(other.location(first.node), "it builds ops here and runs them")])
                 continue
             if builds_op(module, call):
                 if _per_variable(module, loop, call):
@@ -296,8 +320,9 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                 first_module, first = ops[0]
                 where = first_module.location(first.node) if first_module is not module else first.node
                 add(call.node, f"`{found[1].name}()`", [(where, "it builds ops here")])
-        for node in _tensor_operators(module, loop):
-            add(node, "an operator on a tensor")
+        if runs_here:
+            for node in _tensor_operators(module, loop):
+                add(node, "an operator on a tensor")
     # a function that runs a session, builds ops and runs per call: at its ops
     for fn in module.functions:
         if id(fn) in rebuilt or not any(module.is_session_run(c) for c in fn.calls):
