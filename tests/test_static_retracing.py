@@ -167,7 +167,10 @@ def test_gl501_names_the_argument_the_definition_the_loop_and_the_fix(source):
     [
         ("for i in range(n):\n    f(x, i / n)", "computed from `i`"),
         ("for i, b in enumerate(batches):\n    f(b, i)", "the index of `enumerate`"),
-        ("step = 0\nwhile True:\n    step += 1\n    f(x, step)", "a counter"),
+        ("step = 0\nwhile True:\n    step += 1\n    f(x, step)", "a counter (`step += 1`)"),
+        ("eps = 1.0\nfor b in batches:\n    eps *= 0.99\n    f(b, eps)", "a counter (`eps *= 0.99`)"),
+        ("for b in batches:\n    f(b, max(0.1, 1.0 - n / 1000))", None),
+        ("for i in range(n):\n    f(x, max(0.1, 1.0 - i / 1000))", "computed from `i`"),
         ("for i in range(n):\n    f(x, args.lr / (i + 1))", "computed from `i`"),
         ("for b in batches:\n    loss = g(b)\n    f(x, loss.item())", "`.item()`"),
         ("for b in batches:\n    loss = g(b)\n    f(x, float(loss))", "a Python number made from"),
@@ -183,6 +186,9 @@ def test_gl501_causes(source, body, cause):
         "import argparse\nargs = argparse.Namespace(lr=0.1)\nn = 50\nx = tf.ones([2])\n"
         "batches = [x] * 9\ng = tf.reduce_sum\n\n@tf.function\ndef f(a, b):\n    return a\n\n" + body + "  # here\n"
     )
+    if cause is None:
+        assert static(path) == []
+        return
     (finding,) = static(path)
     assert finding.location.line == line_of(path, "# here")
     assert cause in finding.message, finding.message
@@ -272,6 +278,28 @@ def test_gl501_silent_in_a_def_that_tf_function_wraps(source):
         """
     )
     assert static(path) == []
+
+
+def test_gl501_a_counter_kept_on_the_object(source):
+    path = source(
+        """
+        class Trainer:
+            def __init__(self):
+                self.step = 0
+
+            @tf.function
+            def update(self, x, step):
+                return x * step
+
+            def fit(self, batches):
+                for x in batches:
+                    self.step += 1
+                    self.update(x, self.step)  # here
+        """
+    )
+    (finding,) = static(path)
+    assert finding.location.line == line_of(path, "# here")
+    assert "`step` is a counter (`self.step += 1`)" in finding.message
 
 
 def test_gl501_silent_inside_a_keras_train_step_override(source):

@@ -60,6 +60,16 @@ class Values:
                 binds.setdefault(node.targets[0].id, []).append(("=", node.value, node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 binds.setdefault(node.target.id, []).append(("+=", node.value, node))
+            elif (
+                isinstance(node, ast.AugAssign)
+                and isinstance(node.target, ast.Attribute)
+                and isinstance(node.target.value, ast.Name)
+                and node.target.value.id == "self"
+                and isinstance(node.value, ast.Constant)
+                and type(node.value.value) in (int, float)
+            ):  # ``self.step += 1``: a counter kept on the object
+                name = ast.unparse(node.target)
+                self.env[name] = Var("value", None, _innermost(loops, node) or outer, _counter(name, node), name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.withitem, ast.comprehension)):
                 targets = node.targets if isinstance(node, ast.Assign) else [
                     getattr(node, "target", None) or getattr(node, "optional_vars", None)
@@ -85,7 +95,7 @@ class Values:
                         vars_ = None
                         break
                     if kind == "+=":
-                        var = Var("value", None, _innermost(loops, stmt) or outer, f"a counter (`{name} += ...`)", name)
+                        var = Var("value", None, _innermost(loops, stmt) or outer, _counter(name, stmt), name)
                     vars_.append(var)
                 varying = [v for v in vars_ or () if v.varying]
                 if vars_ and varying:
@@ -120,6 +130,8 @@ class Values:
                 return var if var.kind == "value" else None
             return CONST if e.id not in self.opaque and self._known_number(e.id) else None
         if isinstance(e, ast.Attribute):
+            if isinstance(e.value, ast.Name) and e.value.id == "self":
+                return self.env.get(ast.unparse(e))
             return CONST if isinstance(e.value, ast.Name) and e.value.id in CONFIG_NAMES else None
         if isinstance(e, ast.BinOp):
             return self._combine([self.number(e.left), self.number(e.right)], e)
@@ -240,6 +252,13 @@ class Values:
             k == "=" and (isinstance(v, ast.List) or (isinstance(v, ast.Call) and dotted_name(self.module, v.func) == "list"))
             for k, v in found
         )
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.Mod: "%"}
+
+
+def _counter(name: str, stmt: ast.AugAssign) -> str:
+    return f"a counter (`{name} {_OPS.get(type(stmt.op), '+')}= {ast.unparse(stmt.value)}`)"
 
 
 def _flag(var: Var | None) -> Var | None:
