@@ -11,257 +11,35 @@ function, and the user's own function it calls, if any. Rules ask it questions
 from __future__ import annotations
 
 import ast
-import re
-from dataclasses import dataclass, field
 from typing import Iterator
 
 from graphlint.findings import Location
-from graphlint.static.names import Bindings, api
-from graphlint.static.tfapi import builds_ops, is_optimizer
-
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SESSION_NAME = re.compile(r"^_*(?:\w+_)?sess(?:ion)?\d*(?:_\w+)?$", re.I)
-
-#: Methods that run once per request on a long-lived object.
-PER_CALL_METHODS = frozenset(
-    {
-        "predict", "predict_proba", "predict_on_batch", "forecast", "__call__", "call", "infer",
-        "inference", "serve", "score", "classify", "transform", "embed", "encode", "decode",
-    }
+from graphlint.static.names import Bindings
+from graphlint.static.scopes import (  # noqa: F401 (re-exported: the analyses import them from here)
+    _FUNCS,
+    _COMPS,
+    _LINE_BREAK,
+    _SESSION_NAME,
+    PER_CALL_METHODS,
+    ONCE_METHODS,
+    SESSIONS,
+    SESSION_GETTERS,
+    GRAPH,
+    FRESH_STATE,
+    WithItem,
+    Loop,
+    _train_op,
+    literal_count,
+    first_time_guard,
+    guarded,
+    CallSite,
+    Function,
+    ClassInfo,
+    Edit,
+    Reason,
+    _Ctx,
 )
-#: Methods that run once per object: what they build is built once per instance.
-ONCE_METHODS = frozenset({"__init__", "__new__", "__post_init__", "build", "setUp", "setup"})
-
-SESSIONS = frozenset(
-    {
-        "tensorflow.compat.v1.Session",
-        "tensorflow.compat.v1.InteractiveSession",
-        "tensorflow.compat.v1.train.MonitoredTrainingSession",
-        "tensorflow.compat.v1.train.MonitoredSession",
-        "tensorflow.compat.v1.train.SingularMonitoredSession",
-    }
-)
-#: Calls that return the session in use.
-SESSION_GETTERS = frozenset({"tensorflow.compat.v1.get_default_session", "keras.backend.get_session"})
-GRAPH = "tensorflow.Graph"
-#: Calls after which the next build starts from a fresh graph (or fresh Keras state).
-FRESH_STATE = frozenset(
-    {"tensorflow.Graph", "tensorflow.compat.v1.reset_default_graph", "keras.backend.clear_session"}
-)
-
-
-@dataclass(eq=False)
-class WithItem:
-    """One ``with`` item: ``expr`` entered by ``stmt``, in ``scope``."""
-
-    item: ast.withitem
-    stmt: ast.With | ast.AsyncWith
-    scope: "Function | None"
-    call_name: str | None  # the canonical name when the item is a call of an API
-
-    @property
-    def expr(self) -> ast.expr:
-        return self.item.context_expr
-
-    @property
-    def is_as_default(self) -> bool:
-        e = self.expr
-        return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "as_default"
-
-    @property
-    def is_scope(self) -> bool:
-        """variable_scope / name_scope / device / control_dependencies: same graph, same block."""
-        a = api(self.call_name)
-        return a in ("variable_scope", "name_scope", "device", "control_dependencies", "variable_op_scope")
-
-
-@dataclass(eq=False)
-class Loop:
-    node: ast.AST  # a for/while statement or a comprehension
-    scope: "Function | None"
-    calls: list = field(default_factory=list)
-    depth: tuple = (0, 0)  # how many with items and ifs were open where the loop starts
-
-    def inner_withs(self, call: "CallSite") -> tuple:
-        return call.withs[self.depth[0]:]
-
-    def inner_ifs(self, call: "CallSite") -> tuple:
-        return call.ifs[self.depth[1]:]
-
-    @property
-    def is_comprehension(self) -> bool:
-        return isinstance(self.node, _COMPS)
-
-    def resets_state(self) -> bool:
-        """Whether each iteration starts from a fresh graph (or Keras state)."""
-        return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
-
-    def count(self) -> int | None:
-        """How many times the body runs, when the source says so (a literal list, ``range(3)``)."""
-        node = self.node
-        it = node.generators[0].iter if isinstance(node, _COMPS) else getattr(node, "iter", None)
-        return literal_count(it)
-
-
-def _train_op(label: str) -> bool:
-    """``Optimizer(...).minimize`` / ``.apply_gradients``: the origin label of a training op."""
-    inner, _, method = label.rpartition("().")
-    return method in ("minimize", "apply_gradients") and is_optimizer(inner)
-
-
-def literal_count(it) -> int | None:
-    """The number of items of a literal iterable (``[a, b]``, ``range(2)``, ``enumerate((a, b))``)."""
-    if isinstance(it, (ast.List, ast.Tuple, ast.Set)):
-        return None if any(isinstance(e, ast.Starred) for e in it.elts) else len(it.elts)
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords:
-        args = it.args
-        if it.func.id == "range" and 1 <= len(args) <= 2 and all(
-            isinstance(a, ast.Constant) and type(a.value) is int for a in args
-        ):
-            return max(0, args[-1].value - (args[0].value if len(args) == 2 else 0))
-        if it.func.id in ("enumerate", "reversed", "sorted") and len(args) == 1:
-            return literal_count(args[0])
-        if it.func.id == "zip" and args:
-            counts = [literal_count(a) for a in args]
-            known = [c for c in counts if c is not None]
-            return min(known) if known else None
-    return None
-
-
-def first_time_guard(test) -> bool:
-    """``if step == 0:``, ``if op is None:``, ``if not built:`` — done once, not every time."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
-        periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        return not periodic
-    if isinstance(test, ast.BoolOp):
-        return any(first_time_guard(v) for v in test.values) if isinstance(test.op, ast.And) else all(
-            first_time_guard(v) for v in test.values
-        )
-    return False
-
-
-def guarded(ifs) -> bool:
-    """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
-    return any(branch == "body" and first_time_guard(node.test) for node, branch in ifs)
-
-
-@dataclass(eq=False)
-class CallSite:
-    """A call (or a bare decorator) in the file."""
-
-    node: ast.expr
-    name: str | None  # canonical API name of the callee, or None
-    scope: "Function | None"  # the enclosing function; None at module level (or class body)
-    cls: "ClassInfo | None"  # the class whose body (or method) contains it
-    loops: tuple  # Loop objects around it in its scope, outermost first
-    withs: tuple  # WithItem objects around it in its scope, outermost first
-    trys: tuple  # (ast.Try, part) around it in its scope; part: body/handler/orelse/finalbody
-    ifs: tuple  # (ast.If, branch) around it in its scope
-    block: tuple  # the chain of blocks it sits in: equal for two calls on one straight path
-    parent: ast.Call | None = None  # the call it is an argument of
-    decorator: bool = False
-    entered: bool = False  # the context expression of a ``with`` item
-    target: "Function | None" = None  # the user's own function it calls, when known
-    local_class: "ClassInfo | None" = None  # the user's own class it instantiates, when known
-
-    @property
-    def line(self) -> int:
-        return self.node.lineno
-
-    @property
-    def method(self) -> str | None:
-        func = self.node.func if isinstance(self.node, ast.Call) else self.node
-        return func.attr if isinstance(func, ast.Attribute) else None
-
-    @property
-    def receiver(self) -> ast.expr | None:
-        func = self.node.func if isinstance(self.node, ast.Call) else None
-        return func.value if isinstance(func, ast.Attribute) else None
-
-    @property
-    def api(self) -> str | None:
-        """The TensorFlow part of the name: ``Session`` for ``tensorflow.compat.v1.Session``."""
-        return api(self.name)
-
-    def under_graph_default(self) -> bool:
-        return any(w.is_as_default for w in self.withs)
-
-
-@dataclass(eq=False)
-class Function:
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    qualname: str
-    cls: "ClassInfo | None"
-    parent: "Function | None"
-    calls: list = field(default_factory=list)
-    callers: list = field(default_factory=list)
-    children: dict = field(default_factory=dict)
-    params: frozenset = frozenset()
-    is_method: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.node.name
-
-    @property
-    def line(self) -> int:
-        return self.node.lineno
-
-    @property
-    def display(self) -> str:
-        return f"`{self.qualname}()`"
-
-    def resets_state(self) -> bool:
-        """Whether it makes (or resets) its own graph, so what it builds lands in a fresh one."""
-        return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
-
-
-@dataclass(eq=False)
-class ClassInfo:
-    node: ast.ClassDef
-    bases: tuple  # canonical names (or None) of its bases
-    methods: dict = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.node.name
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace ``text[start:end]`` with ``replacement`` (character offsets) to fix a finding."""
-
-    code: str
-    line: int
-    start: int
-    end: int
-    replacement: str
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why a function runs again and again: the words and the call site that shows it."""
-
-    text: str
-    site: "CallSite | None" = None
-
-
-class _Ctx:
-    __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
-
-    def __init__(self, scope=None, cls=None, loops=(), withs=(), trys=(), ifs=(), block=()):
-        self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
-        self.trys, self.ifs, self.block = trys, ifs, block
-
-    def child(self, **kw) -> "_Ctx":
-        new = _Ctx(self.scope, self.cls, self.loops, self.withs, self.trys, self.ifs, self.block)
-        for k, v in kw.items():
-            setattr(new, k, v)
-        return new
+from graphlint.static.tfapi import builds_ops
 
 
 class Module:
