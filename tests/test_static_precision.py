@@ -229,6 +229,14 @@ CASES = {
             sess.run(v.assign(2.0))  # expect: GL102
             sess.run(optimizer.lr.assign_sub(0.01))  # expect: GL102
         """,
+    "pandas-assign-is-not-an-op": """
+        import pandas as pd
+        loss = tf.constant(1.0)
+        sess = tf1.Session()
+        frame = pd.DataFrame()
+        for step in range(100):
+            frame = frame.assign(loss=sess.run(loss))
+        """,
     "weight-load-one-assign-per-variable": """
         import numpy as np
         sess = tf1.Session()
@@ -461,3 +469,15 @@ def test_another_module_that_only_runs_is_not_reported(tmp_path):
         "sess = tf1.Session()\nfor step in range(100):\n    print(sess.run(net.step(1.0)))\n"
     )
     assert found(train) == set()
+
+
+@pytest.mark.parametrize("min_repeats, reported", [(4, True), (5, False)])
+def test_the_loop_bound_follows_the_configured_threshold(tmp_path, min_repeats, reported):
+    (tmp_path / "pyproject.toml").write_text(f"[tool.graphlint.rules.GL102]\nmin-repeats = {min_repeats}\n")
+    path = _write(tmp_path, """
+        x = tf.constant(1.0)
+        sess = tf1.Session()
+        for mode in ["a", "b", "c", "d"]:
+            sess.run(tf.square(x))
+        """)
+    assert found(path, cwd=tmp_path) == ({("GL102", 8)} if reported else set())

@@ -72,7 +72,7 @@ def builds_op(module, call) -> bool:
     if builds_ops(call.name):
         return not reusing(module, call) and call.api != "train.get_or_create_global_step"
     if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
-        return True
+        return bool(call.node.args)  # a variable takes the value positionally; pandas' df.assign(col=...) does not
     return is_minimize(module, call)
 
 
