@@ -315,7 +315,8 @@ class _TestState:
         return findings
 
     def complain(self, findings: list[Finding], when: str) -> None:
-        """Fail the phase for findings at the fail-on level; warn about the rest."""
+        """Fail the phase for findings at the fail-on level; the rest are listed at the end of
+        the run (and raised as GraphlintWarning errors where a warning filter asks for that)."""
         __tracebackhide__ = True
         level = _LEVELS[self.fail_on]
         failing = [f for f in findings if f.severity.rank >= level]
@@ -323,17 +324,30 @@ class _TestState:
             if f not in failing:
                 loc = f.location
                 fix = f" fix: {f.fix}" if f.fix else ""
-                warnings.warn_explicit(
-                    GraphlintWarning(f"{f.code} {f.message}.{fix}"),
-                    GraphlintWarning,
-                    loc.path,
-                    loc.line,
-                )
+                text = f"{f.code} {f.message}.{fix}"
+                # Listed once, in the graphlint section; raised only where a filter
+                # (-W error::graphlint.plugin.GraphlintWarning) makes the warning an error.
+                if _warning_action(text, loc.path, loc.line) == "error":
+                    warnings.warn_explicit(GraphlintWarning(text), GraphlintWarning, loc.path, loc.line)
         if failing:
             raise GraphlintFailure(failing, when)
 
 
 _STATE = pytest.StashKey[_TestState]()
+
+
+def _warning_action(text: str, path: str, line: int) -> str:
+    """The action the active warning filters take on a GraphlintWarning ``text`` at ``path``."""
+    module = path[:-3] if path.endswith(".py") else path
+    for action, message, category, module_re, lineno in warnings.filters:
+        if (
+            issubclass(GraphlintWarning, category)
+            and (message is None or message.match(text))
+            and (module_re is None or module_re.match(module))
+            and (lineno == 0 or lineno == line)
+        ):
+            return action
+    return warnings.defaultaction
 
 
 # -- the fixture --------------------------------------------------------------------------------

@@ -47,7 +47,12 @@ class Argument(NamedTuple):
 
     @property
     def key(self) -> tuple:
-        """What tf.function's trace cache tells apart (two equal keys: no retrace)."""
+        """What tf.function's trace cache tells apart (two equal keys: no retrace).
+
+        A tensor is its shape and dtype: an EagerTensor and a graph tensor of the same shape
+        are the same to the cache."""
+        if self.kind == "tensor":
+            return (self.kind, self.shape, self.dtype)
         return (self.kind, self.type, self.shape, self.dtype, self.value, self.identity)
 
     def describe(self) -> str:
@@ -120,6 +125,10 @@ def _definition(python_function) -> Frame | None:
     """The user's ``def`` line of the function a tf.function wraps, if it is user code."""
     fn = python_function
     for _ in range(8):
+        wrapped = getattr(fn, "__wrapped__", None)  # functools.wraps: the decorated function
+        if callable(wrapped):
+            fn = wrapped
+            continue
         code = getattr(fn, "__code__", None)
         if code is not None:
             if is_user_file(code.co_filename):

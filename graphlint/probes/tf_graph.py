@@ -529,10 +529,14 @@ class GraphProbe(Probe):
         from tensorflow.python.training import checkpoint_utils
         from tensorflow.python.training.saving import saveable_object_util
 
-        if sess is None or save_path is None or saver._var_list is None:
+        if sess is None or save_path is None:
             return
         var_list = saver._var_list
-        if isinstance(var_list, dict):
+        if var_list is None:  # import_meta_graph's Saver: only its SaverDef names its variables
+            saver_names = _saver_def_names(sess.graph, saver.saver_def)
+            if not saver_names:
+                return
+        elif isinstance(var_list, dict):
             saver_names = sorted(var_list)
         else:
             saver_names = sorted(saveable_object_util.op_list_to_dict(var_list))
@@ -551,3 +555,21 @@ class GraphProbe(Probe):
             save_path=save_path,
             site=user_site(2),
         )
+
+
+def _saver_def_names(graph, saver_def) -> list[str]:
+    """The checkpoint keys a Saver rebuilt from a SaverDef restores: the ``tensor_names``
+    constants of its RestoreV2 ops (the saver's name scope)."""
+    from tensorflow.python.framework import tensor_util
+
+    if saver_def is None or not saver_def.restore_op_name:
+        return []
+    scope = saver_def.restore_op_name.rsplit("/", 1)[0] + "/"
+    names: set[str] = set()
+    for op in graph.get_operations():
+        if op.type in ("RestoreV2", "Restore", "RestoreSlice") and op.name.startswith(scope):
+            source = op.inputs[1].op
+            if source.type == "Const":
+                values = tensor_util.MakeNdarray(source.get_attr("value")).ravel()
+                names.update(v.decode() if isinstance(v, bytes) else str(v) for v in values)
+    return sorted(names)

@@ -233,6 +233,9 @@ class SessionLeak(Rule):
         # (a later TensorFlow event): a session collected while the script's globals are torn
         # down, after its last statement, was merely open at the end.
         self.dropped: list = []
+        # Sessions created while this rule watched: under the pytest plugin a session made by an
+        # earlier test and dropped during this one is not this test's doing.
+        self.mine: set[int] = set()
 
     def _went_on(self):
         dropped, self.dropped = self.dropped, []
@@ -253,6 +256,7 @@ class SessionLeak(Rule):
     def graphlint_session_created(self, session_id, graph_id, site):
         if self.dropped:
             self._went_on()
+        self.mine.add(session_id)
         sessions = self.open[graph_id]
         sessions[session_id] = site
         if len(sessions) > self.config["max-open-per-graph"] and graph_id not in self.piled:
@@ -270,8 +274,10 @@ class SessionLeak(Rule):
 
     def graphlint_session_released(self, session_id, graph_id, closed, created_site):
         self.open[graph_id].pop(session_id, None)
-        if not closed and created_site is not None:
-            self.dropped.append(created_site)
+        if session_id in self.mine:
+            self.mine.discard(session_id)
+            if not closed and created_site is not None:
+                self.dropped.append(created_site)
 
     def graphlint_graph_released(self, graph_id):
         self.open.pop(graph_id, None)

@@ -22,6 +22,11 @@ class VariableRenamed(Rule):
     Flags a `tf.Variable(..., name="w")` (or any variable with an explicit name) that ended up
     as `w_1` because a variable named `w` already existed in the same graph and scope.
 
+    Its Keras form (Keras 3 and tf-keras, at runtime): two layers of one model created with
+    the same `name=` — a Functional or Sequential model that Keras then refuses without naming
+    either line, or a subclassed model that keeps both with clashing weight paths — with both
+    creating lines.
+
     ## Why is this bad?
     The code believes it made `w`; `tf.compat.v1.train.Saver` and checkpoints see `w_1`. A
     restore then fills the wrong variable or fails with "not found in checkpoint", and the
@@ -47,6 +52,7 @@ class VariableRenamed(Rule):
     name = "variable-renamed"
     severity = Severity.WARNING
     summary = "a variable's explicit name was taken and TensorFlow renamed it"
+    frameworks = ("tensorflow", "keras", "tf-keras")
     fix = (
         "Build the variable once and reuse the object, or give each variable a unique name "
         "(for sharing, use tf.compat.v1.get_variable under a scope with "
@@ -85,8 +91,7 @@ class VariableRenamed(Rule):
     def graphlint_keras_layer_name_reused(self, name, first_site, site, rejected):
         """The Keras form: two layers of one model given the same ``name=``."""
         consequence = (
-            f'Keras refuses the model ("The name \"{name}\" is used 2 times in the model"), '
-            "without saying where"
+            "Keras refuses the model with a ValueError that names neither line"
             if rejected
             else "Keras keeps both, and their weights get the same paths in checkpoints and saved models"
         )
