@@ -109,10 +109,36 @@ def const_int(module, scope, expr, depth=0) -> int | None:
                 if len(found) == 1 and found[0][0] == "=":
                     return const_int(module, s, found[0][1], depth + 1)
                 return None
+    if isinstance(expr, ast.Call) and dotted_name(module, expr.func) == "len" and len(expr.args) == 1:
+        return _length(module, scope, expr.args[0])
+    return None
+
+
+def literal(module, scope, expr):
+    """``expr`` itself when a list/tuple/set literal, or the literal a name is bound to once and
+    never grown (``STAGES = ("a", "b")``); else None."""
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        return expr
+    if not isinstance(expr, ast.Name):
+        return None
+    if "retracing.grown" not in module.cache:
+        module.cache["retracing.grown"] = {
+            c.receiver.id for c in module.calls
+            if c.method in ("append", "extend", "insert") and isinstance(c.receiver, ast.Name)
+        }
+    if expr.id in module.cache["retracing.grown"]:
+        return None
+    for s in (scope, None) if scope is not None else (None,):
+        found = assignments(module, s).get(expr.id)
+        if found:
+            value = found[0][1]
+            ok = len(found) == 1 and found[0][0] == "=" and isinstance(value, (ast.List, ast.Tuple, ast.Set))
+            return value if ok else None
     return None
 
 
 def _length(module, scope, expr) -> int | None:
+    expr = literal(module, scope, expr) or expr
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
         return len(expr.elts)
     if isinstance(expr, ast.Call) and dotted_name(module, expr.func) in RANGES:
@@ -145,7 +171,8 @@ def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
         count = out["__count__"] = _length(module, scope, it.args[0])
         if isinstance(target, (ast.Tuple, ast.List)) and target.elts and isinstance(target.elts[0], ast.Name):
             out[target.elts[0].id] = Var("value", count, loop, "the index of `enumerate`", target.elts[0].id)
-    elif isinstance(it, (ast.List, ast.Tuple, ast.Set)):
+    elif literal(module, scope, it) is not None:
+        it = literal(module, scope, it)
         count = out["__count__"] = _length(module, scope, it)
         if count is not None and isinstance(target, ast.Name) and all(isinstance(e, ast.Constant) for e in it.elts):
             distinct = len({repr(e.value) for e in it.elts})
