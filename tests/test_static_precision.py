@@ -298,6 +298,14 @@ CASES = {
                 for i in range(100):
                     self.sess.run(self.net.step(x))  # expect: GL102
         """,
+    "loop-that-runs-through-a-thin-wrapper": """
+        x = tf.constant(1.0)
+        def evaluate(sess, tensor):
+            return sess.run(tensor)
+        sess = tf1.Session()
+        for epoch in range(100):
+            evaluate(sess, tf.square(x))  # expect: GL102
+        """,
     # -- misses: operators on tensors ------------------------------------------------------------
     "operator-on-a-tensor": """
         x = tf.constant(1.0)

@@ -133,9 +133,29 @@ def has_run_loop(module, fn) -> bool:
 
 
 def _runs(module, loop) -> bool:
+    """Whether a loop runs a session at each step: directly, or through a thin wrapper of the
+    user's (``def evaluate(sess): return sess.run(acc, ...)``) that builds nothing and has no
+    loop of its own."""
     if loop.is_comprehension:
         return False  # one pass over a collection, not a run loop (its outer loop may be one)
-    return any(module.is_session_run(call) for call in loop.calls)
+    key = ("runs", id(loop.node))
+    if key not in module.cache:
+        module.cache[key] = any(module.is_session_run(call) for call in loop.calls) or any(
+            _thin_runner(module, call) for call in loop.calls if call.name is None
+        )
+    return module.cache[key]
+
+
+def _thin_runner(module, call) -> bool:
+    found = project.resolve_function(module, call)
+    if found is None:
+        return False
+    other, fn = found
+    if not any(other.is_session_run(c) for c in fn.calls):
+        return False
+    return not any(loop.scope is fn for loop in other.loops) and not any(
+        builds_op(other, c) or project.resolve_function(other, c) for c in fn.calls
+    )
 
 
 def _repeats(module, call, options) -> bool:
