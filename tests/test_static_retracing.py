@@ -171,6 +171,8 @@ def test_gl501_names_the_argument_the_definition_the_loop_and_the_fix(source):
         ("for i, b in enumerate(batches):\n    f(b, i)", "the index of `enumerate`"),
         ("step = 0\nwhile True:\n    step += 1\n    f(x, step)", "a counter (`step += 1`)"),
         ("eps = 1.0\nfor b in batches:\n    eps *= 0.99\n    f(b, eps)", "a counter (`eps *= 0.99`)"),
+        ("eps = 1.0\nfor b in batches:\n    eps = max(0.01, eps * 0.99)\n    f(b, eps)", "updated in the loop (`eps = ...`)"),
+        ("eps = tf.constant(1.0)\nfor b in batches:\n    eps = eps * 0.99\n    f(b, eps)", None),
         ("for b in batches:\n    f(b, max(0.1, 1.0 - n / 1000))", None),
         ("for i in range(n):\n    f(x, max(0.1, 1.0 - i / 1000))", "computed from `i`"),
         ("for i in range(n):\n    f(x, args.lr / (i + 1))", "computed from `i`"),

@@ -88,6 +88,10 @@ class Values:
         for _ in range(2):  # names computed from names computed in the loop
             for name, entries in binds.items():
                 self.env.pop(name, None)
+                updated = None
+                if self._updated_number(name, entries):  # ``eps = max(0.01, eps * 0.99)``
+                    updated = self.env[name] = Var("value", None, _innermost(loops, entries[0][2]) or outer,
+                                                   f"a Python number updated in the loop (`{name} = ...`)", name)
                 vars_ = []
                 for kind, value, stmt in entries:
                     var = self.argument(value) if kind == "=" else self.number(value)
@@ -98,7 +102,9 @@ class Values:
                         var = Var("value", None, _innermost(loops, stmt) or outer, _counter(name, stmt), name)
                     vars_.append(var)
                 varying = [v for v in vars_ or () if v.varying]
-                if vars_ and varying:
+                if vars_ and varying and updated is not None:
+                    self.env[name] = updated
+                elif vars_ and varying:
                     first = varying[0]
                     self.env[name] = first if len(varying) == 1 else Var(first.kind, None, first.loop, first.what, first.source)
                     self.opaque.discard(name)
@@ -177,6 +183,18 @@ class Values:
         for v in varying:
             bound = None if bound is None or v.bound is None else bound * v.bound
         return Var("value", bound, first.loop, what, first.source)
+
+    def _updated_number(self, name: str, entries) -> bool:
+        """``name`` starts as a literal number before the loop and the loop rebinds it from itself."""
+        mine = {id(value) for _, value, _ in entries}
+        if not any(kind == "=" and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+                   for kind, value, _ in entries):
+            return False
+        for s in [self.scope, None] if self.scope is not None else [None]:
+            found = [(k, v) for k, v in assignments(self.module, s).get(name, ()) if id(v) not in mine]
+            if found:
+                return all(k == "=" and _is_literal_number(v) for k, v in found)
+        return False
 
     def _known_number(self, name: str) -> bool:
         scopes = [self.scope, None] if self.scope is not None else [None]
