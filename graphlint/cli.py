@@ -178,6 +178,7 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
     """
     from graphlint.engine import Linter
     from graphlint.instrument import instrument
+    from graphlint.lastwords import LastWords
     from graphlint.runner import ProgramNotFound, check_script, run_program
 
     if module is None and script is None:
@@ -201,27 +202,34 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
             _check_writable(output)
         parent = os.getpid()
         with instrument(linter) as active:
-            outcome = run_program(script, module, tuple(args))
+
+            def report(status: int) -> int:
+                """Write the report (once: see graphlint.lastwords); graphlint's exit code."""
+                _chdir(start_dir)  # the program may have left for a folder since deleted
+                found = active.finish(status)
+                if not output:
+                    _fresh_line(report_stream)
+                _emit(found, fmt, output, linter.rule_classes, statistics, report_stream)
+                return _run_exit_code(found, status, exit_zero)
+
+            with LastWords(report) as last:
+                outcome = run_program(script, module, tuple(args))
             if os.getpid() != parent:
                 # A child the program forked (os.fork) and that ran on to the end: it exits as
                 # it would under python, and its findings are not reported, only the parent's.
                 sys.exit(outcome.status)
-            _chdir(start_dir)  # the program may have left for a folder since deleted
-            findings = active.finish(outcome.status)
+            code = last.say(outcome.status)
     except (ConfigError, ProgramNotFound) as exc:
         _fail(str(exc))
-    if not output:
-        _fresh_line(report_stream)
-    _emit(findings, fmt, output, linter.rule_classes, statistics, report_stream)
-    if outcome.interrupted:
-        sys.exit(130)
+    sys.exit(130 if outcome.interrupted else code if code is not None else EXIT_OK)
+
+
+def _run_exit_code(findings, status: int, exit_zero: bool) -> int:
     if exit_zero:
-        sys.exit(EXIT_OK)  # whatever was found, and whether the program failed or not
+        return EXIT_OK  # whatever was found, and whether the program failed or not
     if findings:
-        sys.exit(EXIT_FINDINGS)
-    if outcome.failed:
-        sys.exit(EXIT_PROGRAM_FAILED)
-    sys.exit(EXIT_OK)
+        return EXIT_FINDINGS
+    return EXIT_PROGRAM_FAILED if status != 0 else EXIT_OK
 
 
 @main.command()

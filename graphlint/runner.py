@@ -212,7 +212,24 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
         sys.path[:] = saved_path
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
+    _join_threads(outcome)
     return outcome
+
+
+def _join_threads(outcome: Outcome) -> None:
+    """Python waits for the program's non-daemon threads before it ends; so does the report
+    (a thread still working when the main code returns adds its findings)."""
+    me = threading.current_thread()
+    try:
+        while True:
+            alive = [t for t in threading.enumerate() if t is not me and not t.daemon and t.is_alive()]
+            if not alive:
+                return
+            for thread in alive:
+                thread.join()
+    except KeyboardInterrupt as exc:  # python: the traceback, and it stops waiting
+        _print_program_traceback(exc)
+        outcome.status, outcome.failed, outcome.interrupted = 130, True, True
 
 
 def _hide_launcher_frames():

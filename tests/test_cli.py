@@ -62,8 +62,10 @@ def test_rules_lists_every_code(cli):
     result = invoke(cli, "rules")
     codes = [line.split()[0] for line in result.output.splitlines()]
     assert codes == sorted(codes)
-    for code in ["GL000", "GL101", "GL102", "GL103", "GL201", "GL202", "GL203", "GL204", "GL301", "GL302", "GL303", "GL401"]:
-        assert code in codes
+    builtin = ["GL000", "GL001", "GL101", "GL102", "GL103", "GL201", "GL202", "GL203", "GL204",
+               "GL301", "GL302", "GL303", "GL401", "GL501", "GL502", "GL503", "GL504"]
+    for code in builtin:
+        assert code in codes, code
 
 
 @pytest.mark.parametrize("query", ["GL101", "gl101", "graph-rebuilt"])

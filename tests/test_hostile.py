@@ -470,3 +470,82 @@ def test_program_that_chdirs_into_a_deleted_folder_keeps_findings_and_relative_o
     assert proc.returncode == 1, proc.stderr[-3000:]
     codes = [f["code"] for f in json.loads((tmp_path / "report.json").read_text())["findings"]]
     assert codes == ["GL103"]
+
+
+# -- findings never lost -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "ending, status",
+    [
+        ("os._exit(0)", 1),
+        ("sys.stdout.flush(); os.execv(sys.executable, [sys.executable, '-c', 'print(\"exec\")'])", 0),
+        ("os.execl(sys.executable, sys.executable, '-c', 'print(\"exec\")')", 0),
+    ],
+)
+def test_os_exit_and_exec_report_first(tmp_path, ending, status):
+    (tmp_path / "x.py").write_text(f"import os, sys\n{FIXABLE}{ending}\n")
+    proc = gl("run", "x.py", cwd=tmp_path)
+    assert "x.py:3:1: GL103" in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == status
+    if "exec" in ending:
+        assert proc.stdout == "exec\n"
+
+
+def test_sigterm_reports_then_dies_by_the_signal(tmp_path):
+    (tmp_path / "x.py").write_text(f"import os, signal, time\n{FIXABLE}os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n")
+    proc = gl("run", "x.py", cwd=tmp_path)
+    assert "x.py:3:1: GL103" in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == -signal.SIGTERM
+
+
+def test_a_programs_own_sigterm_handler_is_left_alone(tmp_path):
+    (tmp_path / "x.py").write_text(
+        f"import os, signal, sys\n{FIXABLE}"
+        "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(7))\nos.kill(os.getpid(), signal.SIGTERM)\n"
+        "import time; time.sleep(30)\n"
+    )
+    proc = gl("run", "x.py", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.count("GL103") == 1, proc.stderr[-3000:]
+
+
+def test_findings_of_a_non_daemon_thread_still_running_are_reported(tmp_path):
+    (tmp_path / "x.py").write_text(
+        "import threading, time\nimport tensorflow as tf\n"
+        "def late():\n    time.sleep(1)\n    with tf.Graph():\n        pass\n"
+        "threading.Thread(target=late).start()\nprint('main done')\n"
+    )
+    proc = gl("run", "x.py", cwd=tmp_path)
+    assert "x.py:5:1: GL103" in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == 1
+
+
+STUCK = """\
+import sys
+import tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+with tf.Graph():
+    pass
+queue = tf1.FIFOQueue(1, tf.float32)
+item = queue.dequeue()
+with tf1.Session() as sess:
+    print("blocked", flush=True)
+    sess.run(item)
+"""
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)])
+def test_program_stuck_in_session_run_still_reports_when_stopped(tmp_path, signum, status):
+    (tmp_path / "x.py").write_text(STUCK)
+    proc = subprocess.Popen([GRAPHLINT, "run", "x.py"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "blocked\n"
+        import time
+
+        time.sleep(1)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "x.py:5:1: GL103" in err, err[-3000:]
+    assert proc.returncode == status

@@ -74,7 +74,17 @@ def _quiet_linter(messages=None):
 
 
 # -- (a) exact restore ------------------------------------------------------------------------
-def test_patch_points_cover_the_aliases():
+def test_patch_points_are_every_attribute_the_graph_probe_patches():
+    """The restore tests below check :func:`_patch_points`: it must name every attribute the
+    probe really patches (a new patch not listed here would go unchecked), aliases included."""
+    probe = tf_graph.GraphProbe(Linter(warn=lambda m: None).hook, warn=lambda m: None)
+    probe.install()
+    try:
+        patched = {(id(owner), attr) for owner, attr in probe.patcher.patched}
+    finally:
+        probe.uninstall()
+    listed = {(id(owner), attr) for owner, attr in _patch_points()}
+    assert patched and patched <= listed, patched - listed
     names = {attr for _, attr in _patch_points()}
     assert "variables_initializer" in names
     # tf.compat.v1.variables_initializer is one of the aliases the probe rebinds

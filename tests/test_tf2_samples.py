@@ -85,8 +85,22 @@ def test_good_sample_yields_nothing_at_all(runs, path):
     assert result["status"] == 0
 
 
-def test_instrumented_programs_compute_the_same(runs):
+def test_instrumented_programs_print_and_return_the_same_as_plain_python(runs, tmp_path):
+    out = tmp_path / "plain.json"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), "--plain", str(out), *map(str, BAD + GOOD)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    plain = json.loads(out.read_text())
     assert _run(runs, "gl501_good.py")["stdout"].splitlines()[-1] == "traces: 1 3"
+    for path in map(str, BAD + GOOD):
+        assert plain[path]["stdout"].strip(), f"{path} prints nothing to compare"
+        assert (runs[path]["stdout"], runs[path]["status"]) == (plain[path]["stdout"], plain[path]["status"]), path
 
 
 # -- GL501 function-retraced --------------------------------------------------------------------
