@@ -489,3 +489,36 @@ def test_the_loop_bound_follows_the_configured_threshold(tmp_path, min_repeats, 
             sess.run(tf.square(x))
         """)
     assert found(path, cwd=tmp_path) == ({("GL102", 8)} if reported else set())
+
+
+MODELS = """
+import tensorflow as tf
+
+
+class Net(tf.keras.Model):
+    pass
+
+
+def build_model(units):
+    return tf.keras.Sequential([tf.keras.layers.Dense(units)])
+
+
+def describe(units):
+    return units
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, call, reported",
+    [
+        ("from models import Net", "Net()", True),
+        ("from models import build_model", "build_model(fold)", True),
+        ("import models", "models.build_model(fold)", True),
+        ("import models", "models.describe(fold)", False),
+    ],
+)
+def test_gl503_a_model_class_or_builder_of_another_module(tmp_path, imports, call, reported):
+    (tmp_path / "models.py").write_text(MODELS)
+    train = tmp_path / "train.py"
+    train.write_text(f"import tensorflow as tf\n{imports}\n\nfor fold in range(10):\n    model = {call}\n")
+    assert found(train) == ({("GL503", 5)} if reported else set())

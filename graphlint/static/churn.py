@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from graphlint.static import project
 from graphlint.static.hits import Hit
-from graphlint.static.module import GRAPH
+from graphlint.static.module import GRAPH, ClassInfo
 from graphlint.static.tfapi import CLEAR_SESSION, TF_FUNCTION, is_keras_model
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
@@ -25,11 +26,22 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
         if not loops or any(c.name == CLEAR_SESSION for loop in call.loops for c in loop.calls):
             continue
         builder = call.target is not None and id(call.target) in builders
-        if not (builder or _is_model(call, model_classes)):
+        elsewhere = None if builder or call.target is not None else _built_elsewhere(module, call)
+        if not (builder or elsewhere or _is_model(call, model_classes)):
             continue
         if _below_threshold(call, options) or _kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
-        if _is_model(call, model_classes):
+        if elsewhere is not None:
+            what, where = elsewhere
+            found.append(
+                Hit(
+                    call.node,
+                    f"{what} builds a new Keras model on every iteration of this loop, and nothing in "
+                    "the loop calls `clear_session()`",
+                    ((where, "the model is built here"),),
+                )
+            )
+        elif _is_model(call, model_classes):
             found.append(
                 Hit(
                     call.node,
@@ -48,6 +60,26 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                 )
             )
     return found
+
+
+def _built_elsewhere(module, call):
+    """A Keras model class, or a function building one, of another module of the checked tree:
+    ``(what, Location of the model)`` or None."""
+    if call.name is not None and (call.name.startswith(("tensorflow", "keras")) or call.decorator):
+        return None
+    found = project.resolve_call(module, call)
+    if found is None:
+        return None
+    other, target = found
+    if isinstance(target, ClassInfo):
+        if any(is_keras_model(b) for b in target.bases):
+            return f"`{target.name}`, a Keras model class,", other.location(target.node)
+        return None
+    classes = {name for name, cls in other.classes.items() if any(is_keras_model(b) for b in cls.bases)}
+    builds = next((c for c in target.calls if _is_model(c, classes)), None)
+    if builds is None or any(c.name == CLEAR_SESSION for c in target.calls):
+        return None
+    return f"`{target.name}()`", other.location(builds.node)
 
 
 def _below_threshold(call, options) -> bool:
