@@ -522,3 +522,36 @@ def test_gl503_a_model_class_or_builder_of_another_module(tmp_path, imports, cal
     train = tmp_path / "train.py"
     train.write_text(f"import tensorflow as tf\n{imports}\n\nfor fold in range(10):\n    model = {call}\n")
     assert found(train) == ({("GL503", 5)} if reported else set())
+
+
+FORECASTER = """
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+
+
+def forecast(x):
+    inputs = tf1.placeholder(tf.float32, [None, 4])
+    prediction = tf.reduce_sum(inputs, axis=1)
+    with tf1.Session() as sess:
+        return sess.run(prediction, {inputs: x})
+
+
+def forecast_in_own_graph(x):
+    with tf.Graph().as_default():
+        inputs = tf1.placeholder(tf.float32, [None, 4])
+        prediction = tf.reduce_sum(inputs, axis=1)
+        with tf1.Session() as sess:
+            return sess.run(prediction, {inputs: x})
+"""
+
+
+@pytest.mark.parametrize("function, reported", [("forecast", True), ("forecast_in_own_graph", False)])
+def test_gl101_a_function_of_another_module_that_builds_and_runs_called_in_a_loop(tmp_path, function, reported):
+    (tmp_path / "forecaster.py").write_text(FORECASTER)
+    main = tmp_path / "main.py"
+    main.write_text(
+        f"import numpy as np\nimport tensorflow as tf\nfrom forecaster import {function}\nfor day in range(7):\n"
+        f"    print({function}(np.ones((1, 4))))\n"
+    )
+    assert found(main) == ({("GL101", 5)} if reported else set())

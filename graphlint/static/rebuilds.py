@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import ONCE_METHODS, guarded
 from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
@@ -94,9 +95,48 @@ def _repeats(site) -> bool:
     return total >= 2
 
 
+def _builds_and_runs(module, fn):
+    """The first model-building call of a function that also runs a session, or None."""
+    if fn.name in ONCE_METHODS or fn.resets_state():
+        return None
+    if any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list):
+        return None
+    if not any(module.is_session_run(c) for c in fn.calls):
+        return None
+    builds = [c for c in fn.calls if not c.under_graph_default() and (builds_model(c.name) or is_minimize(module, c))]
+    return min(builds, key=lambda c: (c.line, c.node.col_offset)) if builds else None
+
+
+def rebuilt_elsewhere(module) -> list[Hit]:
+    """Calls, in a loop, of a function of another module of the checked tree that builds a
+    model and runs it: reported at the calling line (the other file may not be checked)."""
+    found = []
+    for loop in module.loops:
+        if loop.is_comprehension or loop.resets_state():
+            continue
+        for call in loop.calls:
+            if call.target is not None or call.under_graph_default() or guarded(call.ifs) or not _repeats(call):
+                continue
+            resolved = project.resolve_function(module, call)
+            if resolved is None or resolved[0] is module:
+                continue
+            other, fn = resolved
+            first = _builds_and_runs(other, fn)
+            if first is not None:
+                found.append(
+                    Hit(
+                        call.node,
+                        f"`{fn.name}()` builds graph ops each time it runs and is called in a loop here: "
+                        "every run adds another copy to the default graph",
+                        ((other.location(first.node), "it builds the model here"),),
+                    )
+                )
+    return found
+
+
 def graph_rebuilt(module) -> list[Hit]:
     """GL101's static form."""
-    return [
+    return rebuilt_elsewhere(module) + [
         Hit(
             r.first.node,
             f"{r.function.display} builds graph ops each time it runs and {r.reason}: every run "
