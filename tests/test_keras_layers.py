@@ -1,6 +1,7 @@
 """GL505 layer-created-in-call: Keras 3 and tf-keras layers that create layers or variables in
 `call()` — the runtime probe on real Keras (samples in one eager subprocess; tf-keras through
-`TF_USE_LEGACY_KERAS=1` in its own subprocess) and the static form."""
+`TF_USE_LEGACY_KERAS=1` in its own subprocess) and the static form — and GL201's Keras form:
+two layers of one model given the same name."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from conftest import ROOT, SAMPLES, expected_markers
 from graphlint.findings import finding_from_dict
 
 RULES = SAMPLES / "rules"
-BAD = sorted(RULES.glob("gl505_bad*.py"))
-GOOD = sorted(RULES.glob("gl505_good*.py"))
+BAD = sorted(RULES.glob("gl505_bad*.py")) + [RULES / "gl201_keras_bad.py"]
+GOOD = sorted(RULES.glob("gl505_good*.py")) + [RULES / "gl201_keras_good.py"]
 HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 
@@ -221,7 +222,8 @@ def test_static_gl505(tmp_path, source, lines):
 
 def test_static_gl505_finds_the_bad_samples_and_not_the_good(tmp_path):
     for path in BAD:
-        assert _static(tmp_path, path.read_text()) == [line for _, line in expected_markers(path)], path.name
+        expected = [line for code, line in expected_markers(path) if code == "GL505"]
+        assert _static(tmp_path, path.read_text()) == expected, path.name
     for path in GOOD:
         assert _static(tmp_path, path.read_text()) == [], path.name
 
@@ -237,3 +239,45 @@ def test_keras_on_the_jax_backend_is_watched_without_tensorflow(tmp_path):
     )
     assert found == [("GL505", 7)]
     assert proc.stdout.strip().splitlines()[-1] == "jax False"
+
+
+# -- GL201's Keras form: one name, two layers of one model ----------------------------------------
+def test_gl201_keras_names_both_layers_of_a_subclassed_model(runs):
+    (finding,) = _result(runs, RULES / "gl201_keras_bad.py")["findings"]
+    assert finding.message == (
+        "layer name 'proj' is given to two layers of one model: Keras keeps both, and their "
+        "weights get the same paths in checkpoints and saved models"
+    )
+    assert [r.location.line for r in finding.related] == [15]
+    assert "own name" in finding.fix
+    assert "'tower/proj/kernel'" in _result(runs, RULES / "gl201_keras_bad.py")["stdout"]
+
+
+DUPLICATES = """
+import numpy as np
+import {keras} as keras
+
+inp = keras.Input((3,))
+a = keras.layers.Dense(4, name="dense")(inp)
+b = keras.layers.Dense(2, name="dense")(a)
+try:
+    keras.Model(inp, b)
+except ValueError as exc:
+    print("refused")
+try:
+    keras.Sequential([keras.layers.Dense(4, name="d", input_shape=(3,)),
+                      keras.layers.Dense(2, name="d")])
+except ValueError as exc:
+    print("refused")
+ok = keras.Sequential([keras.layers.Dense(4, name="e", input_shape=(3,)), keras.layers.Dense(2, name="f")])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flavor", ["keras", "tf_keras"])
+def test_gl201_keras_names_both_lines_where_keras_refuses_the_model(tmp_path, flavor):
+    if flavor == "tf_keras" and not HAS_TF_KERAS:
+        pytest.skip("tf-keras is not installed")
+    found, proc = _run(tmp_path, DUPLICATES.format(keras=flavor))
+    assert proc.stdout.split() == ["refused", "refused"]
+    assert found == [("GL201", 7), ("GL201", 14)], proc.stderr[-2000:]

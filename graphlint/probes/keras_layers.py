@@ -13,6 +13,7 @@ Layers are tracked by weak reference only.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 import weakref
@@ -23,6 +24,7 @@ from graphlint.sites import Frame, is_user_file
 
 __tracebackhide__ = True
 
+_order = itertools.count()  # creation order of layers given a name=
 _local = threading.local()  # .calls: [(layer id, class name, call count, caller frame)], .creating
 
 
@@ -51,11 +53,16 @@ def _user_frame(frame, skip_init_of=None) -> Frame | None:
 class _Creation(Probe):
     """Fires the event for a part created while a layer call runs (shared by both probes)."""
 
-    def _wrap_init(self, part: str, *, skip_self: bool):
+    def _wrap_init(self, part: str, *, skip_self: bool, names: bool = False):
         probe = self
 
         def wrap(original):
             def __init__(self, *args, **kwargs):
+                if names and probe.active and isinstance(kwargs.get("name"), str):
+                    try:
+                        probe._named(self, kwargs["name"], sys._getframe(1))
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
                 running = _running() if probe.active else None
                 if running is None:
                     return original(self, *args, **kwargs)
@@ -99,15 +106,19 @@ class KerasLayerProbe(_Creation):
         super().__init__(hook, warn)
         self.flavor = flavor
         self._counts: dict[int, list] = {}  # id(layer) -> [weak reference, calls]
+        self._names: dict[int, tuple] = {}  # id(layer) -> (weak reference, name, site): name= given
+        self._model = self._functional = None
 
     def steps(self):
         steps = [("Keras layer calls", self._patch_call), ("Keras layer creation", self._patch_layer_init)]
         if self.flavor == "keras":
             steps.append(("Keras variables", self._patch_variable))
+        steps.append(("Keras layer names", self._patch_names))
         return steps
 
     def forget(self) -> None:
         self._counts.clear()
+        self._names.clear()
 
     def _layer_class(self):
         if self.flavor == "keras":
@@ -139,16 +150,131 @@ class KerasLayerProbe(_Creation):
                     calls = _local.calls = []
                 calls.append((key, type(self).__name__, entry[1], sys._getframe(1)))
                 try:
-                    return original(self, *args, **kwargs)
+                    result = original(self, *args, **kwargs)
                 finally:
                     calls.pop()
+                if entry[1] == 1 and probe._model is not None and isinstance(self, probe._model):
+                    try:
+                        probe._check_subclassed(self)
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+                return result
 
             return __call__
 
         self.patcher.patch(self._layer_class(), "__call__", wrap)
 
     def _patch_layer_init(self):
-        self.patcher.patch(self._layer_class(), "__init__", self._wrap_init("layer", skip_self=True))
+        self.patcher.patch(self._layer_class(), "__init__", self._wrap_init("layer", skip_self=True, names=True))
+
+    # -- layer names: two layers of one model given the same name= -------------------------
+    def _named(self, layer, name, caller) -> None:
+        site = _user_frame(caller, layer)
+        if site is None:
+            return
+        key = id(layer)
+        self._names[key] = (weakref.ref(layer), name, site, next(_order))
+        try:
+            fin = weakref.finalize(layer, self._names.pop, key, None)
+            fin.atexit = False
+        except TypeError:  # pragma: no cover
+            pass
+
+    def _named_entry(self, layer):
+        """(site, creation order) of a layer created with ``name=`` that still has that name."""
+        entry = self._names.get(id(layer))
+        if entry is None or entry[0]() is not layer or entry[1] != getattr(layer, "name", None):
+            return None
+        return entry[2], entry[3]
+
+    def _duplicates(self, layers, rejected: bool) -> None:
+        seen: dict[str, object] = {}
+        for layer in layers:
+            name = getattr(layer, "name", None)
+            if not isinstance(name, str):
+                continue
+            first = seen.get(name)
+            if first is None:
+                seen[name] = layer
+                continue
+            if first is layer:
+                continue
+            made = sorted(filter(None, (self._named_entry(first), self._named_entry(layer))), key=lambda e: e[1])
+            if len(made) == 2:
+                (first_site, _), (site, _) = made
+                self._fire(
+                    self.hook.graphlint_keras_layer_name_reused,
+                    name=name,
+                    first_site=first_site,
+                    site=site,
+                    rejected=rejected,
+                )
+
+    @staticmethod
+    def _sequential_layers(model) -> list:
+        """The layers already in a Sequential model (Keras 3: ``_layers``; tf-keras tracks them)."""
+        for attr in ("_layers", "_self_tracked_trackables"):
+            layers = getattr(model, attr, None)
+            if layers:
+                return list(layers)
+        return []
+
+    def _check_subclassed(self, model) -> None:
+        if self._functional is not None and isinstance(model, self._functional):
+            return  # Keras itself rejects those (see _patch_names)
+        self._duplicates(list(getattr(model, "layers", ()) or ()), rejected=False)
+
+    def _patch_names(self):
+        probe = self
+        if self.flavor == "keras":
+            from keras.src.models.functional import Functional
+            from keras.src.models.model import Model
+            from keras.src.models.sequential import Sequential
+            from keras.src.ops import function as graph_module
+
+            graph_fn = "map_graph"
+
+            def build(inputs, outputs):
+                return graph_module._build_map(inputs, outputs)[1]
+        else:
+            from tf_keras.src.engine import functional as graph_module
+            from tf_keras.src.engine.sequential import Sequential
+            from tf_keras.src.engine.training import Model
+
+            Functional, graph_fn = graph_module.Functional, "_map_graph_network"
+
+            def build(inputs, outputs):
+                return graph_module._build_map(outputs)[1]
+
+        self._model, self._functional = Model, (Functional, Sequential)
+
+        def wrap_graph(original):
+            def map_graph(inputs, outputs, *args, **kwargs):
+                try:
+                    return original(inputs, outputs, *args, **kwargs)
+                except ValueError as exc:
+                    if probe.active and "times in the model" in str(exc):
+                        try:
+                            probe._duplicates(list(build(inputs, outputs)), rejected=True)
+                        except Exception:  # pragma: no cover - never break the program
+                            pass
+                    raise
+
+            return map_graph
+
+        def wrap_add(original):
+            def add(self, layer, *args, **kwargs):
+                if probe.active:
+                    try:
+                        probe._duplicates([*probe._sequential_layers(self), layer], rejected=True)
+                    except Exception:  # pragma: no cover - never break the program
+                        pass
+                return original(self, layer, *args, **kwargs)
+
+            return add
+
+        self.patcher.patch(graph_module, graph_fn, wrap_graph)
+        self.patcher.patch(Sequential, "add", wrap_add)
 
     def _patch_variable(self):
         from keras.src.backend.common.variables import Variable
