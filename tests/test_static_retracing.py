@@ -449,6 +449,29 @@ def test_gl501_a_parameter_fed_by_a_loop_of_the_caller(source):
     assert [r.location.line for r in finding.related][1:] == [line_of(path, "# call"), line_of(path, "# loop")]
 
 
+def test_gl501_a_new_object_passed_in_by_the_caller_names_the_callers_loop(source):
+    path = source(
+        """
+        class Config:
+            pass
+
+        @tf.function
+        def f(x, config):
+            return x
+
+        def step(config):
+            return f(tf.ones([2]), config)  # here
+
+        for i in range(30):  # loop
+            step(Config())
+        """
+    )
+    (finding,) = static(path)
+    assert finding.location.line == line_of(path, "# here")
+    assert "a new `Config` object" in finding.message
+    assert finding.related[-1].location.line == line_of(path, "# loop")
+
+
 @pytest.mark.parametrize(
     "call",
     ["run_epoch(tf.constant(epoch))", "run_epoch(3)", "run_epoch(epoch == 0)"],

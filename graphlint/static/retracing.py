@@ -15,7 +15,7 @@ first, an ``input_signature``, and a loop that runs only while another tf.functi
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graphlint.static.module import Function, Module
 from graphlint.static.project import resolve_function
@@ -290,7 +290,7 @@ def _from_caller(module: Module, site, arg):
         values = Values(module, caller)
         var = values.argument(expr)
         if var is not None and var.varying and var.loop not in values.once_per_run(caller):
-            return var, caller
+            return (var if var.loop is not None else replace(var, loop=caller.loops[-1].node)), caller
     return None, None
 
 
