@@ -134,6 +134,15 @@ def test_literal_loop_bound_is_the_max_traces_option(source, n, max_traces, fire
     assert bool(static(path, **{"max-traces": max_traces})) is fires
 
 
+@pytest.mark.parametrize("n, max_per_site, fires", [(2, 2, False), (3, 2, True), (3, 3, False), (4, 3, True)])
+def test_gl502_literal_loop_bound_is_the_max_per_site_option(tmp_path, n, max_per_site, fires):
+    path = tmp_path / "prog.py"
+    path.write_text(HEADER + f"for i in range({n}):\n    tf.function(lambda v: v * 2)(tf.ones([2]))\n")
+    config = Config(rule_options={"GL502": {"max-per-site": max_per_site}})
+    findings = check_file(str(path), [FunctionRecreated], config).findings
+    assert bool(findings) is fires
+
+
 def test_rules_command_lists_gl501_as_runtime_and_static():
     from graphlint.cli import main
 
