@@ -177,6 +177,8 @@ def test_gl501_names_the_argument_the_definition_the_loop_and_the_fix(source):
     "body, cause",
     [
         ("for i in range(n):\n    f(x, i / n)", "computed from `i`"),
+        ("for i in reversed(range(n)):\n    f(x, i)", "the loop variable of `range(n)`"),
+        ("import itertools\nfor t in itertools.count():\n    f(x, t)", "the loop variable of `itertools.count()`"),
         ("for i, b in enumerate(batches):\n    f(b, i)", "the index of `enumerate`"),
         ("step = 0\nwhile True:\n    step += 1\n    f(x, step)", "a counter (`step += 1`)"),
         ("eps = 1.0\nfor b in batches:\n    eps *= 0.99\n    f(b, eps)", "a counter (`eps *= 0.99`)"),

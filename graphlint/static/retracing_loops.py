@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "six.moves.range", "builtins.range"})
-_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "list"})
+_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "list", "reversed"})
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,9 @@ def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
         count = out["__count__"] = _range_len(module, scope, it)
         if isinstance(target, ast.Name):
             out[target.id] = Var("value", count, loop, f"the loop variable of `{ast.unparse(it)}`", target.id)
+    elif isinstance(it, ast.Call) and dotted_name(module, it.func) == "itertools.count":
+        if isinstance(target, ast.Name):
+            out[target.id] = Var("value", None, loop, f"the loop variable of `{ast.unparse(it)}`", target.id)
     elif isinstance(it, ast.Call) and dotted_name(module, it.func) == "enumerate" and it.args:
         count = out["__count__"] = _length(module, scope, it.args[0])
         if isinstance(target, (ast.Tuple, ast.List)) and target.elts and isinstance(target.elts[0], ast.Name):
