@@ -231,6 +231,7 @@ def test_gl501_causes(source, body, cause):
         "for i in range(n):\n    r(tf.zeros([i, 2]), 1)\n    r(np.zeros((i, 2)), 1)",
         "@tf.function\ndef outer(x):\n    for i in range(n):\n        x = f(x, i)\n    return x",
         "for i in range(n):\n    h(x, i)",
+        "g = tf.function(h, [tf.TensorSpec([2]), tf.TensorSpec([], tf.int32)])\nfor i in range(n):\n    g(x, i)",
         "xs = []\nfor i in range(n):\n    xs = []\n    xs.append(x)\n    f(x, xs)",
         "xs = []\nfor i in range(n):\n    xs.append(x)\n    if i == n - 1:\n        f(x, xs)",
         "for i in range(n):\n    if i == 0:\n        f(x, i)",

@@ -73,9 +73,8 @@ def _declared(module: Module, dec: ast.expr) -> tuple[bool, bool] | None:
         isinstance(kws.get(k), ast.Constant) and kws[k].value is True
         for k in ("reduce_retracing", "experimental_relax_shapes")
     )
-    signature = "input_signature" in kws and not (
-        isinstance(kws["input_signature"], ast.Constant) and kws["input_signature"].value is None
-    )
+    spec = kws.get("input_signature", dec.args[1] if len(dec.args) > 1 else None)  # tf.function(f, [specs])
+    signature = spec is not None and not (isinstance(spec, ast.Constant) and spec.value is None)
     return signature, relaxed
 
 
