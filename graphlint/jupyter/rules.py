@@ -82,7 +82,7 @@ class CellGraphRebuilt(_CellRule):
 
     def __init__(self, sink, cells, options=None):
         super().__init__(sink, cells, options)
-        # graph id -> cell key -> [[run, first op's stack, ops in the graph after it], ...]
+        # graph id -> cell key -> [[run, its line, ops in the graph after it, ops it added], ...]
         self.graphs: dict[int, dict[str, list[list]]] = {}
 
     def graphlint_op_added(self, graph_id, graph_kind, index, stack):
@@ -93,10 +93,11 @@ class CellGraphRebuilt(_CellRule):
         runs = per_cell.setdefault(run.key, [])
         if runs and runs[-1][0] is run:
             runs[-1][2] = index
+            runs[-1][3] += 1
         else:
             frames = stack.frames  # the cell's own line: its outermost frame in the cell's code
             own = next((f for f in frames if f.path == run.filename), frames[0] if frames else stack.site)
-            runs.append([run, own, index])
+            runs.append([run, own, index, 1])
 
     def graphlint_graph_released(self, graph_id):
         self.graphs.pop(graph_id, None)
@@ -108,8 +109,10 @@ class CellGraphRebuilt(_CellRule):
                 continue
             sizes = " → ".join(str(r[2]) for r in runs[-6:])
             first = runs[0]
+            added = runs[-1][3]
             self.report(
-                f"this cell built its ops into the same graph {len(runs)} times ({_runs([r[0] for r in runs])}); "
+                f"this cell built its ops into the same graph {len(runs)} times ({_runs([r[0] for r in runs])}), "
+                f"{added} more op{'s' * (added != 1)} this time; "
                 f"ops in the graph after each run: {'… → ' if len(runs) > 6 else ''}{sizes}",
                 _at(runs[-1][1], run),
                 related=[(_at(first[1], first[0]), f"the first copy was built by {_label(first[0])}")],
