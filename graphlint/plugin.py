@@ -91,6 +91,26 @@ def _base_config(config):
         raise pytest.UsageError(f"graphlint: {exc}") from None
 
 
+def _check_report_path(path: str) -> None:
+    """``--graphlint-report`` must be writable: a missing folder, a directory or a full device
+    is a usage error at start-up."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode if os.path.exists(path) else None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
+            raise OSError(0, "not a regular file")
+        with open(path, "a", encoding="utf-8") as fh:
+            if mode is not None and stat.S_ISCHR(mode):  # /dev/full: only a write tells
+                fh.write("\n")
+                fh.flush()
+    except OSError as exc:
+        raise pytest.UsageError(f"graphlint: cannot write --graphlint-report {path}: {exc.strerror or exc}") from None
+
+
 def _is_xdist_controller(config) -> bool:
     return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None)) and config.pluginmanager.hasplugin("dsession")
 
@@ -107,13 +127,21 @@ def marker_config(item, base):
     if not settings:
         return base, None
     fail_on = settings.pop("fail_on", None)
-    if fail_on is not None and fail_on not in _LEVELS:
+    if fail_on is not None and (not isinstance(fail_on, str) or fail_on not in _LEVELS):
         raise MarkerError(f"{item.nodeid}: graphlint fail_on must be error, warning or never; got {fail_on!r}")
     mapping: dict = {}
     for key in ("select", "ignore"):
         if key in settings:
             mapping[key] = settings.pop(key)
-    rules = {code: dict(opts) for code, opts in (settings.pop("rules", None) or {}).items()}
+    raw_rules = settings.pop("rules", None) or {}
+    if not isinstance(raw_rules, dict):
+        raise MarkerError(
+            f"{item.nodeid}: graphlint rules must be a table like rules={{'GL302': {{'max-combinations': 20}}}}; got {raw_rules!r}"
+        )
+    for code, opts in raw_rules.items():
+        if not isinstance(opts, dict):
+            raise MarkerError(f"{item.nodeid}: graphlint rules.{code} must be a table of options; got {opts!r}")
+    rules = {str(code): dict(opts) for code, opts in raw_rules.items()}
     for key, value in settings.items():
         option = key.replace("_", "-")
         owners = [cls for cls in _rule_classes() if option in cls.options]
@@ -156,6 +184,8 @@ class GraphlintPlugin:
         self.fail_on = _fail_on(config)
         self.base = _base_config(config)
         self.report_path = config.getoption("graphlint_report")
+        if self.report_path and not hasattr(config, "workerinput"):
+            _check_report_path(self.report_path)  # said now, not lost after the whole run
         self.controller = _is_xdist_controller(config)
         self.linter = None
         self._instrument = None
@@ -184,8 +214,8 @@ class GraphlintPlugin:
         if self._instrument is not None:
             self._instrument.__exit__(None, None, None)
             self._instrument = None
-        if self.report_path and not hasattr(self.config, "workerinput"):
-            self._write_report()
+        if self.report_path and not hasattr(self.config, "workerinput") and not self._write_report():
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # the report is lost: never green
 
     def pytest_unconfigure(self, config):
         if self._instrument is not None:
@@ -202,6 +232,8 @@ class GraphlintPlugin:
                 scope = self.linter.open_scope(cfg)
             except (MarkerError, ConfigError) as exc:
                 problem = str(exc)
+            except (TypeError, ValueError, AttributeError) as exc:  # any other unusable argument
+                problem = f"{item.nodeid}: bad @pytest.mark.graphlint arguments: {exc}"
             else:
                 item.stash[_STATE] = _TestState(scope, fail_on or self.fail_on)
         result = yield
@@ -277,7 +309,11 @@ class GraphlintPlugin:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(render(fmt, findings, {cls.code: cls for cls in _rule_classes()}))
         except OSError as exc:
-            self.config.get_terminal_writer().line(f"graphlint: cannot write {path}: {exc.strerror}", red=True)
+            writer = self.config.get_terminal_writer()
+            writer.line()  # not glued to the progress line
+            writer.line(f"graphlint: cannot write --graphlint-report {path}: {exc.strerror}", red=True)
+            return False
+        return True
 
 
 def _judged(state, item, when: str):
@@ -416,5 +452,12 @@ def graphlint(request):
     if plugin is not None and plugin.linter is not None:
         yield GraphlintFixture(plugin.linter, request.node.stash.get(_STATE, None))
         return
-    with testing.instrumented(_base_config(request.config)) as linter:
+    instrumented = testing.instrumented(_base_config(request.config))
+    try:
+        linter = instrumented.__enter__()
+    except ConfigError as exc:  # no TensorFlow: one line, not graphlint's traceback
+        pytest.fail(f"graphlint: {exc}", pytrace=False)
+    try:
         yield GraphlintFixture(linter, None)
+    finally:
+        instrumented.__exit__(None, None, None)

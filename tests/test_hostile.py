@@ -549,3 +549,82 @@ def test_program_stuck_in_session_run_still_reports_when_stopped(tmp_path, signu
         proc.kill()
     assert "x.py:5:1: GL103" in err, err[-3000:]
     assert proc.returncode == status
+
+
+# -- pytest plugin -------------------------------------------------------------------------
+BAD_MARKERS = """\
+import pytest
+
+
+@pytest.mark.graphlint(rules={"GL302": 5})
+def test_rules_not_a_table():
+    pass
+
+
+@pytest.mark.graphlint(rules=5)
+def test_rules_not_a_mapping():
+    pass
+
+
+@pytest.mark.graphlint(fail_on=["error"])
+def test_fail_on_a_list():
+    pass
+
+
+def test_fine():
+    pass
+"""
+
+
+def test_bad_marker_arguments_fail_their_test_with_one_line(pytester):
+    pytester.makepyfile(test_markers=BAD_MARKERS)
+    result = pytester.runpytest_subprocess("--graphlint", "-p", "no:cacheprovider")
+    text = result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=1, errors=3)
+    assert "TypeError" not in text and "KeyError" not in text and "Traceback" not in text, text[-4000:]
+    result.stdout.fnmatch_lines([
+        "*test_rules_not_a_table*rules.GL302 must be a table*",
+        "*test_rules_not_a_mapping*rules must be a table*",
+        "*test_fail_on_a_list*fail_on must be error, warning or never*",
+    ])
+
+
+@pytest.mark.parametrize("target", ["missing/report.json", "adir", "/dev/full"])
+def test_graphlint_report_that_cannot_be_written_is_a_usage_error_at_start(pytester, target):
+    if target == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    (pytester.path / "adir").mkdir()
+    pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
+    result = pytester.runpytest_subprocess("--graphlint", f"--graphlint-report={target}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-3000:]
+    assert f"graphlint: cannot write --graphlint-report {target}" in result.stderr.str()
+    assert "passed" not in result.stdout.str()  # stopped before running anything
+
+
+def test_graphlint_fixture_without_tensorflow_is_one_line(pytester):
+    pytester.makeconftest("import sys\nsys.modules['tensorflow'] = None\nsys.modules['jax'] = None\n")
+    pytester.makepyfile(test_fx="def test_uses_it(graphlint):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    text = result.stdout.str()
+    assert "TensorFlow is not installed" in text
+    assert "Traceback" not in text and "instrument.py" not in text and "testing.py" not in text, text[-4000:]
+
+
+# -- GL501: values told apart whole, not by their shortened text ------------------------------
+@pytest.mark.parametrize("where", ["end", "middle"])
+def test_gl501_tells_long_strings_apart_beyond_their_shortened_text(tmp_path, where):
+    value = '"a" * 50 + str(i)' if where == "end" else '"a" * 30 + str(i) + "b" * 30'
+    (tmp_path / "x.py").write_text(
+        "import tensorflow as tf\n\n\n@tf.function\ndef tag(x, s):\n    return x + len(s)\n\n\n"
+        f"for i in range(8):\n    tag(tf.constant(1.0), {value})\n"
+    )
+    proc = gl("run", "--format", "json", "x.py", cwd=tmp_path, env={"TF_CPP_MIN_LOG_LEVEL": "3"})
+    (finding,) = [f for f in json.loads(proc.stderr[proc.stderr.index("{"):])["findings"] if f["code"] == "GL501"]
+    assert "look the same" not in finding["message"]
+    assert "changed between traces: `s` (str)" in finding["message"], finding["message"]
+    if where == "end":
+        assert "a0' → '" in finding["message"] and "a1'" in finding["message"]
+    else:
+        assert "(8 different values)" in finding["message"]
+    assert "Pass `s` as a tensor" in finding["fix"]

@@ -275,3 +275,48 @@ def test_nested_instrument_raises_a_clear_error():
     _assert_identical(before, points)
     with instrument(_quiet_linter()[0], warn=warn):  # the lock was released
         pass
+
+
+# -- (e) a probe's own failure is said once, never swallowed ------------------------------------
+def test_a_failing_session_probe_warns_once_and_the_program_goes_on(monkeypatch):
+    messages = []
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("probe bug")
+
+    monkeypatch.setattr(tf_graph.GraphProbe, "_session_created", broken)
+    linter = Linter(warn=messages.append)
+    with instrument(linter, warn=messages.append):
+        graph = tf.Graph()
+        with graph.as_default():
+            c = tf.constant(1.0)
+        for _ in range(3):
+            with tf.compat.v1.Session(graph=graph) as sess:
+                assert sess.run(c) == 1.0
+    said = [m for m in messages if "probe bug" in m]
+    assert len(said) == 1, messages
+    assert said[0].startswith("graphlint: internal error in the") and "RuntimeError" in said[0]
+
+
+def test_a_failing_function_probe_warns_once_and_the_program_goes_on(monkeypatch):
+    from graphlint.probes import tf_function
+
+    messages = []
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("trace probe bug")
+
+    monkeypatch.setattr(tf_function.FunctionProbe, "_traced", broken)
+    linter = Linter(warn=messages.append)
+    with instrument(linter, warn=messages.append):
+        with tf.Graph().as_default():  # traced in graph mode as well as eagerly: the same wrapper
+            pass
+
+        @tf.function
+        def double(x):
+            return x * 2
+
+        for shape in ([1.0], [1.0, 2.0], [1.0, 2.0, 3.0]):
+            double(tf.constant(shape))
+    said = [m for m in messages if "trace probe bug" in m]
+    assert len(said) == 1, messages

@@ -59,6 +59,18 @@ class Probe:
         self._deferred.clear()
         self.forget()
 
+    def internal(self, exc: BaseException, where: str) -> None:
+        """A probe wrapper failed (a graphlint bug): the program goes on, its events there are
+        lost, and that is said once per probe and place, never silently."""
+        said = self.__dict__.setdefault("_said", set())
+        if where in said:
+            return
+        said.add(where)
+        self.warn(
+            f"graphlint: internal error in the {self.name or type(self).__name__} probe ({where}): "
+            f"{type(exc).__name__}: {exc}; some findings may be missing (please report it)"
+        )
+
     # -- firing hooks ----------------------------------------------------------------------
     @staticmethod
     def fast_hook(hook):

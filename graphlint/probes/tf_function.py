@@ -76,7 +76,16 @@ def _short_repr(value) -> str:
         text = repr(value)
     except Exception:  # a broken __repr__ is the program's business
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= _REPR_MAX else text[: _REPR_MAX - 1] + "…"
+    if len(text) <= _REPR_MAX:
+        return text
+    head = (_REPR_MAX - 1) // 2  # both ends: values that differ at the end still read apart
+    return text[:head] + "…" + text[-(_REPR_MAX - 1 - head) :]
+
+
+def _told_apart(value, text: str) -> int | None:
+    """For a value shown shortened, a hash of the whole value: two values whose shortened
+    texts are equal are still two values to tf.function's cache, and to the rule."""
+    return hash(value) if "…" in text else None
 
 
 def summarize(name: str, value) -> Argument:
@@ -87,9 +96,10 @@ def summarize(name: str, value) -> Argument:
         if len(text) > 8:  # 0.03333333333333333 -> 0.03333…
             short = f"{value:.4g}"
             text = short if float(short) == value else short + "…"
-        return Argument(name, "python", "float", value=text)
+        return Argument(name, "python", "float", value=text, identity=_told_apart(value, text))
     if kind in _PYTHON_VALUES:
-        return Argument(name, "python", kind.__name__, value=_short_repr(value))
+        text = _short_repr(value)
+        return Argument(name, "python", kind.__name__, value=text, identity=_told_apart(value, text))
     shape = getattr(value, "shape", None)
     dtype = getattr(value, "dtype", None)
     if shape is not None and dtype is not None and not isinstance(value, type):
@@ -226,8 +236,8 @@ class FunctionProbe(Probe):
                 if probe.active:
                     try:
                         probe._function_created(self, sys._getframe(1))
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    except Exception as exc:  # never break the program; said once
+                        probe.internal(exc, "function created")
 
             return __init__
 
@@ -290,8 +300,8 @@ class FunctionProbe(Probe):
                 if probe.active:
                     try:
                         probe._traced(function_type, tracing_options, sys._getframe(1))
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    except Exception as exc:  # never break the program; said once
+                        probe.internal(exc, "traced")
                 return original(function_type, type_context, func_graph, tracing_options)
 
             return _create_concrete_function
@@ -346,8 +356,8 @@ class FunctionProbe(Probe):
                 if probe.active and (seen is None or seen() is not self):
                     try:
                         probe._model_built(self)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    except Exception as exc:  # never break the program; said once
+                        probe.internal(exc, "model built")
 
             return __init__
 
@@ -395,8 +405,8 @@ class FunctionProbe(Probe):
                 if probe.active:
                     try:
                         probe._predict(self, x, batch_size)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    except Exception as exc:  # never break the program; said once
+                        probe.internal(exc, "predict")
                 return original(self, x, batch_size, *args, **kwargs)
 
             return predict

@@ -368,8 +368,8 @@ class GraphProbe(Probe):
                             variables=[v.op.name for v in var_list],
                             site=user_site(1),
                         )
-                except Exception:  # pragma: no cover - never break the program
-                    pass
+                except Exception as exc:  # never break the program; said once
+                    probe.internal(exc, "variables initializer")
                 return init
 
             return variables_initializer
@@ -400,8 +400,8 @@ class GraphProbe(Probe):
                 original(self, target, graph, config)
                 try:
                     probe._session_created(self)
-                except Exception:  # pragma: no cover
-                    pass
+                except Exception as exc:  # never break the program; said once
+                    probe.internal(exc, "session created")
 
             return __init__
 
@@ -517,8 +517,8 @@ class GraphProbe(Probe):
             def restore(self, sess, save_path):
                 try:
                     probe._restore(self, sess, save_path)
-                except Exception:  # pragma: no cover - never break the program
-                    pass
+                except Exception as exc:  # never break the program; said once
+                    probe.internal(exc, "restore")
                 return original(self, sess, save_path)
 
             return restore

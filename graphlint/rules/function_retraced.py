@@ -193,6 +193,9 @@ def _changes(calls) -> list[tuple[str, str, list]]:
         elif kinds == {"python"} and len(types) == 1:
             cause = "value"
             text = f"`{name}` ({next(iter(types))}) " + _arrow([a.value for a in seq])
+            values = len({a.key for a in seq})
+            if values > len({a.value for a in seq}):  # shortened alike, yet different values
+                text += f" ({values} different values)"
         elif kinds == {"object"} and len(types) == 1:
             cause = "object"
             n = len({a.identity for a in seq})
