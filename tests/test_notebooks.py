@@ -325,3 +325,43 @@ def test_a_finding_in_a_cell_survives_the_trip_between_processes():
     f = Finding("GL301", "session-churn", Severity.WARNING, "m", Location("/a/nb.ipynb", 4, 10, "", cell=3),
                 related=(Related(Location("/a/nb.ipynb", 2, cell=1), "here"),))
     assert finding_from_dict(json.loads(json.dumps(finding_to_dict(f)))) == f
+
+
+def test_mutated_notebooks_never_crash_check_or_fix(tmp_path):
+    """Truncated, byte-flipped and restructured notebooks: always a report (GL001 at worst),
+    never a traceback, and --fix writes only valid JSON."""
+    import random
+
+    rng = random.Random(13)
+    base = (NOTEBOOKS / "static_bad.ipynb").read_bytes()
+    doc = json.loads(base)
+    variants = []
+    for i in range(60):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        variants.append(bytes(data))
+        variants.append(base[: rng.randrange(len(base))])
+    for mutate in (
+        lambda d: d["cells"].append({"cell_type": "code"}),
+        lambda d: d["cells"].append({"cell_type": "code", "source": ["with tf.Graph():\n", "    pass"]}),
+        lambda d: d["cells"].insert(0, "not a cell"),
+        lambda d: d.update(metadata=[]),
+        lambda d: d.update(metadata={"language_info": 3, "kernelspec": "x"}),
+        lambda d: d["cells"][1].update(source="".join(d["cells"][1]["source"])),
+        lambda d: d["cells"][3].update(source=["%%time\n", "with tf.Graph():\n", "  x = 1\n"]),
+    ):
+        changed = json.loads(json.dumps(doc))
+        mutate(changed)
+        variants.append(json.dumps(changed).encode())
+    fixed = 0
+    for i, data in enumerate(variants):
+        path = tmp_path / f"v{i}.ipynb"
+        path.write_bytes(data)
+        for args in ((path,), ("--fix", path)):
+            result = check(*args)
+            assert result.exit_code in (0, 1) and "Traceback" not in result.output, (i, result.output)
+        if path.read_bytes() != data:  # fixed: still a notebook
+            json.loads(path.read_bytes())
+            fixed += 1
+    assert fixed >= 3
