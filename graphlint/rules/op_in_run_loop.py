@@ -60,20 +60,23 @@ class OpInRunLoop(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.ran: set[int] = set()
-        # graph -> {site key: [the first op's stack there since the last run, ops]}
+        # graph -> {site: [the first op's stack there since the last run, ops, input op ids,
+        # op ids]}; the stack is kept, so the probe hands over the whole of it
         self.pending: dict[int, dict] = defaultdict(dict)
-        # (graph, run-loop invocation, the op's call path) -> [site, steps, ops]
-        self.steps: dict[tuple, list] = {}
+        # (graph, run-loop invocation, its line that builds) -> _Loop
+        self.loops: dict[tuple, _Loop] = {}
 
-    def graphlint_op_added(self, graph_id, graph_kind, site, stack):
+    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, site, stack):
         if graph_id not in self.ran or graph_kind != "graph" or site is None:
             return
         pending = self.pending[graph_id]
         entry = pending.get(site[:2])
         if entry is None:
-            pending[site[:2]] = [stack, 1]  # kept: the probe hands over the whole stack
-        else:
-            entry[1] += 1
+            entry = pending[site[:2]] = [stack, 0, set(), set()]
+        entry[1] += 1
+        entry[3].add(id(op))
+        if len(entry[2]) < _MAX_INPUTS:
+            entry[2].update(id(t.op) for t in (op.inputs if inputs is None else inputs))
 
     def graphlint_session_run(self, graph_id, ops_added):
         self.ran.add(graph_id)
@@ -81,7 +84,9 @@ class OpInRunLoop(Rule):
         if not pending or not ops_added:
             return
         run = capture(0).calls  # the user's invocations running the graph now
-        for stack, ops in pending.values():
+        created = set().union(*(entry[3] for entry in pending.values()))
+        steps: dict[tuple, list] = {}
+        for stack, ops, inputs, made in pending.values():
             calls = stack.calls
             common = 0
             for built, running in zip(calls, run):
@@ -91,18 +96,23 @@ class OpInRunLoop(Rule):
             if not common:
                 continue  # built in another thread's code: not this loop's step
             # The innermost invocation that both built these ops and ran the graph: a run loop
-            # keeps it from step to step. A function that builds and runs per call is a new
-            # invocation each time (GL101's case, not a loop's).
-            key = (graph_id, calls[common - 1], tuple(f[:2] for f in stack.frames))
-            entry = self.steps.get(key)
-            where = stack.frames[common - 1]  # the run loop's line that builds (maybe via calls)
-            if entry is None:
-                if len(self.steps) >= _MAX_KEYS:  # bounded: forget what has not repeated
-                    limit = self.config["min-repeats"]
-                    self.steps = {k: v for k, v in self.steps.items() if v[1] >= limit - 1}
-                entry = self.steps[key] = [where, 0, 0, stack.site]
-            entry[1] += 1
-            entry[2] += ops
+            # keeps it from step to step (a function that builds and runs per call is a new
+            # invocation each time: GL101's case). Its line that led to the ops is the loop's.
+            where = stack.frames[common - 1]
+            key = (graph_id, calls[common - 1], where[:2])
+            step = steps.get(key)
+            if step is None:
+                step = steps[key] = [where, 0, set(), set(), stack.site]
+            step[1] += ops
+            step[2] |= inputs - created  # tensors that existed before this step
+            step[3] |= made
+        for key, (where, ops, outside, made, inner) in steps.items():
+            loop = self.loops.get(key)
+            if loop is None:
+                if len(self.loops) >= _MAX_KEYS:  # bounded: forget what has not repeated
+                    self.loops = {k: v for k, v in self.loops.items() if v.best > 1}
+                loop = self.loops[key] = _Loop(where, inner)
+            loop.step(ops, outside, made)
 
     def graphlint_graph_released(self, graph_id):
         self._judge(graph_id)
@@ -110,31 +120,54 @@ class OpInRunLoop(Rule):
         self.pending.pop(graph_id, None)
 
     def graphlint_run_finished(self):
-        for graph_id in {key[0] for key in self.steps}:
+        for graph_id in {key[0] for key in self.loops}:
             self._judge(graph_id)
 
     def _judge(self, graph_id):
-        # One finding per line of the run loop: the steps of its longest path, all its ops.
-        lines: dict[tuple, list] = {}
-        for key in [k for k in self.steps if k[0] == graph_id]:
-            where, steps, ops, inner = self.steps.pop(key)
-            if steps < self.config["min-repeats"]:
+        # One finding per line of the run loop.
+        lines: dict[tuple, _Loop] = {}
+        for key in [k for k in self.loops if k[0] == graph_id]:
+            loop = self.loops.pop(key)
+            if loop.best < self.config["min-repeats"]:
                 continue
-            entry = lines.get(where[:2])
-            if entry is None:
-                lines[where[:2]] = [where, steps, ops, inner]
-            else:
-                entry[2] += ops
-                if steps > entry[1]:
-                    entry[1], entry[3] = steps, inner
-        for where, steps, ops, inner in lines.values():
-            related = [] if inner[:2] == where[:2] else [(inner, f"ops built here, in `{inner.function}()`")]
+            other = lines.get(loop.where[:2])
+            if other is None or loop.best > other.best:
+                lines[loop.where[:2]] = loop
+        for loop in lines.values():
+            inner = loop.inner
+            related = [] if inner[:2] == loop.where[:2] else [(inner, f"ops built here, in `{inner.function}()`")]
             self.report(
-                f"ops are added to the graph here inside the run loop: {ops} new ops over "
-                f"{steps} steps after the session first ran the graph",
-                where,
+                f"ops are added to the graph here inside the run loop: {loop.ops} new ops over "
+                f"{loop.best} steps after the session first ran the graph",
+                loop.where,
                 related=related,
             )
 
 
+class _Loop:
+    """One line of a run loop that builds ops: how many steps in a row built the same thing.
+
+    A step repeats the previous one when what it builds reads only tensors the previous step
+    read too or built (`assign_add(total, x)` again, `x = x + 1` on the last step's `x`); a test
+    looping over a few configurations reads other tensors at each step and never repeats.
+    """
+
+    __slots__ = ("where", "inner", "steps", "best", "ops", "outside", "made")
+
+    def __init__(self, where, inner):
+        self.where, self.inner = where, inner
+        self.steps = self.best = self.ops = 0
+        self.outside: set[int] = set()
+        self.made: set[int] = set()
+
+    def step(self, ops: int, outside: set[int], made: set[int]) -> None:
+        repeats = self.steps and outside <= (self.outside | self.made)
+        self.steps = self.steps + 1 if repeats else 1
+        if self.steps >= self.best:
+            self.best = self.steps
+            self.ops = ops if self.steps == 1 else self.ops + ops
+        self.outside, self.made = outside, made
+
+
 _MAX_KEYS = 20_000
+_MAX_INPUTS = 10_000  # input op ids remembered per line and step
