@@ -199,6 +199,9 @@ ENGINES_DIFFER = {
     "the runtime reports more than max-per-site=2, the static engine a Session in a per-call method",
     ("gl102_good_config_loop.py", "GL102"): "the static engine sees ops built in a loop that runs "
     "a session; the runtime sees each step read other tensors: cases looped over, not one op rebuilt",
+    ("gl101_good_check_helper.py", "GL102"): "the static engine sees a function that builds ops "
+    "called in a loop; the runtime sees each call read only the values it was given (cases, not "
+    "one model applied again)",
     ("gl101_bad_per_call.py", "GL102"): "the runtime sees predict() build and run per call (GL101, "
     "one cause, one finding); the static engine reports the op-building line of a per-call method",
 }

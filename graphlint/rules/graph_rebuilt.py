@@ -13,13 +13,15 @@ from graphlint.static.rebuilds import graph_rebuilt
 class _Copy:
     """One invocation of a building function: the ops it added to one graph."""
 
-    __slots__ = ("stack", "start", "end", "model")
+    __slots__ = ("stack", "start", "end", "model", "made", "reads")
 
     def __init__(self, stack: Stack, index: int):
         self.stack = stack
         self.start = index
         self.end = index
         self.model = False  # it made a placeholder or a variable: a model's inputs or weights
+        self.made: set[int] = set()  # ids of its ops
+        self.reads: set[int] = set()  # ids of the ops its ops read
 
 
 class _Group:
@@ -113,7 +115,7 @@ class GraphRebuilt(Rule):
         self.graphs: PerGraph[_Graph] = PerGraph(_Graph)
 
     # -- events ----------------------------------------------------------------------------
-    def graphlint_op_added(self, graph_id, graph_kind, op, index, stack):
+    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
         site = stack.site
         if graph_kind != "graph" or site is None:
             return
@@ -136,6 +138,9 @@ class GraphRebuilt(Rule):
         copy.end = index
         if not copy.model and op.type in _MODEL_OPS:
             copy.model = True
+        if len(copy.made) < _IDS_KEPT:
+            copy.made.add(id(op))
+            copy.reads.update(id(t.op) for t in (op.inputs if inputs is None else inputs))
 
     def graphlint_session_run(self, graph_id):
         state = self.graphs.get(graph_id)
@@ -170,12 +175,13 @@ class GraphRebuilt(Rule):
                     token = c.stack.calls[depth]
                     entry = calls.get(token)
                     if entry is None:
-                        calls[token] = [c.stack.frames[depth], c.start, c.end, c.stack, c.model]
-                        continue
-                    if c.start < entry[1]:
+                        entry = calls[token] = [c.stack.frames[depth], c.start, c.end, c.stack, c.model, set(), set()]
+                    elif c.start < entry[1]:
                         entry[0], entry[1] = c.stack.frames[depth], c.start
                     entry[2] = max(entry[2], c.end)
                     entry[4] = entry[4] or c.model
+                    entry[5] |= c.made
+                    entry[6] |= c.reads
         for (_path, function, depth), calls in builds.items():
             copies = _rebuilt_copies(calls, state.ran, depth)
             if copies is None:
@@ -202,6 +208,7 @@ _same_calls = -1  # the two copies differ only in the innermost invocation
 # Ops that make a model's inputs or weights: a copy that makes them is a whole model again.
 _MODEL_OPS = frozenset({"Placeholder", "PlaceholderV2", "VariableV2", "Variable", "VarHandleOp"})
 _MIN_FROM_ONE_LINE = 3  # op-only copies (no inputs, no weights): this many calls from one line
+_IDS_KEPT = 5_000  # op ids remembered per copy
 
 
 def _rebuilt_copies(calls: dict[int, list], ran: set[int], depth: int) -> list | None:
@@ -211,7 +218,8 @@ def _rebuilt_copies(calls: dict[int, list], ran: set[int], depth: int) -> list |
     die before it runs, as the second `forecast()` does on "already exists"). Two or more
     calls that each made a placeholder or a variable are a model rebuilt; copies of ops only
     count when at least ``_MIN_FROM_ONE_LINE`` come from one calling line (a loop, a
-    per-request handler), never a few calls from different lines.
+    per-request handler) and each reads a tensor the call before read too (the same model
+    applied again, not cases looped over), never a few calls from different lines.
     """
     if not any(token in ran for token in calls):
         return None
@@ -224,7 +232,16 @@ def _rebuilt_copies(calls: dict[int, list], ran: set[int], depth: int) -> list |
     by_line: dict[tuple, list] = {}
     for e in copies:
         by_line.setdefault(e[3].frames[depth - 1][:2], []).append(e)
-    best = max(by_line.values(), key=len, default=[])
+    best: list = []
+    for line_copies in by_line.values():  # the longest run of calls applying the same tensors
+        run: list = []
+        for e in line_copies:
+            outside = e[6] - e[5]
+            if run and not outside & (run[-1][6] - run[-1][5]):
+                run = []
+            run.append(e)
+            if len(run) > len(best):
+                best = list(run)
     return best if len(best) >= _MIN_FROM_ONE_LINE else None
 
 
