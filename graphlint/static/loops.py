@@ -205,6 +205,17 @@ def _tensors(module, scope) -> set:
     return found
 
 
+def _has_tensor_names(module, scope) -> bool:
+    """Whether some name of this scope is assigned from an op-building call (cheap: origins)."""
+    index = module.cache.get("tensor-scopes")
+    if index is None:
+        index = {
+            key[0] for key, labels in module._origins.items() if len(key) == 2 and any(builds_ops(lb) for lb in labels)
+        }
+        module.cache["tensor-scopes"] = index
+    return (id(scope) if scope is not None else None) in index
+
+
 def _walk_scope(node):
     """``ast.walk`` that does not enter nested functions, classes and lambdas."""
     stack = [node]
@@ -232,7 +243,7 @@ def _operands(loop) -> set:
 def _tensor_operators(module, loop) -> list:
     """``x = x + 1`` and friends on a tensor, directly in a run loop's body (first-time guards
     and the iteration's own graph excluded). Returns the ``ast`` nodes, one per line."""
-    if loop.is_comprehension:
+    if loop.is_comprehension or not _has_tensor_names(module, loop.scope):
         return []
     operands = {
         name

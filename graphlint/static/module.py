@@ -115,6 +115,15 @@ class Module:
         """``sess.run(...)`` on something that is a session (by origin, or by its very name);
         ``tensor.eval(...)`` and ``op.run(...)`` run one too: with a feed dict or a session, or
         on something made by a TensorFlow op (``accuracy.eval()``, ``tf.nn.softmax(y).eval()``)."""
+        if call.method not in ("run", "eval", "partial_run"):
+            return False
+        key = ("session-run", id(call.node))
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = self._is_session_run(call)
+        return found
+
+    def _is_session_run(self, call: CallSite) -> bool:
         if call.method in ("eval", "run") and isinstance(call.node, ast.Call):
             node = call.node
             if any(kw.arg in ("feed_dict", "session") for kw in node.keywords) or (

@@ -172,7 +172,16 @@ def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | 
     node = site.node
     if not isinstance(node, ast.Call) or site.target is not None:
         return None
-    func = node.func
+    if site.name is not None and site.name.startswith(("tensorflow", "keras")):
+        return None
+    key = ("resolved-call", id(node))
+    if key not in module.cache:
+        module.cache[key] = _resolve_call(module, site)
+    return module.cache[key]
+
+
+def _resolve_call(module: Module, site):
+    func = site.node.func
     named = _dotted_of(module, func)
     if named is not None:
         return lookup(module, *named)
@@ -197,11 +206,5 @@ def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
     construction (None). Returns the function a call runs: ``(module, Function)``."""
     if site.target is not None:
         return module, site.target
-    key = ("resolved", id(site))
-    if key in module.cache:
-        return module.cache[key]
     found = resolve_call(module, site)
-    if found is not None and not isinstance(found[1], Function):
-        found = None
-    module.cache[key] = found
-    return found
+    return found if found is not None and isinstance(found[1], Function) else None

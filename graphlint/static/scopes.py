@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from graphlint.static.names import api
 from graphlint.static.tfapi import is_optimizer
@@ -164,7 +165,7 @@ class CallSite:
     def line(self) -> int:
         return self.node.lineno
 
-    @property
+    @cached_property
     def method(self) -> str | None:
         func = self.node.func if isinstance(self.node, ast.Call) else self.node
         return func.attr if isinstance(func, ast.Attribute) else None
