@@ -281,3 +281,43 @@ def test_gl201_keras_names_both_lines_where_keras_refuses_the_model(tmp_path, fl
     found, proc = _run(tmp_path, DUPLICATES.format(keras=flavor))
     assert proc.stdout.split() == ["refused", "refused"]
     assert found == [("GL201", 7), ("GL201", 14)], proc.stderr[-2000:]
+
+
+def _static201(tmp_path, source: str):
+    from graphlint.config import Config
+    from graphlint.engine import discover_rules
+    from graphlint.static import check_file
+
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(source))
+    rules = [cls for cls in discover_rules(plugins=False).values() if "static" in cls.engines]
+    found = check_file(str(path), rules, Config(select=["GL201"])).findings
+    return [(f.location.line, [r.location.line for r in f.related]) for f in found]
+
+
+STATIC_201 = [
+    # one class's __init__/build: both lines
+    ("import keras\nclass T(keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.a = keras.layers.Dense(8, name='p')\n        self.b = keras.layers.Dense(1, name='p')\n", [(6, [5])]),
+    ("import tensorflow as tf\nclass T(tf.keras.layers.Layer):\n    def build(self, s):\n"
+     "        self.a = tf.keras.layers.Dense(8, name='p')\n        self.b = tf.keras.layers.Dense(1, name='p')\n", [(5, [4])]),
+    # one Sequential list
+    ("import keras\nm = keras.Sequential([\n    keras.layers.Dense(4, name='d'),\n    keras.layers.Dense(2, name='d'),\n])\n", [(4, [3])]),
+    # clean: distinct names, two models, a loop, a variable, no name
+    ("import keras\nm = keras.Sequential([keras.layers.Dense(4, name='d'), keras.layers.Dense(2, name='e')])\n", []),
+    ("import keras\na = keras.Sequential([keras.layers.Dense(4, name='d')])\nb = keras.Sequential([keras.layers.Dense(4, name='d')])\n", []),
+    ("import keras\nclass T(keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.blocks = [keras.layers.Dense(1, name='b') for _ in range(3)]\n", []),
+    ("import keras\nclass T(keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.a = keras.layers.Dense(8)\n        self.b = keras.layers.Dense(1)\n", []),
+]
+
+
+@pytest.mark.parametrize("source, expected", STATIC_201, ids=range(len(STATIC_201)))
+def test_static_gl201_keras_form(tmp_path, source, expected):
+    assert _static201(tmp_path, source) == expected
+
+
+def test_static_gl201_keras_finds_the_sample(tmp_path):
+    assert _static201(tmp_path, (RULES / "gl201_keras_bad.py").read_text()) == [(16, [15])]
+    assert _static201(tmp_path, (RULES / "gl201_keras_good.py").read_text()) == []

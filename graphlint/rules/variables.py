@@ -9,10 +9,14 @@ from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import VariableSites, two_sites
 from graphlint.static.hits import report_hits
+from graphlint.static.keras_layers import duplicate_layer_names
 from graphlint.static.variables import variable_exists
 
 _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
+
+
+_KERAS_NAME_FIX = "Give each layer of a model its own name, or leave `name=` out and let Keras number them."
 
 
 class VariableRenamed(Rule):
@@ -22,10 +26,11 @@ class VariableRenamed(Rule):
     Flags a `tf.Variable(..., name="w")` (or any variable with an explicit name) that ended up
     as `w_1` because a variable named `w` already existed in the same graph and scope.
 
-    Its Keras form (Keras 3 and tf-keras, at runtime): two layers of one model created with
-    the same `name=` — a Functional or Sequential model that Keras then refuses without naming
-    either line, or a subclassed model that keeps both with clashing weight paths — with both
-    creating lines.
+    Its Keras form (Keras 3 and tf-keras): two layers of one model created with the same
+    `name=` — a Functional or Sequential model that Keras then refuses without naming either
+    line, or a subclassed model that keeps both with clashing weight paths — with both creating
+    lines; at runtime, and statically for names written in one Keras class's `__init__`/`build()`
+    or one `keras.Sequential([...])`.
 
     ## Why is this bad?
     The code believes it made `w`; `tf.compat.v1.train.Saver` and checkpoints see `w_1`. A
@@ -58,6 +63,7 @@ class VariableRenamed(Rule):
         "(for sharing, use tf.compat.v1.get_variable under a scope with "
         "reuse=tf.compat.v1.AUTO_REUSE)."
     )
+    engines = ("runtime", "static")
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
@@ -99,8 +105,18 @@ class VariableRenamed(Rule):
             f"layer name '{name}' is given to two layers of one model: {consequence}",
             site,
             related=[(first_site, f"the first layer named '{name}' is created here")],
-            fix="Give each layer of a model its own name, or leave `name=` out and let Keras number them.",
+            fix=_KERAS_NAME_FIX,
         )
+
+    def check_module(self, module) -> None:
+        """Static form (Keras only): see :func:`graphlint.static.keras_layers.duplicate_layer_names`."""
+        for hit in duplicate_layer_names(module):
+            self.report(
+                hit.message,
+                module.location(hit.node),
+                related=[(module.location(node), text) for node, text in hit.related],
+                fix=_KERAS_NAME_FIX,
+            )
 
 
 class VariableExists(Rule):
