@@ -398,3 +398,27 @@ def test_graphlint_rules_shows_each_rules_frameworks():
     assert frameworks["GL101"] == ["tensorflow"] and frameworks["GL001"] == []
     text = CliRunner().invoke(main, ["rules"]).output
     assert any(line.startswith("GL501") and " tensorflow+jax " in line for line in text.splitlines())
+
+
+@pytest.mark.parametrize(
+    "jitted, words",
+    [
+        ("lambda v: v", "a new jitted function, traced and compiled again, on every call"),
+        ("inner", "a new jitted function, traced and compiled again, on every call"),
+        ("f", "a new jitted wrapper around `f`, which JAX may trace and compile again, on every call"),
+        ("fn", "traced again unless JAX finds the same function object in its cache, on every call"),
+    ],
+)
+def test_static_gl502_says_what_rejitting_costs_by_what_is_jitted(tmp_path, jitted, words):
+    from graphlint.config import Config
+    from graphlint.engine import discover_rules
+    from graphlint.static import check_file
+
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import jax\n\ndef f(x):\n    return x\n\ndef predict(x, fn):\n    def inner(v):\n        return v\n"
+        f"    return jax.jit({jitted})(x)\n\nfor i in range(3):\n    predict(i, f)\n"
+    )
+    rules = [cls for cls in discover_rules(plugins=False).values() if "static" in cls.engines]
+    (finding,) = check_file(str(path), rules, Config(select=["GL502"])).findings
+    assert finding.location.line == 9 and finding.message.endswith(words), finding.message
