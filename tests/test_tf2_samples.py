@@ -235,6 +235,17 @@ def test_gl501_lists_only_the_arguments_that_changed_an_eager_and_a_graph_tensor
     assert "`inputs`" not in finding.message
 
 
+@pytest.mark.parametrize("values, fires", [([True, False] * 4, False), ([None, 1.5] * 4, False), ([0, 1, 2] * 3, True)])
+def test_gl501_two_valued_flags_in_combination_are_bounded_on_purpose(values, fires):
+    from graphlint.rules.function_retraced import FunctionRetraced
+
+    sink = _ListSink()
+    rule = FunctionRetraced(sink)
+    _trace_events(rule, values, name="flag")
+    rule.graphlint_run_finished()
+    assert bool(sink.findings) is fires
+
+
 def test_gl501_definition_site_follows_wrapped():
     import functools
 

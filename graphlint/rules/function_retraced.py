@@ -143,6 +143,8 @@ class FunctionRetraced(Rule):
         if site is None:
             return
         changes = _changes(state.calls)
+        if changes and all(len({a.key for a in seq}) <= 2 for _, _, seq in changes):
+            return  # flags and optional arguments in combination: a bounded set of traces, on purpose
         name = f"`{state.name}()`"
         fix = _fix(changes, state) or self.fix
         if state.framework == "jax":
