@@ -140,7 +140,8 @@ class GraphRebuilt(Rule):
             copy.model = True
         if len(copy.made) < _IDS_KEPT:
             copy.made.add(id(op))
-            copy.reads.update(id(t.op) for t in (op.inputs if inputs is None else inputs))
+            if inputs:  # ops from the C API (import_graph_def, while loops) left out: reading is costly
+                copy.reads.update(id(t.op) for t in inputs)
 
     def graphlint_session_run(self, graph_id):
         state = self.graphs.get(graph_id)

@@ -16,7 +16,7 @@ class OpInRunLoop(Rule):
 
     ## What it does
     Reports a line that adds ops to a graph again and again after a session has started running
-    it — in more than `min-repeats` separate steps — such as `sess.run(tf.compat.v1.assign(v,
+    it — in at least `min-repeats` separate steps — such as `sess.run(tf.compat.v1.assign(v,
     v + 1))` or `x = x + 1` inside the training loop: the same call path, in the same run loop
     (the invocation that runs the session and builds the ops), step after step. One addition
     after training (a single `Saver()`) is fine, and so is a test that builds and evaluates a
@@ -75,8 +75,8 @@ class OpInRunLoop(Rule):
             entry = pending[site[:2]] = [stack, 0, set(), set()]
         entry[1] += 1
         entry[3].add(id(op))
-        if len(entry[2]) < _MAX_INPUTS:
-            entry[2].update(id(t.op) for t in (op.inputs if inputs is None else inputs))
+        if inputs and len(entry[2]) < _MAX_INPUTS:  # C-API ops (inputs None) left out: costly to read
+            entry[2].update(id(t.op) for t in inputs)
 
     def graphlint_session_run(self, graph_id, ops_added):
         self.ran.add(graph_id)
