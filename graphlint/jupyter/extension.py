@@ -17,6 +17,8 @@ import sys
 from graphlint.findings import Finding, finding_to_dict
 
 _MAGIC = "graphlint"
+#: The names IPython's `%%time` compiles a cell's body under (its line 1 is the cell's line 2).
+_TIMED = ("<timed exec>", "<timed eval>")
 
 
 class KernelLinter:
@@ -79,6 +81,12 @@ class KernelLinter:
         raw = getattr(info, "raw_cell", "") or ""
         key = getattr(info, "cell_id", None) or raw
         run = CellRun(key, filename=self._code_name(info))
+        if _is_timed(raw):
+            from graphlint import sites
+
+            run.aliases = _TIMED
+            for name in _TIMED:  # the user's code, while this cell runs
+                sites._is_user[name] = True
         self.cells.current = run
         self.cells.runs.append(run)
         self._drop_scope()
@@ -89,6 +97,11 @@ class KernelLinter:
         if run is None or not self.active:
             return
         run.count = getattr(result, "execution_count", None)
+        if run.aliases:
+            from graphlint import sites
+
+            for name in run.aliases:
+                sites._is_user[name] = False
         found = []
         if self.scope is not None:
             scope, self.scope = self.scope, None
@@ -101,6 +114,8 @@ class KernelLinter:
             if f.key not in seen:
                 seen.add(f.key)
                 shown.append(f)
+        if run.aliases:
+            shown = [_untimed(f, run.count) for f in shown]
         shown.sort(key=lambda f: (f.location.path, f.location.line, f.code))
         if shown:
             self.findings += shown
@@ -192,6 +207,24 @@ class KernelLinter:
 
 
 _loaded: dict[int, KernelLinter] = {}
+
+
+def _is_timed(raw: str) -> bool:
+    first = raw.lstrip().split("\n", 1)[0].split()
+    return bool(first) and first[0] == "%%time"
+
+
+def _untimed(finding: Finding, count) -> Finding:
+    """A `%%time` cell's lines as the cell's own (its body starts on the cell's line 2)."""
+    from dataclasses import replace
+
+    def fix(loc):
+        if loc.path not in _TIMED:
+            return loc
+        return replace(loc, line=loc.line + 1, cell=loc.cell if loc.cell is not None else count)
+
+    related = tuple(replace(r, location=fix(r.location)) for r in finding.related)
+    return replace(finding, location=fix(finding.location), related=related)
 
 
 def _guarded(handler):

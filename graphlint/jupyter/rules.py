@@ -31,6 +31,7 @@ class CellRun:
     key: str
     count: int | None = None
     filename: str = ""  # the name the cell's code is compiled under
+    aliases: tuple[str, ...] = ()  # names its body runs under too (`%%time`: "<timed exec>")
 
 
 @dataclass
@@ -96,7 +97,9 @@ class CellGraphRebuilt(_CellRule):
             runs[-1][3] += 1
         else:
             frames = stack.frames  # the cell's own line: its outermost frame in the cell's code
-            own = next((f for f in frames if f.path == run.filename), frames[0] if frames else stack.site)
+            own = next((f for f in frames if f.path in run.aliases), None)  # `%%time`'s body
+            if own is None:
+                own = next((f for f in frames if f.path == run.filename), frames[0] if frames else stack.site)
             runs.append([run, own, index, 1])
 
     def graphlint_graph_released(self, graph_id):
