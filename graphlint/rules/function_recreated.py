@@ -6,6 +6,7 @@ from graphlint.findings import Severity
 from graphlint.rules import _jax
 from graphlint.rules._base import Rule
 from graphlint.static.recreation import recreated_functions, report
+from graphlint.static.hits import report_hits
 from graphlint.static.jax_jit import jit_recreated
 
 
@@ -108,10 +109,4 @@ class FunctionRecreated(Rule):
     def check_module(self, module) -> None:
         """Static form: see :func:`graphlint.static.recreation.recreated_functions`."""
         report(self, module, recreated_functions(module, self.config))
-        for hit in jit_recreated(module):  # the JAX form: jax.jit
-            self.report(
-                hit.message,
-                module.location(hit.node),
-                related=[(module.location(node), text) for node, text in hit.related],
-                fix=_jax.RECREATED_FIX,
-            )
+        report_hits(self, module, jit_recreated(module), fix=_jax.RECREATED_FIX)  # the JAX form: jax.jit

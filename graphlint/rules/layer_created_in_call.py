@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.static.hits import report_hits
 from graphlint.static.keras_layers import layers_created_in_call
 
 _TF_VARIABLES = frozenset({"ResourceVariable", "UninitializedVariable", "Variable"})
@@ -98,9 +99,4 @@ class LayerCreatedInCall(Rule):
 
     # -- static form -----------------------------------------------------------------------
     def check_module(self, module) -> None:
-        for hit in layers_created_in_call(module):
-            self.report(
-                hit.message,
-                module.location(hit.node),
-                related=[(module.location(node), text) for node, text in hit.related],
-            )
+        report_hits(self, module, layers_created_in_call(module))

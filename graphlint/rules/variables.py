@@ -110,13 +110,7 @@ class VariableRenamed(Rule):
 
     def check_module(self, module) -> None:
         """Static form (Keras only): see :func:`graphlint.static.keras_layers.duplicate_layer_names`."""
-        for hit in duplicate_layer_names(module):
-            self.report(
-                hit.message,
-                module.location(hit.node),
-                related=[(module.location(node), text) for node, text in hit.related],
-                fix=_KERAS_NAME_FIX,
-            )
+        report_hits(self, module, duplicate_layer_names(module), fix=_KERAS_NAME_FIX)
 
 
 class VariableExists(Rule):

@@ -18,8 +18,9 @@ class Hit(NamedTuple):
     related: tuple = ()  # (node, text) pairs; a Location instead of a node: another file
 
 
-def report_hits(rule, module, hits: Iterable[Hit]) -> None:
-    """Report each hit through ``rule.report``, at most one per line and message cause."""
+def report_hits(rule, module, hits: Iterable[Hit], fix: str | None = None) -> None:
+    """Report each hit through ``rule.report``, at most one per line and message cause (with
+    ``fix`` instead of the rule's own when given)."""
     seen = set()
     for hit in hits:
         key = (getattr(hit.node, "lineno", 0), hit.message)
@@ -30,4 +31,5 @@ def report_hits(rule, module, hits: Iterable[Hit]) -> None:
             hit.message,
             module.location(hit.node),
             related=[(where if isinstance(where, Location) else module.location(where), text) for where, text in hit.related],
+            fix=fix,
         )
