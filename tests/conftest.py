@@ -86,3 +86,23 @@ def pre_commit_snapshot(tmp_path):
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "snapshot"]):
         subprocess.run(cmd, cwd=snapshot, check=True, env=env)
     return pre_commit, env, snapshot
+
+
+def run_driver(driver: str, paths, out: Path, env=None, timeout=900) -> dict:
+    """Run ``tests/<driver>`` (``tf2_driver.py``, ``jax_driver.py``) on sample ``paths`` in one
+    subprocess; returns its JSON (sample path -> result) with the findings parsed."""
+    import json
+    import subprocess
+    import sys
+
+    from graphlint.findings import finding_from_dict
+
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / driver), str(out), *map(str, paths)],
+        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(out.read_text())
+    for result in data.values():
+        result["findings"] = [finding_from_dict(f) for f in result["findings"]]
+    return data

@@ -17,8 +17,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT, SAMPLES, expected_markers
-from graphlint.findings import finding_from_dict
+from conftest import SAMPLES, expected_markers, run_driver
 
 JAX = SAMPLES / "jax"
 BAD = sorted(JAX.glob("*_bad*.py"))
@@ -33,19 +32,7 @@ def runs(tmp_path_factory):
     if not HAS_JAX:
         pytest.skip("JAX is not installed (pip install 'graphlint[jax]')")
     out = tmp_path_factory.mktemp("jax") / "runs.json"
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "jax_driver.py"), str(out), *map(str, BAD + GOOD)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(out.read_text())
-    for result in data.values():
-        result["findings"] = [finding_from_dict(f) for f in result["findings"]]
-    return data
+    return run_driver("jax_driver.py", BAD + GOOD, out, env={"JAX_PLATFORMS": "cpu"}, timeout=600)
 
 
 def _only(findings, code):

@@ -14,8 +14,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT, SAMPLES, expected_markers
-from graphlint.findings import finding_from_dict
+from conftest import SAMPLES, expected_markers, run_driver
 
 RULES = SAMPLES / "rules"
 BAD = sorted(RULES.glob("gl505_bad*.py")) + [RULES / "gl201_keras_bad.py"]
@@ -32,16 +31,7 @@ def _needs(path):
 def runs(tmp_path_factory):
     """Every GL505 sample run under graphlint, in one eager subprocess: path -> result."""
     out = tmp_path_factory.mktemp("gl505") / "runs.json"
-    paths = [p for p in BAD + GOOD if not _needs(p)]
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), str(out), *map(str, paths)],
-        capture_output=True, text=True, env=ENV, timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(out.read_text())
-    for result in data.values():
-        result["findings"] = [finding_from_dict(f) for f in result["findings"]]
-    return data
+    return run_driver("tf2_driver.py", [p for p in BAD + GOOD if not _needs(p)], out, env=ENV)
 
 
 def _result(runs, path):
