@@ -628,3 +628,68 @@ def test_gl501_tells_long_strings_apart_beyond_their_shortened_text(tmp_path, wh
     else:
         assert "(8 different values)" in finding["message"]
     assert "Pass `s` as a tensor" in finding["fix"]
+
+
+# -- every threshold option: at its boundary and just below ------------------------------------
+TF1 = "import tensorflow as tf\ntf1 = tf.compat.v1\ntf1.disable_eager_execution()\n"
+TF2 = "import numpy as np\nimport tensorflow as tf\n"
+#: (code, option, value, other options, program repeating its pattern N times, N where it
+#: first fires). "more than K" fires at N = K + 1; GL102's "at least K steps" counts the
+#: steps after the first run, so its loop of K + 1 iterations makes K steps.
+THRESHOLDS = [
+    ("GL301", "max-per-site", 3, {"max-per-graph": 100},
+     TF1 + "for i in range(N):\n    g = tf.Graph()\n    with g.as_default():\n        c = tf.constant(1.0)\n"
+     "    with tf1.Session(graph=g) as s:\n        s.run(c)\n"),
+    ("GL301", "max-per-graph", 3, {"max-per-site": 100},
+     TF1 + "g = tf.Graph()\nwith g.as_default():\n    c = tf.constant(1.0)\nfor i in range(N):\n"
+     "    with tf1.Session(graph=g) as s:\n        s.run(c)\n"),
+    ("GL302", "max-combinations", 3, {},
+     TF1 + "g = tf.Graph()\nwith g.as_default():\n    values = [tf.constant(float(i)) for i in range(N)]\n"
+     "with tf1.Session(graph=g) as s:\n    for v in values:\n        s.run(v)\n"),
+    ("GL303", "max-open-per-graph", 2, {},
+     TF1 + "g = tf.Graph()\nwith g.as_default():\n    c = tf.constant(1.0)\nkept = []\nfor i in range(N):\n"
+     "    kept.append(tf1.Session(graph=g))\n"),
+    ("GL102", "min-repeats", 3, {},
+     TF1 + "x = tf1.placeholder(tf.float32, [])\nwith tf1.Session() as s:\n    for i in range(N):\n"
+     "        s.run(x + 1.0, {x: 1.0})\n"),
+    ("GL501", "max-traces", 3, {},
+     TF2 + "@tf.function\ndef f(x):\n    return x * 2\nfor i in range(1, N + 1):\n    f(tf.zeros([i]))\n"),
+    ("GL502", "max-per-site", 2, {}, TF2 + "for i in range(N):\n    tf.function(lambda x: x * 2)(tf.constant(1.0))\n"),
+    ("GL503", "max-per-site", 2, {},
+     TF2 + "for i in range(N):\n    m = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])\n"),
+    ("GL504", "max-calls", 3, {},
+     TF2 + "model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])\nfor i in range(N):\n"
+     "    model.predict(np.zeros((1, 2), np.float32), verbose=0)\n"),
+]
+
+
+def _fires(tmp_path, code, option, value, others, program, n) -> bool:
+    (tmp_path / "p.py").write_text(program.replace("range(N)", f"range({n})").replace("N + 1", f"{n} + 1"))
+    options = "\n".join(f"{k} = {v}" for k, v in {option: value, **others}.items())
+    (tmp_path / "g.toml").write_text(f"[graphlint.rules.{code}]\n{options}\n")
+    proc = gl("run", "--format", "json", "--config", "g.toml", "p.py", cwd=tmp_path, env={"TF_CPP_MIN_LOG_LEVEL": "3"})
+    doc = json.loads(proc.stderr[proc.stderr.index('{\n  "version"'):])
+    return code in [f["code"] for f in doc["findings"]]
+
+
+@pytest.mark.parametrize("at", ["boundary", "just-below"])
+@pytest.mark.parametrize("code, option, value, others, program", THRESHOLDS, ids=[f"{t[0]}-{t[1]}" for t in THRESHOLDS])
+def test_threshold_option_fires_at_its_boundary_and_not_just_below(tmp_path, code, option, value, others, program, at):
+    n = value + 1 if at == "boundary" else value
+    assert _fires(tmp_path, code, option, value, others, program, n) is (at == "boundary")
+
+
+@pytest.mark.parametrize("code, option", sorted({(t[0], t[1]) for t in THRESHOLDS}))
+def test_readme_and_rule_docs_say_the_same_about_each_threshold(code, option):
+    """``graphlint rule CODE`` (the docstring) and README's options table use one wording:
+    "at least" for min-* options, "more ... than" for max-* options, as the code counts."""
+    from graphlint.registry import discover_rules
+
+    doc = " ".join(discover_rules()[code].__doc__.split())
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    (row,) = [line for line in readme.splitlines() if line.startswith(f"| {code} | `{option}` |")]
+    if option.startswith("min-"):
+        assert f"at least `{option}`" in doc and "at least this" in row, (doc, row)
+        assert f"more than `{option}`" not in doc
+    else:
+        assert f"more than `{option}`" in doc and "more" in row and "than this" in row, (doc, row)
