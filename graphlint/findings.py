@@ -22,8 +22,9 @@ class Severity(str, enum.Enum):
 class Location:
     """A place in the user's source: file, 1-based line, 1-based column.
 
-    In a notebook, ``cell`` is the 1-based number of the code cell (``cell 3`` as ruff
-    says) and ``line`` the line within that cell; ``None`` for a plain file.
+    In a notebook, ``cell`` is the cell's 1-based number in notebook order, markdown cells
+    counted (``cell 3`` as ruff says), and ``line`` the line within that cell; in the kernel
+    extension, the ``In [n]`` of the cell's run; ``None`` for a plain file.
     """
 
     path: str

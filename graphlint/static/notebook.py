@@ -4,7 +4,8 @@ The code cells, in order, are joined into one Python module; IPython's own synta
 magics ``%time``, shell escapes ``!pip``, ``x = !ls``, help ``obj?``, and cells that start with a
 cell magic such as ``%%bash``) is blanked line for line, so every other line keeps its number
 and column. A line of the module maps back to ``(cell, line in the cell)``; cells are numbered
-as ruff numbers them: the code cells, from 1. :meth:`Notebook.apply` writes fixes back into the
+as ruff numbers them: every cell (markdown too) in notebook order, from 1, so that ``cell 4``
+is the fourth cell on screen. :meth:`Notebook.apply` writes fixes back into the
 changed cells' ``source`` only: every other byte of the file stays as it was.
 
 Nothing here imports IPython or Jupyter, and nothing is executed.
@@ -35,7 +36,7 @@ class NotebookError(ValueError):
 
 @dataclass
 class Cell:
-    """One code cell: its index among all cells, its number among code cells, where it starts
+    """One code cell: its index among all cells, its number (index + 1, as ruff), where it starts
     in the module (0-based line), and its source as the notebook holds it."""
 
     index: int
@@ -135,7 +136,6 @@ def read_notebook(data: bytes) -> Notebook | None:
     notebook = Notebook("", key=key, encoding=encoding, python2=_kernel(doc).startswith("python2"))
     parts: list[str] = []
     line = 0
-    number = 0
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -144,9 +144,8 @@ def read_notebook(data: bytes) -> Notebook | None:
             source = "".join(source)
         if not isinstance(source, str):
             raise NotebookError(f"not a notebook: cell {index + 1} has a {key} that is not text")
-        number += 1
         lines = _python_lines(source)
-        notebook.cells.append(Cell(index, number, line, source))
+        notebook.cells.append(Cell(index, index + 1, line, source))
         notebook._starts.append(line)
         parts.append("".join(f"{x}\n" for x in lines))
         line += len(lines)
