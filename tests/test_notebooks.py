@@ -368,3 +368,24 @@ def test_mutated_notebooks_never_crash_check_or_fix(tmp_path):
             json.loads(path.read_bytes())
             fixed += 1
     assert fixed >= 3
+
+
+def test_cells_are_numbered_as_ruff_numbers_them(tmp_path):
+    """The same cell, named by ruff (F401 on its `import os`) and by graphlint (GL301)."""
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed")
+    path = notebook(tmp_path, HEADER, "x = 1\n", "%time y = 2\nimport os\n" + SESSION_LOOP)
+    doc = json.loads(path.read_text())
+    doc["cells"].insert(2, {"cell_type": "markdown", "metadata": {}, "source": ["between"]})
+    path.write_text(json.dumps(doc))
+    proc = subprocess.run([ruff, "check", "--select", "F401", "--output-format", "json", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    (theirs,) = json.loads(proc.stdout)
+    (ours,) = findings(path)
+    assert (theirs["cell"], theirs["location"]["row"]) == (5, 2)
+    assert (ours["cell"], ours["line"]) == (5, 4)
