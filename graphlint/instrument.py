@@ -41,6 +41,23 @@ def _tf_probes(linter: Linter, warn) -> list:
     ]
 
 
+def _keras_probes(linter: Linter, warn, flavor: str) -> list:
+    from graphlint.probes.keras_layers import KerasLayerProbe
+
+    probes = [KerasLayerProbe(linter.hook, flavor=flavor, warn=warn)]
+    if flavor == "tf_keras":
+        from graphlint.probes.tf_keras_models import TfKerasModelProbe
+
+        probes.append(TfKerasModelProbe(linter.hook, warn=warn))
+    return probes
+
+
+def _jax_probes(linter: Linter, warn) -> list:
+    from graphlint.probes.jax_jit import JaxProbe
+
+    return [JaxProbe(linter.hook, warn=warn)]
+
+
 def _probes(linter: Linter, warn):
     """The probes of each framework, installed when the program imports it (at once if it has)."""
     if not _available("tensorflow") and not _available("jax"):
@@ -48,20 +65,14 @@ def _probes(linter: Linter, warn):
             "TensorFlow is not installed (nor JAX); install it: pip install 'graphlint[tensorflow]' "
             "(or 'graphlint[jax]' for JAX programs)"
         )
-    from graphlint.probes.jax_jit import JaxProbe
-    from graphlint.probes.keras_layers import KerasLayerProbe
     from graphlint.probes.lazy import ProbeSet
-    from graphlint.probes.tf_keras_models import TfKerasModelProbe
 
     return ProbeSet(
         [
             ("tensorflow", lambda: _tf_probes(linter, warn)),
-            ("keras", lambda: [KerasLayerProbe(linter.hook, flavor="keras", warn=warn)]),
-            ("tf_keras", lambda: [
-                KerasLayerProbe(linter.hook, flavor="tf_keras", warn=warn),
-                TfKerasModelProbe(linter.hook, warn=warn),
-            ]),
-            ("jax", lambda: [JaxProbe(linter.hook, warn=warn)]),
+            ("keras", lambda: _keras_probes(linter, warn, "keras")),
+            ("tf_keras", lambda: _keras_probes(linter, warn, "tf_keras")),
+            ("jax", lambda: _jax_probes(linter, warn)),
         ],
         watched=("tensorflow", "keras", "tf_keras", "jax"),
         warn=warn,
