@@ -100,7 +100,13 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
     warn = warn or (lambda msg: print(msg, file=sys.stderr))
     linter = linter or Linter(config, warn=warn)
     if not _active.acquire(blocking=False):
-        raise RuntimeError("graphlint.instrument() is already active in this process")
+        outer = _outermost[0] if _outermost else None
+        if outer is None:  # pragma: no cover - another thread is installing the probes
+            raise RuntimeError("graphlint.instrument() is being set up in another thread")
+        with _nested(outer, linter):
+            yield linter
+        return
+    _outermost.append(linter)
     probes = None
     try:
         probes = _probes(linter, warn)
@@ -109,4 +115,26 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
     finally:
         if probes is not None:
             probes.stop()
+        _outermost.clear()
         _active.release()
+
+
+#: The linter of the active outermost ``instrument()`` block, whose probes are installed.
+_outermost: list = []
+
+
+@contextlib.contextmanager
+def _nested(outer: Linter, inner: Linter) -> Iterator[None]:
+    """An ``instrument()`` inside another (a program using graphlint under ``graphlint run``):
+    the probes stay the outer block's; every hook they call on it is also called on ``inner``
+    while the inner block is open."""
+    inner_hook = inner.hook
+
+    def relay(hook_name, hook_impls, kwargs):
+        getattr(inner_hook, hook_name)(**kwargs)
+
+    undo = outer.pm.add_hookcall_monitoring(relay, lambda outcome, hook_name, hook_impls, kwargs: None)
+    try:
+        yield
+    finally:
+        undo()

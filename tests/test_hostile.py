@@ -693,3 +693,42 @@ def test_readme_and_rule_docs_say_the_same_about_each_threshold(code, option):
         assert f"more than `{option}`" not in doc
     else:
         assert f"more than `{option}`" in doc and "more" in row and "than this" in row, (doc, row)
+
+
+# -- the program's own graphlint, and its own TensorFlow import -------------------------------
+def test_a_program_using_graphlint_instrument_nests_under_graphlint_run(tmp_path):
+    (tmp_path / "x.py").write_text(
+        "import graphlint\nimport tensorflow as tf\n"
+        "with graphlint.instrument() as inner:\n    with tf.Graph():\n        pass\n"
+        "print(sorted({f.code for f in inner.finish()}))\n"
+    )
+    proc = gl("run", "x.py", cwd=tmp_path)
+    assert proc.stdout == "['GL103']\n", proc.stderr[-3000:]
+    assert "x.py:4:1: GL103" in proc.stderr and proc.returncode == 1  # the outer run saw it too
+
+
+def test_nested_instrument_in_process_sees_only_its_block():
+    pytest.importorskip("tensorflow")
+    import tensorflow as tf
+
+    import graphlint
+
+    with graphlint.instrument() as outer:
+        with tf.Graph():
+            pass
+        with graphlint.instrument() as inner:
+            with tf.Graph():
+                pass
+        inner_lines = [f.location.line for f in inner.finish()]
+    outer_lines = sorted(f.location.line for f in outer.finish() if f.code == "GL103")
+    assert len(inner_lines) == 1 and len(outer_lines) == 2 and inner_lines[0] == outer_lines[1]
+
+
+def test_tensorflow_is_imported_by_the_program_not_before_it(tmp_path):
+    (tmp_path / "x.py").write_text(
+        "import sys\nprint(any(m == 'tensorflow' or m.startswith('tensorflow.') for m in sys.modules))\n"
+        "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
+    )
+    py, ours = both(["x.py"], tmp_path)
+    assert py.stdout == ours.stdout == "False\n", ours.stderr[-2000:]
+    assert "x.py:4:1: GL103" in ours.stderr
