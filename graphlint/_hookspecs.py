@@ -118,7 +118,7 @@ def graphlint_function_traced(
 ):
     """``tf.function`` ``function_id`` traced a new graph for the call at ``site``.
 
-    ``arguments`` is a tuple of :class:`graphlint.probes.tf_function.Argument` (plain data:
+    ``arguments`` is a tuple of :class:`graphlint.events.Argument` (plain data:
     kind, type, shape, dtype, truncated value, identity); ``trace_count`` counts the function's
     traces so far; ``input_signature`` and ``reduce_retracing`` tell how it was declared."""
 

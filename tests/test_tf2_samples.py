@@ -178,7 +178,7 @@ class _ListSink:
 
 
 def _trace_events(rule, values, name="lr"):
-    from graphlint.probes.tf_function import summarize
+    from graphlint.events import summarize
     from graphlint.sites import Frame
 
     site = Frame("/prog.py", 10, "<module>")
@@ -216,7 +216,7 @@ def test_gl501_new_object_each_call_is_named_with_its_class():
 def test_gl501_lists_only_the_arguments_that_changed_an_eager_and_a_graph_tensor_alike():
     import tensorflow as tf
 
-    from graphlint.probes.tf_function import summarize
+    from graphlint.events import summarize
     from graphlint.rules.function_retraced import FunctionRetraced
     from graphlint.sites import Frame
 
@@ -265,7 +265,7 @@ def test_argument_summaries_are_plain_data():
     import numpy as np
     import tensorflow as tf
 
-    from graphlint.probes.tf_function import summarize
+    from graphlint.events import summarize
 
     assert summarize("x", np.ones((3, 4), np.float32))[1:5] == ("tensor", "ndarray", (3, 4), "float32")
     assert summarize("s", tf.TensorSpec([None, 4], tf.int32))[3:5] == ((None, 4), "int32")

@@ -18,14 +18,14 @@ import sys
 import weakref
 from typing import Callable, Iterator
 
+from graphlint.events import ITEMS_MAX, Argument, shape_text, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes.patching import WRAPPER_FILENAME
-from graphlint.probes.tf_function import Argument, _definition, _display_name, summarize
+from graphlint.probes.tf_function import _definition, _display_name
 from graphlint.sites import Frame, is_user_file, user_site
 
 __tracebackhide__ = True
 
-_ITEMS_MAX = 4
 _SCALARS = (bool, int, float, complex)
 #: The files between the user's ``jax.jit(...)`` and ``make_jit``.
 _API_FILES = tuple(
@@ -62,9 +62,7 @@ def _leaf_text(value) -> str:
     aval = _aval_text(value)
     if aval is None:
         return summarize("", value).describe()
-    from graphlint.probes.tf_function import _shape_text
-
-    return f"{aval[1]} {_shape_text(aval[0])}"
+    return f"{aval[1]} {shape_text(aval[0])}"
 
 
 def summarize_dynamic(name: str, value) -> Argument:
@@ -74,9 +72,9 @@ def summarize_dynamic(name: str, value) -> Argument:
     if kind in (list, tuple, dict):
         items = list(value.items()) if kind is dict else list(enumerate(value))
         parts = [
-            (f"{key!r}: " if kind is dict else "") + _leaf_text(item) for key, item in items[:_ITEMS_MAX]
+            (f"{key!r}: " if kind is dict else "") + _leaf_text(item) for key, item in items[:ITEMS_MAX]
         ]
-        more = ", …" if len(items) > _ITEMS_MAX else ""
+        more = ", …" if len(items) > ITEMS_MAX else ""
         return Argument(name, "structure", kind.__name__, value=f"[{len(items)}: {', '.join(parts)}{more}]")
     if value is None:
         return summarize(name, value)
@@ -89,8 +87,8 @@ def summarize_dynamic(name: str, value) -> Argument:
         leaves = jax.tree_util.tree_leaves(value)
     except Exception:
         return summarize(name, value)
-    parts = [_leaf_text(leaf) for leaf in leaves[:_ITEMS_MAX]]
-    more = ", …" if len(leaves) > _ITEMS_MAX else ""
+    parts = [_leaf_text(leaf) for leaf in leaves[:ITEMS_MAX]]
+    more = ", …" if len(leaves) > ITEMS_MAX else ""
     return Argument(name, "structure", kind.__name__, value=f"[{len(leaves)}: {', '.join(parts)}{more}]")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graphlint.events import shape_text
 from graphlint.findings import Severity
 from graphlint.rules import _jax
 from graphlint.rules._base import Rule
@@ -190,7 +191,7 @@ def _changes(calls) -> list[tuple[str, str, list]]:
             if len({a.dtype for a in seq}) > 1:
                 cause, parts = "dtype", [a.dtype for a in seq]
             else:
-                cause, parts = "shape", [_shape(a.shape) for a in seq]
+                cause, parts = "shape", [shape_text(a.shape) for a in seq]
             text = f"`{name}` {cause} " + _arrow(parts)
         elif kinds == {"python"} and len(types) == 1:
             cause = "value"
@@ -210,12 +211,6 @@ def _changes(calls) -> list[tuple[str, str, list]]:
             text = f"`{name}` " + _arrow([a.describe() for a in seq])
         out.append((text, cause, seq))
     return out
-
-
-def _shape(dims) -> str:
-    from graphlint.probes.tf_function import _shape_text
-
-    return _shape_text(dims)
 
 
 def _arrow(parts: list[str]) -> str:

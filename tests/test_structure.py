@@ -1,0 +1,100 @@
+"""The layout: the data path reads one way (program → probe → hook → rule → finding →
+reporter; source → static analysis → finding), and every module stays small enough to read.
+
+Imports are read from the parsed modules (``ast``), function-level imports included, so a
+late ``from graphlint.probes... import`` inside a function counts like one at the top.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "graphlint"
+
+#: (importing modules, forbidden modules): a module of the first may import none of the second.
+FORBIDDEN = [
+    ("graphlint.rules", ("graphlint.probes",)),
+    ("graphlint.static", ("graphlint.rules", "graphlint.probes")),
+    ("graphlint.report", ("graphlint.rules", "graphlint.probes")),
+    ("graphlint.probes", ("graphlint.rules",)),
+]
+
+MAX_LINES = 400
+#: Modules still longer than MAX_LINES, each waiting for its split (issue 11). Remove an entry
+#: when its module is split; the test fails when a listed module is already short enough.
+TOO_LONG: dict[str, str] = {
+    "graphlint/cli.py": "the commands and their option handling in one module",
+    "graphlint/plugin.py": "marker parsing, the session plugin and the fixture in one module",
+    "graphlint/probes/tf_graph.py": "ops, graph entry, variables, sessions and saver in one probe",
+    "graphlint/static/module.py": "the module model, its builder and heuristics in one module",
+}
+
+
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def imported(path: Path, package: Path = PACKAGE) -> list[tuple[int, str]]:
+    """``(line, module)`` for every import of the file, wherever it stands; ``from a import b``
+    counts as ``a.b`` too (``b`` may be a module)."""
+    name = module_name(path, package)
+    parent = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = parent.split(".")[: len(parent.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+            found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+    return found
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_imported_resolves_relative_and_function_level_imports(tmp_path):
+    rules = tmp_path / "graphlint" / "rules"
+    rules.mkdir(parents=True)
+    source = rules / "example.py"
+    source.write_text("def f():\n    from ..probes import tf_function\n    import graphlint.probes.lazy\n")
+    found = imported(source, tmp_path / "graphlint")
+    assert (2, "graphlint.probes.tf_function") in found and (3, "graphlint.probes.lazy") in found
+
+
+@pytest.mark.parametrize("importer, forbidden", FORBIDDEN, ids=[f[0] for f in FORBIDDEN])
+def test_imports_follow_the_data_path(importer, forbidden):
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
+        for path in modules()
+        if within(module_name(path), importer)
+        for line, target in imported(path)
+        if any(within(target, f) for f in forbidden)
+    ]
+    assert wrong == []
+
+
+def test_modules_stay_under_400_lines():
+    lengths = {
+        str(path.relative_to(PACKAGE.parent)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in modules()
+    }
+    too_long = {name: n for name, n in lengths.items() if n > MAX_LINES and name not in TOO_LONG}
+    assert too_long == {}
+    split_already = [name for name in TOO_LONG if lengths.get(name, 0) <= MAX_LINES]
+    assert split_already == [], "remove these from TOO_LONG"
