@@ -22,15 +22,16 @@ from typing import Callable, Iterable
 from graphlint.config import Config
 from graphlint.findings import Finding, Location, Severity
 from graphlint.static.module import Edit, Module
+from graphlint.static.prefilter import relevant
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 MAX_BYTES = 10 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Only files that name TensorFlow, Keras or JAX can match a rule; the others are only parsed.
-#: Never stricter than the parser: any line ending, BOM, ``;``, ``\f``, ``if ...:`` or
-#: backslash continuation before the import, and identifiers the parser normalises (NFKC, so
-#: any non-ASCII byte) or a source in another encoding (a coding cookie) count as relevant.
+#: Files that may name TensorFlow, Keras or JAX are decoded before parsing (the others are
+#: ASCII without a coding cookie); whether the analysis runs is decided from the parsed
+#: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
+#: non-ASCII byte) or a source in another encoding (a coding cookie) count here.
 _RELEVANT = re.compile(rb"tensorflow|keras|jax|[\x80-\xff]|coding[:=]")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 _FILE_NOQA = re.compile(
@@ -144,10 +145,14 @@ def _noqa_filter(findings: list[Finding], text: str) -> list[Finding]:
     return kept
 
 
-def check_file(path: str, rule_classes: Iterable[type], config: Config) -> FileResult:
-    """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings."""
+def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False) -> FileResult:
+    """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
+
+    Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
+    ``full=True`` analyses every file that parses: the reference the fast path is tested against.
+    """
     result = FileResult(path)
-    found = _check(path, list(rule_classes), config, result)
+    found = _check(path, list(rule_classes), config, result, full)
     result.findings = [
         f for f in found if config.is_selected(f.code) and not config.ignored_for_path(f.code, f.location.path)
     ]
@@ -160,7 +165,7 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config) -> FileR
     return result
 
 
-def _check(path: str, rules: list[type], config: Config, result: FileResult) -> list[Finding]:
+def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
@@ -180,12 +185,14 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult) -> 
         data = _notebook(path, data, result)
         if isinstance(data, list):
             return data  # its GL001, or nothing for a notebook in another language
-    relevant = bool(rules) and _RELEVANT.search(data) is not None
-    text, tree, encoding = _parse(path, data, decode=relevant)
+    decode = bool(rules) and _RELEVANT.search(data) is not None
+    text, tree, encoding = _parse(path, data, decode=decode)
     if tree is None:
         return [encoding]  # the GL001 finding
-    if not relevant:
+    if not rules or not (full or relevant(path, tree, data)):
         return []
+    if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
+        text = data.decode("ascii")
     try:
         module = Module(path, text, tree)
     except RecursionError:

@@ -1,0 +1,111 @@
+"""Which parsed files the static analysis can report on: decided from the file's imports.
+
+Every file is parsed (a syntax error is GL001 wherever it is), but building the
+:class:`~graphlint.static.module.Module` model and running the rules costs several times the
+parse. A rule matches only names that the file's imports resolve to a TensorFlow, Keras or
+JAX API (see :mod:`graphlint.static.names`), or a user's function or class that a call reaches
+in another module of the checked tree (:mod:`graphlint.static.project`). So a file needs the
+analysis when one of its imports, wherever it sits:
+
+* binds a name whose dotted target names ``tensorflow``, ``keras`` or ``jax`` (``tf_keras``,
+  ``jax.numpy``, ``tensorflow_hub`` too) — except TensorFlow's own internals
+  (``from tensorflow.python.ops import array_ops``, ``tensorflow.core.protobuf``): those
+  targets never canonicalise to a public API name, and no rule matches them (an attribute
+  path reaches ``tensorflow.python.keras``, Keras, only from ``tensorflow.python`` itself,
+  and then the file spells ``keras``);
+* is relative (``from . import model``), or names a module whose file lies beside the checked
+  file, where :func:`graphlint.static.project.find_module` looks for it.
+
+Never stricter than the analysis: the same import statements :class:`Module` binds names
+from are read here (also inside functions, ``if``, ``try``, ``with`` and ``match``), and a test
+compares the result of this path with the full analysis of every file on the samples and on
+a corpus of real code (``tests/test_static_speed_paths.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from graphlint.static import project
+
+_FAMILY = re.compile(r"tensorflow|keras|jax")
+#: TensorFlow's own packages, not its public API (``tf.core`` does not exist; ``tf.tools``,
+#: ``tf.security`` and ``tf.dtensor`` are only the packages, left as attributes by the import).
+_INTERNAL = frozenset({"python", "core", "compiler", "security", "tools", "dtensor"})
+_NESTED = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement, where :class:`Module` collects its bindings from."""
+    found = []
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif not isinstance(node, (ast.expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)):
+            for name in _NESTED:
+                children = getattr(node, name, None)
+                if children:
+                    stack.extend(reversed(children))
+    return found
+
+
+def _bound(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The dotted targets the import binds names to (as :class:`~names.Bindings` does)."""
+    if isinstance(node, ast.Import):
+        return [alias.name if alias.asname else alias.name.split(".", 1)[0] for alias in node.names]
+    module = node.module or ""
+    return [f"{module}.{alias.name}" if alias.name != "*" else module for alias in node.names]
+
+
+def _named(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The full dotted names the import mentions (each prefix may be a user's module)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    module = node.module or ""
+    return [f"{module}.{alias.name}" if alias.name != "*" else module for alias in node.names]
+
+
+def _framework(target: str, data: bytes) -> bool:
+    if not _FAMILY.search(target):
+        return False
+    head, _, rest = target.partition(".")
+    if head == "tensorflow" and rest.split(".", 1)[0] in _INTERNAL and "keras" not in target:
+        # no attribute path from here reaches a public name, but ``python.keras.layers``
+        # from ``tensorflow.python`` itself (tensorflow.python.keras is Keras)
+        return rest == "python" and b"keras" in data
+    return True
+
+
+def user_modules(path: str, tree: ast.Module) -> list[str]:
+    """The files of the checked tree that the file's absolute imports may name (relative ones
+    are not resolved here: :func:`relevant` counts them without looking)."""
+    found = []
+    roots = project._roots(path)
+    for node in imports(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            continue
+        for dotted in _named(node):
+            parts = dotted.split(".")
+            if not parts[0] or parts[0] in project._LIBRARIES:
+                continue
+            for cut in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:cut])
+                for root in roots:
+                    hit = project._file_for(root, prefix)
+                    if hit is not None:
+                        found.append(hit)
+    return found
+
+
+def relevant(path: str, tree: ast.Module, data: bytes) -> bool:
+    """Whether the analysis of this parsed file can report anything (see the module doc)."""
+    nodes = imports(tree)
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            return True  # the user's own package
+        if any(_framework(target, data) for target in _bound(node)):
+            return True
+    return bool(nodes) and bool(user_modules(path, tree))
