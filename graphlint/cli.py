@@ -338,7 +338,8 @@ def _emit(findings, fmt, output, rules, statistics, stream) -> None:
     from graphlint.report import render, use_color
 
     color = fmt == "text" and not output and use_color(stream)
-    text = render(fmt, findings, rules, statistics=statistics, color=color)
+    from graphlint.registry import describe
+    text = render(fmt, findings, describe(rules), statistics=statistics, color=color)
     _flush(sys.stdout)
     if output:
         try:

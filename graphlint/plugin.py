@@ -300,6 +300,7 @@ class GraphlintPlugin:
 
     def _write_report(self):
         from graphlint.engine import sorted_findings
+        from graphlint.registry import describe
         from graphlint.report import render
 
         path = self.report_path
@@ -307,7 +308,7 @@ class GraphlintPlugin:
         findings = sorted(sorted_findings(self.findings), key=lambda f: f.test_id or "")
         try:
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(render(fmt, findings, {cls.code: cls for cls in _rule_classes()}))
+                fh.write(render(fmt, findings, describe({cls.code: cls for cls in _rule_classes()})))
         except OSError as exc:
             writer = self.config.get_terminal_writer()
             writer.line()  # not glued to the progress line

@@ -9,6 +9,9 @@ but plain directories (a zip, an egg), the standard ``importlib.metadata`` path 
 
 The current directory is never searched: ``python -m graphlint check`` puts it on ``sys.path``,
 and a checked folder's ``*.dist-info`` must not load code into graphlint.
+
+What the reporters need to know of a rule reaches them as data, :class:`RuleDescription`
+(:func:`describe`): they never read a rule class.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import importlib
 import os
 import re
 import sys
-from typing import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
+
+from graphlint.findings import Severity
 
 ENTRY_POINT_GROUP = "graphlint"
 _SECTION = "[" + ENTRY_POINT_GROUP + "]"
@@ -125,3 +131,41 @@ def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None =
     if not found:
         raise ConfigError("graphlint's rules are not installed (install it: pip install -e .)")
     return dict(sorted(found.items()))
+
+
+@dataclass(frozen=True)
+class RuleDescription:
+    """A rule as the reporters and the docs see it: plain data, no behaviour.
+
+    ``docs`` are the docstring's sections (``""`` the lead paragraph, then ``What it does``,
+    ``Why is this bad?``, ``Example``, ``Use instead``)."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str = ""
+    fix: str = ""
+    docs: Mapping[str, str] = field(default_factory=dict)
+    engines: tuple[str, ...] = ("runtime",)
+    frameworks: tuple[str, ...] = ("tensorflow",)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, rule: type) -> "RuleDescription":
+        """The description of a :class:`graphlint.Rule` subclass."""
+        return cls(
+            code=rule.code,
+            name=rule.name,
+            severity=rule.severity,
+            summary=rule.summary,
+            fix=rule.fix,
+            docs=rule.docs(),
+            engines=tuple(rule.engines),
+            frameworks=tuple(getattr(rule, "frameworks", ("tensorflow",))),
+            options=dict(rule.options),
+        )
+
+
+def describe(rules: Mapping[str, type] | None) -> dict[str, RuleDescription]:
+    """Descriptions of rule classes by code (as :func:`discover_rules` returns them)."""
+    return {code: RuleDescription.of(cls) for code, cls in (rules or {}).items()}

@@ -148,19 +148,20 @@ def _uri(path: str) -> str:
 
 def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
     """SARIF 2.1.0 as GitHub code scanning accepts it. In a notebook, ``startLine`` is the line
-    within the cell and ``properties.cell`` the cell; statistics go in the run's properties."""
+    within the cell and ``properties.cell`` the cell; statistics go in the run's properties.
+    ``rules`` maps codes to :class:`graphlint.registry.RuleDescription` (the rule metadata)."""
     rules = dict(rules or {})
     used = sorted({f.code for f in findings} | set(rules))
     index = {code: i for i, code in enumerate(used)}
     descriptors = []
     for code in used:
-        cls = rules.get(code)
+        rule = rules.get(code)
         sample = next((f for f in findings if f.code == code), None)
-        name = cls.name if cls else sample.name
-        summary = (cls.summary if cls else sample.message) or name
-        docs = cls.docs() if cls else {}
+        name = rule.name if rule else sample.name
+        summary = (rule.summary if rule else sample.message) or name
+        docs = rule.docs if rule else {}
         help_md = "\n\n".join(f"## {k}\n{v}" for k, v in docs.items() if k) or summary
-        severity = (cls.severity if cls else sample.severity).value
+        severity = (rule.severity if rule else sample.severity).value
         descriptors.append(
             {
                 "id": code,
@@ -274,4 +275,5 @@ FORMATTERS: dict[str, Callable[..., str]] = {
 
 
 def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs) -> str:
+    """``findings`` in format ``fmt``; ``rules``: code → :class:`graphlint.registry.RuleDescription`."""
     return FORMATTERS[fmt](list(findings), rules, **kwargs)

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from graphlint.engine import discover_rules
+from graphlint.registry import RuleDescription, describe
 from graphlint.findings import Finding, Location, Related, Severity
 from graphlint.report import as_dict, render
 
@@ -92,7 +93,7 @@ def sarif_schema():
 def test_sarif_validates_against_the_2_1_0_schema(sarif_schema, findings):
     import jsonschema
 
-    doc = json.loads(render("sarif", findings, discover_rules()))
+    doc = json.loads(render("sarif", findings, describe(discover_rules())))
     jsonschema.validate(doc, sarif_schema)
     run = doc["runs"][0]
     assert doc["version"] == "2.1.0" and run["tool"]["driver"]["name"] == "graphlint"
@@ -103,9 +104,21 @@ def test_sarif_validates_against_the_2_1_0_schema(sarif_schema, findings):
 
 
 def test_sarif_rule_help_comes_from_the_rule_docstring():
-    doc = json.loads(render("sarif", [finding()], discover_rules()))
+    doc = json.loads(render("sarif", [finding()], describe(discover_rules())))
     (rule,) = [r for r in doc["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "GL101"]
     assert "## Why is this bad?" in rule["help"]["markdown"]
+
+
+def test_sarif_rule_metadata_comes_as_data_not_from_a_rule_class():
+    described = RuleDescription(
+        code="GL101", name="graph-rebuilt", severity=Severity.ERROR, summary="one line",
+        docs={"": "lead", "What it does": "does this", "Example": "x = 1"},
+    )
+    doc = json.loads(render("sarif", [finding()], {"GL101": described}))
+    (rule,) = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert rule["shortDescription"]["text"] == "one line" and rule["fullDescription"]["text"] == "does this"
+    assert rule["help"]["markdown"] == "## What it does\ndoes this\n\n## Example\nx = 1"
+    assert rule["defaultConfiguration"]["level"] == "error"
 
 
 def test_github_annotations_escape_properties_and_message():
