@@ -164,6 +164,7 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
     status; ``KeyboardInterrupt`` gives 130.
     """
     saved_argv, saved_path = sys.argv[:], sys.path[:]
+    before = set(threading.enumerate())
     saved_main = sys.modules.get("__main__")
     # the frames of graphlint's launcher sit under the program: the recursion limit grows by
     # as many, so that a recursion that fits under python fits here
@@ -212,17 +213,21 @@ def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -
         sys.path[:] = saved_path
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
-    _join_threads(outcome)
+    _join_threads(outcome, before)
     return outcome
 
 
-def _join_threads(outcome: Outcome) -> None:
+def _join_threads(outcome: Outcome, before: set) -> None:
     """Python waits for the program's non-daemon threads before it ends; so does the report
-    (a thread still working when the main code returns adds its findings)."""
+    (a thread still working when the main code returns adds its findings). Threads that were
+    there before the program (an embedding test runner's) are not the program's."""
     me = threading.current_thread()
     try:
         while True:
-            alive = [t for t in threading.enumerate() if t is not me and not t.daemon and t.is_alive()]
+            alive = [
+                t for t in threading.enumerate()
+                if t is not me and t not in before and not t.daemon and t.is_alive()
+            ]
             if not alive:
                 return
             for thread in alive:
@@ -235,65 +240,15 @@ def _join_threads(outcome: Outcome) -> None:
 def _hide_launcher_frames():
     """Keep graphlint's launcher frames (the entry script, click, the CLI, this runner) and its
     probe wrappers out of the stacks TensorFlow records for each op, so that TensorFlow's own
-    error messages ("Original stack trace for ...") read as they do under plain ``python``.
+    error messages ("Original stack trace for ...") read as they do under plain ``python``."""
+    from graphlint.probes.tf_stack import hide_files
 
-    Uses TensorFlow's stack-trace filter for this thread; nothing when TensorFlow is absent.
-    """
     files = {WRAPPER_FILENAME}
     frame = sys._getframe(1)
     while frame is not None:
         files.add(frame.f_code.co_filename)
         frame = frame.f_back
-    if "tensorflow.python.util.tf_stack" not in sys.modules:
-        return _HideWhenImported(files)  # graphlint installs TensorFlow's probes when it is imported
-    return _hide_frames(files)
-
-
-def _hide_frames(files):
-    import contextlib
-
-    tf_stack = sys.modules.get("tensorflow.python.util.tf_stack")
-    base = getattr(tf_stack, "StackTraceFilter", None)
-    if base is None:
-        return contextlib.nullcontext()
-
-    class _HideLauncher(base):
-        def get_filtered_filenames(self):
-            parent = self.parent.get_filtered_filenames() if self.parent is not None else ()
-            return frozenset(files).union(parent)
-
-    try:
-        return _HideLauncher()
-    except Exception:  # a TensorFlow without this machinery: its messages keep our frames
-        return contextlib.nullcontext()
-
-
-class _HideWhenImported:
-    """The launcher filter, entered in this thread when the program imports TensorFlow."""
-
-    def __init__(self, files):
-        self.files = files
-        self.thread = threading.get_ident()
-        self.entered = None
-        self.cancel = lambda: None
-
-    def _now(self) -> None:
-        if self.entered is None and threading.get_ident() == self.thread:
-            hide = _hide_frames(self.files)
-            hide.__enter__()
-            self.entered = hide
-
-    def __enter__(self):
-        from graphlint.probes.lazy import on_import
-
-        self.cancel = on_import("tensorflow", self._now)
-        return self
-
-    def __exit__(self, *exc):
-        self.cancel()
-        if self.entered is not None:
-            self.entered.__exit__(None, None, None)
-            self.entered = None
+    return hide_files(files)
 
 
 def _run_code(code, spec, package: str, outcome: Outcome) -> None:

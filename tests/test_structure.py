@@ -98,3 +98,27 @@ def test_modules_stay_under_400_lines():
     assert too_long == {}
     split_already = [name for name in TOO_LONG if lengths.get(name, 0) <= MAX_LINES]
     assert split_already == [], "remove these from TOO_LONG"
+
+
+FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax")
+
+
+def test_only_probes_import_a_framework_or_name_its_internals():
+    """TensorFlow, Keras and JAX knowledge lives in graphlint/probes (static analysis names
+    APIs as text and imports nothing)."""
+    wrong = []
+    for path in modules():
+        name = module_name(path)
+        if within(name, "graphlint.probes"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, target in imported(path):
+            if target.split(".")[0] in FRAMEWORKS:
+                wrong.append(f"{name}:{line} imports {target}")
+        if within(name, "graphlint.static"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.startswith(("tensorflow.python", "keras.src", "jax._src")):
+                    wrong.append(f"{name}:{node.lineno} names {node.value}")
+    assert wrong == []
