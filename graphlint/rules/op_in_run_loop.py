@@ -161,7 +161,8 @@ class _Loop:
         self.made: set[int] = set()
 
     def step(self, ops: int, outside: set[int], made: set[int]) -> None:
-        repeats = self.steps and outside <= (self.outside | self.made)
+        # (a step that reads nothing older builds from Python values only: a case, not a rebuild)
+        repeats = self.steps and outside and outside <= (self.outside | self.made)
         self.steps = self.steps + 1 if repeats else 1
         if self.steps >= self.best:
             self.best = self.steps

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.rules._state import plural
+from graphlint.sites import capture
 from graphlint.static.hits import report_hits
 from graphlint.static.sessions import session_churn
 
@@ -119,8 +119,10 @@ class FetchChurn(Rule):
 
     ## What it does
     Counts the distinct combinations of fetches, feeds and targets passed to `run()` on one
-    session (leaving out runs after the graph grew, which are GL102's) and reports the session
-    when there are more than `max-combinations`, naming the call site and the count.
+    session (leaving out runs after the graph grew, which are GL102's), per call path, and
+    reports the session when one path (a line in a loop) ran more than `max-combinations`,
+    naming the call site and the count. A test that evaluates a dozen different tensors once
+    each, from its own lines, is not churn.
 
     ## Why is this bad?
     For every new combination the runtime prunes the graph to the ops it needs, builds an
@@ -158,8 +160,11 @@ class FetchChurn(Rule):
     def graphlint_session_run(self, session_id, site, new_signature, ops_added):
         if not new_signature or ops_added or site is None:
             return
-        self.sessions[session_id][site[:2]] += 1
-        self.frames.setdefault(site[:2], site)
+        # Counted per call path: one line of a loop that runs ever new combinations, not a
+        # test that evaluates a dozen different tensors once each from its own lines.
+        path = tuple(f[:2] for f in capture(0).frames) or (site[:2],)
+        self.sessions[session_id][path] += 1
+        self.frames.setdefault(path, site)
 
     def graphlint_session_released(self, session_id):
         self._judge(self.sessions.pop(session_id, None))
@@ -171,16 +176,15 @@ class FetchChurn(Rule):
     def _judge(self, sites: Counter | None) -> None:
         if not sites:
             return
-        total = sum(sites.values())
-        if total <= self.config["max-combinations"]:
+        (top, n), *_ = sites.most_common()
+        if n <= self.config["max-combinations"]:
             return
-        (top, n), *others = sites.most_common()
+        total = sum(sites.values())
         self.report(
-            f"one session ran {total} distinct fetch/feed combinations"
-            + (f" ({n} from this call)" if others else "")
+            f"one session ran {n} distinct fetch/feed combinations"
+            + (f" from this call ({total} in all)" if total > n else "")
             + ": each new one prunes and caches a new subgraph",
             self.frames[top],
-            related=[(self.frames[k], f"{plural(c, 'more combination')} from here") for k, c in others[:3]],
         )
 
 
