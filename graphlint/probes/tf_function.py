@@ -82,10 +82,11 @@ class _FunctionInfo:
 
 
 def _building_tf1_graph() -> bool:
-    from tensorflow.python.eager import context
+    """Building a graph (tf.Graph().as_default(), TF1 graph mode) at the outermost level, also
+    from inside a tf.function or while-loop body traced there."""
     from tensorflow.python.framework import ops
 
-    return not context.executing_eagerly() and not getattr(ops.get_default_graph(), "_building_function", False)
+    return not ops.executing_eagerly_outside_functions()
 
 
 class FunctionProbe(Probe):
