@@ -237,7 +237,8 @@ def _run_exit_code(findings, status: int, exit_zero: bool) -> int:
 @selection_options
 @click.option("--fix", is_flag=True, help="Apply the safe fixes (GL103) in place.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
-def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins, fix, jobs):
+@click.option("--no-cache", is_flag=True, envvar="GRAPHLINT_NO_CACHE", help="Neither read nor write .graphlint_cache (unchanged files' results).")
+def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins, fix, jobs, no_cache):
     """Check PATHS (files or directories, default .) statically, without running them.
 
     Files are parsed with Python's ast module; nothing is imported or executed. Findings go
@@ -247,6 +248,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     from graphlint.findings import sorted_findings
     from graphlint.registry import discover_rules
     from graphlint.static import apply_fixes, check_files, collect
+    from graphlint.static.cache import Cache
 
     try:
         config = _config(config_file, os.getcwd(), select, extend_select, ignore)
@@ -263,11 +265,12 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         for code, cls in rules.items()
         if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
     ]
+    cache = None if no_cache else Cache.open(config.root, static, config)
     if sys.stderr is not None and sys.stderr.isatty() and len(files) >= 200:
         with click.progressbar(length=len(files), label="graphlint check", file=sys.stderr) as bar:
-            results = check_files(files, static, config, jobs=jobs, progress=bar.update)
+            results = check_files(files, static, config, jobs=jobs, progress=bar.update, cache=cache)
     else:
-        results = check_files(files, static, config, jobs=jobs)
+        results = check_files(files, static, config, jobs=jobs, cache=cache)
     findings = [f for r in results for f in r.findings]
     if fix:
         fixed = apply_fixes(results, warn=lambda m: click.echo(m, err=True))

@@ -144,3 +144,156 @@ def test_a_file_that_names_no_framework_but_calls_a_model_of_the_tree_is_reporte
     found = check_file(str(main), _static_rules(config), config).findings
     assert [(f.code, f.location.line) for f in found] == [("GL101", 5)]
     assert os.path.basename(found[0].related[0].location.path) == "forecaster.py"
+
+
+# -- the cache ---------------------------------------------------------------------------------
+def _run(paths: list[str], config: Config, cache_root: Path | None, monkeypatch=None) -> tuple[list, list[str]]:
+    """(findings, the files analysed afresh) of one `graphlint check` run."""
+    from graphlint.static import engine
+    from graphlint.static.cache import Cache
+
+    analysed: list[str] = []
+    inner = engine._check_files
+
+    def spy(todo, *args):
+        analysed.extend(todo)
+        return inner(todo, *args)
+
+    rules = _static_rules(config)
+    cache = Cache.open(str(cache_root), rules, config) if cache_root is not None else None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_check_files", spy)
+        results = engine.check_files(paths, rules, config, jobs=1, cache=cache)
+    _run.fixable = [r.path for r in results if r.edits]  # never stored: --fix reads the file
+    return [f for r in results for f in r.findings], analysed
+
+
+def _cached_twice(root: Path, cache_root: Path) -> None:
+    config = load(None, start=str(root))
+    paths = collect([str(root)], config)
+    plain, _ = _run(paths, config, None)
+    first, analysed_first = _run(paths, config, cache_root)
+    second, analysed_second = _run(paths, config, cache_root)
+    assert len(plain) >= 1
+    assert first == plain and second == plain
+    assert analysed_first == paths and analysed_second == _run.fixable
+
+
+def test_a_second_run_on_the_unchanged_samples_reads_everything_from_the_cache(tmp_path):
+    _cached_twice(SAMPLES, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus (real TensorFlow code) is not here")
+def test_a_second_run_on_the_unchanged_corpus_reads_everything_from_the_cache(tmp_path):
+    _cached_twice(CORPUS, tmp_path)
+
+
+def _tree(tmp_path: Path, forecaster: str = FORECASTER) -> tuple[Path, Config]:
+    (tmp_path / "forecaster.py").write_text(forecaster)
+    main = tmp_path / "main.py"
+    main.write_text("from forecaster import forecast\n\nfor day in range(7):\n    print(forecast([[1.0] * 4]))\n")
+    return main, Config(root=str(tmp_path))
+
+
+def test_a_changed_file_is_analysed_again(tmp_path):
+    main, config = _tree(tmp_path)
+    assert [f.code for f in _run([str(main)], config, tmp_path)[0]] == ["GL101"]
+    main.write_text("from forecaster import forecast\n\nprint(forecast([[1.0] * 4]))\n")
+    found, analysed = _run([str(main)], config, tmp_path)
+    assert (found, analysed) == ([], [str(main)])
+
+
+def test_a_change_in_a_module_the_analysis_followed_is_seen(tmp_path):
+    main, config = _tree(tmp_path)
+    assert [f.code for f in _run([str(main)], config, tmp_path)[0]] == ["GL101"]
+    # the model is now built in a graph of its own each call: nothing to report at the loop
+    (tmp_path / "forecaster.py").write_text(
+        FORECASTER.replace("    inputs = tf1", "    with tf.Graph().as_default():\n        inputs = tf1", 1)
+        .replace("\n    prediction", "\n        prediction")
+        .replace("\n    with tf1.Session() as sess:\n        return", "\n        with tf1.Session() as sess:\n            return")
+    )
+    found, analysed = _run([str(main)], config, tmp_path)
+    assert (found, analysed) == ([], [str(main)])
+
+
+def test_a_module_that_appears_beside_the_file_is_seen(tmp_path):
+    main = tmp_path / "main.py"
+    main.write_text("from forecaster import forecast\n\nfor day in range(7):\n    print(forecast([[1.0] * 4]))\n")
+    config = Config(root=str(tmp_path))
+    assert _run([str(main)], config, tmp_path)[0] == []
+    (tmp_path / "forecaster.py").write_text(FORECASTER)
+    found, analysed = _run([str(main)], config, tmp_path)
+    assert ([f.code for f in found], analysed) == (["GL101"], [str(main)])
+
+
+def test_another_selection_is_another_cache(tmp_path):
+    main, config = _tree(tmp_path)
+    _run([str(main)], config, tmp_path)
+    found, analysed = _run([str(main)], Config(root=str(tmp_path), ignore=["GL101"]), tmp_path)
+    assert (found, analysed) == ([], [str(main)])
+
+
+def test_a_corrupt_cache_is_an_empty_one(tmp_path):
+    from graphlint.static.cache import DIRECTORY
+
+    main, config = _tree(tmp_path)
+    _run([str(main)], config, tmp_path)
+    for garbage in (b"{not json", b'{"format": 1, "entries": []}', b'{"format": 1, "entries": {"%s": 7}}' % str(main).encode()):
+        for stored in (tmp_path / DIRECTORY).rglob("*.json"):
+            stored.write_bytes(garbage)
+        found, analysed = _run([str(main)], config, tmp_path)
+        assert ([f.code for f in found], analysed) == (["GL101"], [str(main)])
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_run_whole(tmp_path):
+    main, config = _tree(tmp_path)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")  # the cache folder would have to be created inside a file
+    for _ in range(2):
+        found, analysed = _run([str(main)], config, blocked)
+        assert ([f.code for f in found], analysed) == (["GL101"], [str(main)])
+
+
+def test_no_cache_neither_reads_nor_writes_it(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from graphlint.cli import main as cli
+    from graphlint.static.cache import DIRECTORY
+
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRAPHLINT_NO_CACHE", raising=False)
+    first = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json", "main.py"])
+    assert first.exit_code == 1 and '"GL101"' in first.output
+    assert not (tmp_path / DIRECTORY).exists()
+    second = CliRunner().invoke(cli, ["check", "--format", "json", "main.py"])
+    assert second.exit_code == 1 and second.output == first.output
+    assert (tmp_path / DIRECTORY / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_graphlint_cache_dir_puts_the_cache_elsewhere(tmp_path, monkeypatch):
+    from graphlint.static.cache import DIRECTORY
+
+    (tmp_path / "tree").mkdir()
+    main, config = _tree(tmp_path / "tree")
+    monkeypatch.setenv("GRAPHLINT_CACHE_DIR", str(tmp_path / "elsewhere"))
+    _run([str(main)], config, tmp_path / "tree")
+    found, analysed = _run([str(main)], config, tmp_path / "tree")
+    assert ([f.code for f in found], analysed) == (["GL101"], [])
+    assert list((tmp_path / "elsewhere").rglob("*.json")) and not (tmp_path / "tree" / DIRECTORY).exists()
+
+
+def test_a_read_only_tree_gets_no_cache_folder(tmp_path):
+    from graphlint.static.cache import DIRECTORY
+
+    (tmp_path / "ro").mkdir()
+    main, config = _tree(tmp_path / "ro")
+    (tmp_path / "ro").chmod(0o555)
+    try:
+        for _ in range(2):
+            found, analysed = _run([str(main)], config, tmp_path / "ro")
+            assert ([f.code for f in found], analysed) == (["GL101"], [str(main)])
+        assert not (tmp_path / "ro" / DIRECTORY).exists()
+    finally:
+        (tmp_path / "ro").chmod(0o755)

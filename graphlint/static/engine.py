@@ -10,19 +10,18 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
-import multiprocessing
 import os
 import re
 import stat
 import tokenize
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from graphlint.config import Config
 from graphlint.findings import Finding, Location, Severity
+from graphlint.static import prefilter, project
+from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.module import Edit, Module
-from graphlint.static.prefilter import relevant
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 MAX_BYTES = 10 * 1024 * 1024
@@ -49,6 +48,7 @@ class FileResult:
     digest: str = ""
     encoding: str = "utf-8"
     notebook: object = None  # a .ipynb file's Notebook (graphlint.static.notebook)
+    read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
 
 
 #: GL001, reported by the engine itself (its rule class, for the docs: rules/syntax_error.py).
@@ -179,6 +179,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
     except OSError as exc:
         return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
+    result.read = Inputs(digest(data))
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
     if path.endswith(".ipynb"):
@@ -189,7 +190,10 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     text, tree, encoding = _parse(path, data, decode=decode)
     if tree is None:
         return [encoding]  # the GL001 finding
-    if not rules or not (full or relevant(path, tree, data)):
+    if not rules:
+        return []
+    if not full and not prefilter.relevant(path, tree, data):
+        result.read.probes = prefilter.probes(path, tree)  # a module that appears there counts
         return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
@@ -209,6 +213,8 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         except Exception as exc:  # a failing rule must not stop the others
             collector.internal_error(rule, exc, "check_module")
     found = _noqa_filter(collector.found, text)
+    probes, result.read.deps = reached(path)
+    result.read.probes = prefilter.probes(path, tree) + probes
     if module.edits:
         result.edits = list(module.edits)
         result.digest = hashlib.sha256(data).hexdigest()
@@ -255,7 +261,7 @@ def _work(paths: list[str]) -> list[FileResult]:
     out = []
     for path in paths:
         result = check_file(path, rules, config)
-        out.append(result if (result.findings or result.edits) else FileResult(path))
+        out.append(result if (result.findings or result.edits) else FileResult(path, read=result.read))
     return out
 
 
@@ -266,8 +272,18 @@ def check_files(
     *,
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
+    cache: Cache | None = None,
 ) -> list[FileResult]:
-    """Check every file, in parallel over ``jobs`` processes (default: all cores) when many."""
+    """Check every file, in parallel over ``jobs`` processes (default: all cores) when many.
+    With a ``cache`` (graphlint.static.cache), unchanged files' results come from it and the
+    others' go into it."""
+    project.forget()  # the files as they are now, also when called again in one process
+    if cache is None:
+        return _check_files(paths, rule_classes, config, jobs, progress)
+    return cache.check(paths, lambda todo: _check_files(todo, rule_classes, config, jobs, progress), FileResult, progress)
+
+
+def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult]:
     jobs = jobs or os.cpu_count() or 1
     results: list[FileResult] = []
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
@@ -284,6 +300,9 @@ def check_files(
             if enabled:
                 gc.enable()
         return results
+    import multiprocessing  # here: one file (pre-commit) never starts a pool
+    from concurrent.futures import ProcessPoolExecutor
+
     # Largest first, dealt round-robin into batches: every worker gets an even share.
     sized = sorted(paths, key=_size, reverse=True)
     n_batches = min(len(paths), jobs * 8)

@@ -25,6 +25,7 @@ a corpus of real code (``tests/test_static_speed_paths.py``).
 from __future__ import annotations
 
 import ast
+import os
 import re
 
 from graphlint.static import project
@@ -79,25 +80,33 @@ def _framework(target: str, data: bytes) -> bool:
     return True
 
 
-def user_modules(path: str, tree: ast.Module) -> list[str]:
-    """The files of the checked tree that the file's absolute imports may name (relative ones
-    are not resolved here: :func:`relevant` counts them without looking)."""
-    found = []
-    roots = project._roots(path)
+def lookups(tree: ast.Module) -> list[str]:
+    """Each dotted name (and its prefixes) the file's absolute imports may find a user's
+    module under: ``import a.b`` / ``from a.b import c`` look for ``a``, ``a.b``, ``a.b.c``."""
+    found: dict[str, None] = {}
     for node in imports(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             continue
         for dotted in _named(node):
             parts = dotted.split(".")
-            if not parts[0] or parts[0] in project._LIBRARIES:
-                continue
-            for cut in range(len(parts), 0, -1):
-                prefix = ".".join(parts[:cut])
-                for root in roots:
-                    hit = project._file_for(root, prefix)
-                    if hit is not None:
-                        found.append(hit)
-    return found
+            if parts[0] and parts[0] not in project._LIBRARIES:
+                for cut in range(1, len(parts) + 1):
+                    found[".".join(parts[:cut])] = None
+    return list(found)
+
+
+def user_modules(path: str, tree: ast.Module) -> list[str]:
+    """The files of the checked tree that the file's absolute imports may name, where
+    :func:`graphlint.static.project.find_module` would find them (relative imports are not
+    resolved here: :func:`relevant` counts them without looking)."""
+    hits = (project.module_file(path, dotted) for dotted in lookups(tree))
+    return [hit for hit in hits if hit is not None]
+
+
+def probes(path: str, tree: ast.Module) -> list[tuple[str, int, str, str | None]]:
+    """The look-ups :func:`relevant` made, as the cache stores them: (file, level, dotted, hit)."""
+    here = os.path.abspath(path)
+    return [(here, 0, dotted, project.module_file(path, dotted)) for dotted in lookups(tree)]
 
 
 def relevant(path: str, tree: ast.Module, data: bytes) -> bool:

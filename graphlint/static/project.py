@@ -82,25 +82,45 @@ def _file_for(directory: str, dotted: str) -> str | None:
     return _found[key]
 
 
-def find_module(module: Module, dotted: str, level: int = 0) -> Module | None:
-    """The user's module that ``import dotted`` (``level`` dots for a relative import) names
-    from ``module``, when its file lies in the checked tree; else None."""
+#: Every look-up :func:`find_module` made in this process, by the looking file (absolute):
+#: ``{(level, dotted): file or None}``. The cache of results (graphlint.static.cache) follows
+#: it to every file an analysis could have read, and checks that each look-up still holds.
+resolutions: dict[str, dict[tuple[int, str], str | None]] = {}
+
+
+def forget() -> None:
+    """Drop what this process remembers of the files (a new ``graphlint check`` run in it)."""
+    for memo in (_modules, _found, _roots_of, _looked_up, resolutions):
+        memo.clear()
+
+
+def module_file(path: str, dotted: str, level: int = 0) -> str | None:
+    """The file :func:`find_module` reads for ``import dotted`` in the file ``path``, or None."""
     if not dotted and not level:
         return None
+    here = os.path.abspath(path)
     if level:
-        directory = os.path.dirname(os.path.abspath(module.path))
+        directory = os.path.dirname(here)
         for _ in range(level - 1):
             directory = os.path.dirname(directory)
         roots = [directory]
     else:
         if dotted.split(".", 1)[0] in _LIBRARIES:
             return None
-        roots = _roots(module.path)
+        roots = _roots(path)
     for root in roots:
-        path = _file_for(root, dotted) if dotted else _file_for(root, "__init__")
-        if path is not None and os.path.abspath(path) != os.path.abspath(module.path):
-            return load(path)
+        found = _file_for(root, dotted) if dotted else _file_for(root, "__init__")
+        if found is not None and os.path.abspath(found) != here:
+            return found
     return None
+
+
+def find_module(module: Module, dotted: str, level: int = 0) -> Module | None:
+    """The user's module that ``import dotted`` (``level`` dots for a relative import) names
+    from ``module``, when its file lies in the checked tree; else None."""
+    found = module_file(module.path, dotted, level)
+    resolutions.setdefault(os.path.abspath(module.path), {})[(level, dotted)] = found
+    return load(found) if found is not None else None
 
 
 def _relative_names(module: Module) -> dict[str, tuple[int, str]]:

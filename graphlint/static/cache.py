@@ -1,0 +1,298 @@
+"""Results of unchanged files, kept between runs of ``graphlint check`` (as ``.ruff_cache``).
+
+``.graphlint_cache/`` in the configuration's folder (the one holding ``pyproject.toml``, else
+the current folder; ``GRAPHLINT_CACHE_DIR`` names another) holds one JSON file per *context*: graphlint's version and own source
+files, the rules (and their modules' files, for plugins), the configuration, the Python
+version and the current folder (findings name paths as they were given). In it, each checked
+path maps to the SHA-256 of the bytes that were analysed, its findings, and what the analysis
+could read besides the file: the modules of the checked tree its imports resolve to, with
+their digests, and every place an import was looked for (a module that appears there later
+changes the result). A file is taken from the cache only when all of that is unchanged.
+
+The cache never fails a run: a cache that cannot be read (corrupt, another format, a
+read-only or missing folder) is a cache with nothing in it, and one that cannot be written
+is left as it was. ``graphlint check --no-cache`` neither reads nor writes it. Results with
+fixes (``--fix``) are never stored, so a fix is always computed from the file itself.
+JSON, not pickle: a cache folder checked into a repository must not run code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from graphlint.findings import Finding, Location, Related, Severity
+from graphlint.static import project
+
+DIRECTORY = ".graphlint_cache"
+#: Another folder for the cache (CI, a read-only checkout), as ``RUFF_CACHE_DIR`` for ruff.
+DIRECTORY_ENV = "GRAPHLINT_CACHE_DIR"
+FORMAT = 1
+#: Contexts kept (other selections, other versions); the least recently written go first.
+KEEP = 8
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Inputs:
+    """What one file's result was computed from, besides the context: the file's bytes
+    (``digest``), the look-ups of user modules (``probes``: file, level, dotted, hit) and the
+    files they found (``deps``)."""
+
+    digest: str
+    probes: list = field(default_factory=list)
+    deps: list = field(default_factory=list)
+
+
+def reached(path: str) -> tuple[list, list]:
+    """Every look-up made from ``path`` and, transitively, from the modules it found, in this
+    process (graphlint.static.project.resolutions): a superset of what its analysis read."""
+    start = os.path.abspath(path)
+    seen, stack, probes, deps = {start}, [start], [], []
+    while stack:
+        here = stack.pop()
+        for (level, dotted), hit in project.resolutions.get(here, {}).items():
+            probes.append((here, level, dotted, hit))
+            if hit is not None:
+                hit = os.path.abspath(hit)
+                if hit not in seen:
+                    seen.add(hit)
+                    deps.append(hit)
+                    stack.append(hit)
+    return probes, deps
+
+
+def _file_digest(path: str, memo: dict[str, str | None]) -> str | None:
+    if path not in memo:
+        try:
+            with open(path, "rb") as fh:
+                memo[path] = digest(fh.read())
+        except OSError:
+            memo[path] = None
+    return memo[path]
+
+
+def _stat_key(path: str) -> list:
+    try:
+        st = os.stat(path)
+        return [path, st.st_mtime_ns, st.st_size]
+    except OSError:
+        return [path, None]
+
+
+def _own_files() -> list:
+    import graphlint
+
+    package = os.path.dirname(os.path.abspath(graphlint.__file__))
+    own = []
+    for directory, dirs, names in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        own += [_stat_key(os.path.join(directory, n)) for n in sorted(names) if n.endswith(".py")]
+    return own
+
+
+#: graphlint's own source files as they were when it was imported: the code that runs is the
+#: code that was imported, whatever happens to the files later.
+_OWN = _own_files()
+
+
+def _code_fingerprint(rules: list[type]) -> list:
+    """graphlint's version and own source files, each rule's module file, by name, mtime and
+    size: an edited rule, or a plugin upgraded in place, is another context."""
+    import graphlint
+
+    plugins = []
+    for cls in rules:
+        module = sys.modules.get(cls.__module__)
+        path = getattr(module, "__file__", None)
+        plugins.append([cls.code, cls.__module__, cls.__qualname__, _stat_key(path) if path else None])
+    return [graphlint.__version__, _OWN, plugins]
+
+
+def context_key(rules: list[type], config) -> str:
+    context = {
+        "format": FORMAT,
+        "python": list(sys.version_info[:2]),
+        "code": _code_fingerprint(rules),
+        "config": [
+            config.select, config.extend_select, config.ignore, config.per_file_ignores,
+            config.rule_options, config.root,
+        ],
+        "cwd": os.getcwd(),
+    }
+    text = json.dumps(context, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+# -- findings as JSON ------------------------------------------------------------------------
+def _location(loc: Location) -> list:
+    return [loc.path, loc.line, loc.column, loc.function, loc.cell]
+
+
+def _finding(f: Finding) -> dict:
+    return {
+        "code": f.code, "name": f.name, "severity": f.severity.value, "message": f.message,
+        "location": _location(f.location), "fix": f.fix,
+        "related": [[_location(r.location), r.message] for r in f.related],
+        "count": f.count, "test_id": f.test_id, "extra": f.extra,
+    }
+
+
+def _unfinding(d: dict) -> Finding:
+    return Finding(
+        code=d["code"], name=d["name"], severity=Severity(d["severity"]), message=d["message"],
+        location=Location(*d["location"]), fix=d["fix"],
+        related=tuple(Related(Location(*loc), message) for loc, message in d["related"]),
+        count=d["count"], test_id=d["test_id"], extra=d["extra"],
+    )
+
+
+class Cache:
+    """One context's entries: ``path -> {digest, findings, deps, probes}``."""
+
+    def __init__(self, file: str | None, entries: dict):
+        self.file = file
+        self.entries = entries
+        self.changed = False
+        self._digests: dict[str, str | None] = {}  # every file's digest, read once per run
+
+    @classmethod
+    def open(cls, root: str, rules: list[type], config) -> "Cache":
+        try:
+            key = context_key(rules, config)
+        except Exception:  # nothing about the cache may fail the run
+            return cls(None, {})
+        folder = os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
+        file = os.path.join(folder, str(FORMAT), key + ".json")
+        try:
+            with open(file, encoding="utf-8") as fh:
+                data = json.load(fh)
+            entries = data["entries"] if data.get("format") == FORMAT else {}
+            if not isinstance(entries, dict):
+                entries = {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            entries = {}
+        return cls(file, entries)
+
+    def check(self, paths: list[str], run, result, progress=None) -> list:
+        """Each path's result: from the cache when unchanged, else from ``run(paths)`` (and
+        stored). ``result(path, findings)`` makes a result of the cached findings."""
+        kept = {}
+        for path in paths:
+            found = self.get(path)
+            if found is not None:
+                kept[path] = result(path, found)
+        if kept and progress:
+            progress(len(kept))
+        for fresh in run([p for p in paths if p not in kept]):
+            self.put(fresh)
+            kept[fresh.path] = fresh
+        self.save()
+        return [kept[path] for path in paths]
+
+    def get(self, path: str) -> list[Finding] | None:
+        """The findings stored for ``path`` when the file and everything its analysis read
+        are unchanged; else None."""
+        entry = self.entries.get(path)
+        if not isinstance(entry, dict):
+            return None
+        try:
+            if _file_digest(path, self._digests) != entry["digest"]:
+                return None
+            for here, level, dotted, hit in entry["probes"]:
+                if project.module_file(here, dotted, level) != hit:
+                    return None
+            for dep, dep_digest in entry["deps"]:
+                if _file_digest(dep, self._digests) != dep_digest:
+                    return None
+            return [_unfinding(d) for d in entry["findings"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def put(self, result) -> None:
+        """Store a file's result (not one with fixes, nor one whose inputs were not read)."""
+        if result.edits or result.read is None:
+            self.entries.pop(result.path, None)
+            return
+        try:
+            deps = []
+            for dep in result.read.deps:
+                dep_digest = _file_digest(dep, self._digests)
+                if dep_digest is None:
+                    raise ValueError(dep)
+                deps.append([dep, dep_digest])
+            entry = {
+                "digest": result.read.digest,
+                "findings": [_finding(f) for f in result.findings],
+                "deps": deps,
+                "probes": [list(p) for p in result.read.probes],
+            }
+            json.dumps(entry)  # every value JSON (a rule's `extra` may hold anything)
+        except (TypeError, ValueError):
+            self.entries.pop(result.path, None)
+            return
+        self.entries[result.path] = entry
+        self.changed = True
+
+    def save(self) -> None:
+        if self.file is None or not self.changed:
+            return
+        try:
+            folder = os.path.dirname(self.file)
+            top = os.path.dirname(folder)
+            if not _writable(folder if os.path.isdir(folder) else top if os.path.isdir(top) else os.path.dirname(top)):
+                return
+            os.makedirs(folder, exist_ok=True)
+            ignore = os.path.join(top, ".gitignore")
+            if not os.path.exists(ignore):
+                with open(ignore, "w", encoding="utf-8") as fh:
+                    fh.write("# Automatically created by graphlint.\n*\n")
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entries.", suffix=".tmp")
+            try:
+                mask = os.umask(0)
+                os.umask(mask)
+                os.fchmod(fd, 0o666 & ~mask)  # as any file the user writes, not mkstemp's 0600
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump({"format": FORMAT, "entries": self.entries}, fh, separators=(",", ":"))
+                os.replace(tmp, self.file)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+            _prune(folder)
+        except (OSError, ValueError, TypeError):
+            pass  # a read-only tree, a full disk: the run's results stand, uncached
+
+
+def _writable(folder: str) -> bool:
+    """A folder the user may write and that is not marked read-only (``chmod a-w``, which
+    root's writes would otherwise ignore)."""
+    try:
+        return os.access(folder, os.W_OK) and bool(os.stat(folder).st_mode & 0o222)
+    except OSError:
+        return False
+
+
+def _prune(folder: str) -> None:
+    files = []
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            path = os.path.join(folder, name)
+            try:
+                files.append((os.stat(path).st_mtime, path))
+            except OSError:
+                continue
+    for _, path in sorted(files, reverse=True)[KEEP:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
