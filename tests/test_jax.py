@@ -409,3 +409,15 @@ def test_static_gl502_says_what_rejitting_costs_by_what_is_jitted(tmp_path, jitt
     rules = [cls for cls in discover_rules(plugins=False).values() if "static" in cls.engines]
     (finding,) = check_file(str(path), rules, Config(select=["GL502"])).findings
     assert finding.location.line == 9 and finding.message.endswith(words), finding.message
+
+
+@needs_jax
+def test_gl502_runtime_counts_jit_inside_vmap_made_in_a_loop():
+    import jax
+    import jax.numpy as jnp
+
+    def run():
+        for i in range(4):
+            jax.vmap(jax.jit(lambda x: x * 2))(jnp.ones((3, 2)))
+
+    assert [f.code for f in _findings(run)] == ["GL502"]

@@ -311,3 +311,26 @@ def test_static_gl201_keras_form(tmp_path, source, expected):
 def test_static_gl201_keras_finds_the_sample(tmp_path):
     assert _static201(tmp_path, (RULES / "gl201_keras_bad.py").read_text()) == [(16, [15])]
     assert _static201(tmp_path, (RULES / "gl201_keras_good.py").read_text()) == []
+
+
+@pytest.mark.slow
+def test_runtime_gl505_also_finds_a_helper_that_call_uses(tmp_path):
+    found, _ = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import keras
+
+        def project(x):
+            return keras.layers.Dense(2)(x)
+
+        class Block(keras.layers.Layer):
+            def call(self, x):
+                return project(x)
+
+        block = Block()
+        for _ in range(3):
+            block(np.ones((1, 3), dtype="float32"))
+        """,
+    )
+    assert found == [("GL505", 6)]
