@@ -421,3 +421,19 @@ def test_gl502_runtime_counts_jit_inside_vmap_made_in_a_loop():
             jax.vmap(jax.jit(lambda x: x * 2))(jnp.ones((3, 2)))
 
     assert [f.code for f in _findings(run)] == ["GL502"]
+
+
+def test_graphlint_check_on_the_jax_samples_finds_only_the_static_gl502():
+    """No JAX needed: the static engine reads JAX-only files too (none imports TensorFlow)."""
+    from graphlint.config import Config
+    from graphlint.engine import discover_rules
+    from graphlint.static import check_file
+
+    rules = [cls for cls in discover_rules(plugins=False).values() if hasattr(cls, "check_module")]
+    found = {
+        (path.name, f.code, f.location.line)
+        for path in BAD + GOOD
+        for f in check_file(str(path), rules, Config()).findings
+    }
+    bad = JAX / "gl502_jax_bad.py"
+    assert found == {(bad.name, code, line) for code, line in expected_markers(bad)}
