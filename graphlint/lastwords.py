@@ -111,7 +111,18 @@ class LastWords:
             signal.signal(signal.SIGTERM, on_term)
         main_id = threading.main_thread().ident
 
+        def in_child():  # a forked child (a multiprocessing worker) dies by SIGTERM as under python
+            if signal.getsignal(signal.SIGTERM) is on_term:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            try:
+                signal.set_wakeup_fd(-1)
+            except (OSError, ValueError):
+                pass
+
+        _IN_CHILD[:] = [in_child]
+
         def undo():
+            _IN_CHILD.clear()
             if installed and signal.getsignal(signal.SIGTERM) is on_term:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
             if signal.set_wakeup_fd(-1) != writer.fileno():
@@ -137,13 +148,29 @@ class LastWords:
                 if signum == signal.SIGTERM and signal.getsignal(signal.SIGTERM) is on_term:
                     self.say(128 + signal.SIGTERM)
                     _die_by(signal.SIGTERM)
-                elif signum == signal.SIGINT and _stuck(main_id):
+                elif (
+                    signum == signal.SIGINT
+                    and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not the program's
+                    and _stuck(main_id)
+                ):
                     self.say(130)
                     _flush_all()
                     _REAL_EXIT(130)
 
 
 _REAL_EXIT = os._exit
+#: What a forked child undoes (graphlint's SIGTERM handler and wake-up socket are the parent's).
+_IN_CHILD: list = []
+
+
+def _after_fork_in_child() -> None:
+    for undo in list(_IN_CHILD):
+        undo()
+    _IN_CHILD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _stuck(main_id: int) -> bool:

@@ -732,3 +732,14 @@ def test_tensorflow_is_imported_by_the_program_not_before_it(tmp_path):
     py, ours = both(["x.py"], tmp_path)
     assert py.stdout == ours.stdout == "False\n", ours.stderr[-2000:]
     assert "x.py:4:1: GL103" in ours.stderr
+
+
+def test_a_forked_child_still_dies_by_sigterm(tmp_path):
+    (tmp_path / "x.py").write_text(
+        "import multiprocessing as mp, time\n"
+        "child = mp.get_context('fork').Process(target=time.sleep, args=(60,))\n"
+        "child.start()\ntime.sleep(0.5)\nchild.terminate()\nchild.join(20)\nprint(child.exitcode)\n"
+    )
+    py, ours = both(["x.py"], tmp_path)
+    assert py.stdout == "-15\n"
+    assert ours.stdout == py.stdout, ours.stderr[-2000:]
