@@ -244,7 +244,6 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     Files are parsed with Python's ast module; nothing is imported or executed. Findings go
     to stdout (or --output FILE); errors to stderr.
     """
-    from graphlint.config import check_rule_options
     from graphlint.findings import sorted_findings
     from graphlint.registry import discover_rules
     from graphlint.static import apply_fixes, check_files, collect
@@ -253,8 +252,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     try:
         config = _config(config_file, os.getcwd(), select, extend_select, ignore)
         rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
-        config.validate_codes(set(rules) | {"GL000"})
-        check_rule_options(config, rules)
+        config.validate(rules)
         if output:
             _check_writable(output)
         files = collect(list(paths) or ["."], config, warn=lambda m: click.echo(m, err=True))

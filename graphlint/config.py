@@ -61,6 +61,13 @@ class Config:
             merged.update(self.rule_options.get(key, {}))
         return merged
 
+    def validate(self, rule_classes: dict[str, type]) -> None:
+        """Raise ConfigError for codes, rules or rule options (or their values) that do not exist."""
+        from graphlint.findings import INTERNAL_ERROR_CODE
+
+        self.validate_codes(set(rule_classes) | {INTERNAL_ERROR_CODE})
+        check_rule_options(self, rule_classes)
+
     def validate_codes(self, known_codes: set[str]) -> None:
         """Every code or prefix named anywhere must match some known rule."""
         named = list(self.select or []) + self.extend_select + self.ignore

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import linecache
-import os
-import re
 import sys
 import threading
 import traceback
@@ -14,12 +12,11 @@ from typing import Iterable
 import pluggy
 
 from graphlint import _hookspecs
-from graphlint.config import Config, ConfigError, check_rule_options
-from graphlint.findings import Finding, Location, Severity, sorted_findings  # noqa: F401 (re-exported)
+from graphlint.config import Config
+from graphlint.findings import Finding, Location, Severity, internal_error, sorted_findings  # noqa: F401 (re-exported)
 from graphlint.registry import ENTRY_POINT_GROUP, discover_rules, plugins_disabled  # noqa: F401 (re-exported)
 from graphlint.rules._base import Rule
-
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+from graphlint.suppression import line_suppresses, selected
 
 
 class _PluginManager(pluggy.PluginManager):
@@ -46,10 +43,8 @@ class Sink:
         self.test_id: str | None = None
 
     def add(self, finding: Finding) -> None:
-        if not self.config.is_selected(finding.code):
-            return
         loc = finding.location
-        if self.config.ignored_for_path(finding.code, loc.path) or _noqa(finding.code, loc):
+        if not selected(self.config, finding) or line_suppresses(linecache.getline(loc.path, loc.line), finding.code):
             return
         if self.test_id is not None and finding.test_id is None:
             finding = replace(finding, test_id=self.test_id)
@@ -65,16 +60,7 @@ class Sink:
         tb = traceback.extract_tb(exc.__traceback__)
         frame = tb[-1] if tb else None
         where = Location(frame.filename, frame.lineno or 1) if frame else Location("<graphlint>", 1)
-        self.add(
-            Finding(
-                code="GL000",
-                name="internal-error",
-                severity=Severity.ERROR,
-                message=f"rule {rule.code} failed in {hook}: {type(exc).__name__}: {exc}",
-                location=where,
-                fix="Report this to the rule's authors; the other rules carried on.",
-            )
-        )
+        self.add(internal_error(rule.code, hook, exc, where))
 
     def findings(self) -> list[Finding]:
         with self._lock:
@@ -86,19 +72,6 @@ class Sink:
             found = list(self._findings.values())
             self._findings.clear()
             return found
-
-
-def _noqa(code: str, loc: Location) -> bool:
-    line = linecache.getline(loc.path, loc.line)
-    if "noqa" not in line:
-        return False
-    match = _NOQA.search(line)
-    if match is None:
-        return False
-    codes = match.group("codes")
-    if not codes:
-        return True
-    return any(code.startswith(c.upper()) for c in re.split(r"[\s,]+", codes) if c)
 
 
 class Scope:
@@ -168,8 +141,7 @@ class Linter:
 
     def validate(self, config: Config) -> None:
         """Raise ConfigError for codes, rules or options that do not exist."""
-        config.validate_codes(set(self.rule_classes) | {"GL000"})
-        check_rule_options(config, self.rule_classes)
+        config.validate(self.rule_classes)
 
     def open_scope(self, config: Config | None = None) -> Scope:
         config = config or self.config

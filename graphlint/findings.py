@@ -114,3 +114,22 @@ def finding_from_dict(d: dict) -> Finding:
 def sorted_findings(findings) -> list[Finding]:
     """Report order: by path, cell (in a notebook), line, then code."""
     return sorted(findings, key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.code))
+
+
+#: GL000, made by either engine when a rule raises (its docs: :mod:`graphlint.rules.internal`).
+INTERNAL_ERROR_CODE = "GL000"
+INTERNAL_ERROR_NAME = "internal-error"
+INTERNAL_ERROR_FIX = "Report this to the rule's authors; the other rules carried on."
+
+
+def internal_error(rule_code: str, hook: str, exc: BaseException, location: Location, *, context: str = "") -> Finding:
+    """The GL000 finding for rule ``rule_code`` raising ``exc`` in ``hook`` (``context``: e.g.
+    ``"on this file "``)."""
+    return Finding(
+        code=INTERNAL_ERROR_CODE,
+        name=INTERNAL_ERROR_NAME,
+        severity=Severity.ERROR,
+        message=f"rule {rule_code} failed {context}in {hook}: {type(exc).__name__}: {exc}",
+        location=location,
+        fix=INTERNAL_ERROR_FIX,
+    )

@@ -1,6 +1,6 @@
 """GL000 internal-error."""
 
-from graphlint.findings import Severity
+from graphlint.findings import INTERNAL_ERROR_CODE, INTERNAL_ERROR_FIX, INTERNAL_ERROR_NAME, Severity
 from graphlint.rules._base import Rule
 
 
@@ -24,10 +24,10 @@ class InternalError(Rule):
     Nothing to change in your code. `--ignore GL999` silences the failing rule until it is fixed.
     """
 
-    code = "GL000"
-    name = "internal-error"
+    code = INTERNAL_ERROR_CODE
+    name = INTERNAL_ERROR_NAME
     severity = Severity.ERROR
     summary = "a graphlint rule failed; the other rules carried on"
-    fix = "Report this to the rule's authors; the other rules carried on."
+    fix = INTERNAL_ERROR_FIX
     engines = ("runtime", "static")
     frameworks = ()
