@@ -336,10 +336,10 @@ def _check_writable(path: str) -> None:
 def _emit(findings, fmt, output, rules, statistics, stream) -> None:
     """Findings to ``--output`` FILE, else to ``stream``: stdout for ``check`` (as ruff, flake8
     and mypy do), stderr for ``run`` (the program owns stdout)."""
+    from graphlint.registry import describe
     from graphlint.report import render, use_color
 
     color = fmt == "text" and not output and use_color(stream)
-    from graphlint.registry import describe
     text = render(fmt, findings, describe(rules), statistics=statistics, color=color)
     _flush(sys.stdout)
     if output:
