@@ -181,6 +181,22 @@ CASES = {
         for agent in agents:
             agent.sess = tf1.Session()
         """,
+    "session-per-graph-built-per-iteration": """
+        import sys
+        def build_graph(path):
+            graph = tf.Graph()
+            with graph.as_default():
+                tf.constant(path)
+            return graph
+        for path in sys.argv:
+            graph = build_graph(path)
+            with tf1.Session(graph=graph) as sess:
+                print(sess.graph)
+        shared = tf.Graph()
+        for path in sys.argv:
+            with tf1.Session(graph=shared) as sess:  # expect: GL301
+                print(sess.graph)
+        """,
     "models-dropped": """
         import sys
         for name in sys.argv:

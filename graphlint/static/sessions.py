@@ -61,6 +61,18 @@ def _kept_or_shared(module, call) -> bool:
     return False
 
 
+def _own_graph(call) -> bool:
+    """``Session(graph=g)`` with ``g`` made in this very iteration (``g = build_graph()``)."""
+    graph = next((kw.value for kw in call.node.keywords if kw.arg == "graph"), None)
+    if not isinstance(graph, ast.Name):
+        return False
+    loop = call.loops[-1].node
+    return any(
+        isinstance(node, ast.Name) and node.id == graph.id and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(loop)
+    )
+
+
 def _below_threshold(call, options) -> bool:
     total = 1
     for loop in call.loops:
@@ -104,7 +116,7 @@ def session_churn(module, options: dict) -> list[Hit]:
         if call.loops:
             if any(loop.resets_state() for loop in call.loops) or _below_threshold(call, options):
                 continue  # a fresh graph per iteration needs its own session
-            if _kept_or_shared(module, call):
+            if _own_graph(call) or _kept_or_shared(module, call):
                 continue
             found.append(Hit(call.node, "a new Session is created on every iteration of this loop"))
             continue
