@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from graphlint.config import Config
-from graphlint.findings import Finding, Location, Severity
+from graphlint.findings import Finding, Location, Severity, internal_error
 from graphlint.static import prefilter, project
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.module import Edit, Module
+from graphlint.suppression import only_selected, without_noqa
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 MAX_BYTES = 10 * 1024 * 1024
@@ -32,12 +33,6 @@ PARALLEL_MIN_FILES = 64
 #: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
 #: non-ASCII byte) or a source in another encoding (a coding cookie) count here.
 _RELEVANT = re.compile(rb"tensorflow|keras|jax|[\x80-\xff]|coding[:=]")
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
-_FILE_NOQA = re.compile(
-    r"^[ \t]*#[ \t]*graphlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?[ \t]*$",
-    re.M | re.I,
-)
-_SPLIT = re.compile(r"[\s,]+")
 
 
 @dataclass
@@ -79,16 +74,7 @@ class _Collector:
         self.found.append(finding)
 
     def internal_error(self, rule, exc: BaseException, hook: str) -> None:
-        self.found.append(
-            Finding(
-                code="GL000",
-                name="internal-error",
-                severity=Severity.ERROR,
-                message=f"rule {rule.code} failed on this file in {hook}: {type(exc).__name__}: {exc}",
-                location=Location(self.path, 1),
-                fix="Report this to the rule's authors; the other rules carried on.",
-            )
-        )
+        self.found.append(internal_error(rule.code, hook, exc, Location(self.path, 1), context="on this file "))
 
 
 def _parse(path: str, data: bytes, decode: bool):
@@ -120,31 +106,6 @@ def _parse(path: str, data: bytes, decode: bool):
     return text, tree, encoding
 
 
-def _noqa_filter(findings: list[Finding], text: str) -> list[Finding]:
-    """Drop findings suppressed by ``# noqa[: codes]`` on their line or ``# graphlint: noqa``."""
-    file_codes: list[str] | None = None
-    for match in _FILE_NOQA.finditer(text):
-        codes = match.group("codes")
-        if not codes:
-            return []
-        file_codes = (file_codes or []) + [c.upper() for c in _SPLIT.split(codes) if c]
-    if file_codes:
-        findings = [f for f in findings if not any(f.code.startswith(c) for c in file_codes)]
-    if "noqa" not in text and "NOQA" not in text and "NoQA" not in text:
-        return findings
-    lines = re.split(r"\r\n|\r|\n", text)
-    kept = []
-    for f in findings:
-        line = lines[f.location.line - 1] if 0 < f.location.line <= len(lines) else ""
-        match = _NOQA.search(line)
-        if match is not None:
-            codes = match.group("codes")
-            if not codes or any(f.code.startswith(c.upper()) for c in _SPLIT.split(codes) if c):
-                continue
-        kept.append(f)
-    return kept
-
-
 def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
@@ -153,9 +114,7 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
     """
     result = FileResult(path)
     found = _check(path, list(rule_classes), config, result, full)
-    result.findings = [
-        f for f in found if config.is_selected(f.code) and not config.ignored_for_path(f.code, f.location.path)
-    ]
+    result.findings = only_selected(config, found)
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
         result.edits = [e for e in result.edits if (e.code, e.line) in reported]
@@ -212,7 +171,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             collector.internal_error(rule, RecursionError("too deeply nested"), "check_module")
         except Exception as exc:  # a failing rule must not stop the others
             collector.internal_error(rule, exc, "check_module")
-    found = _noqa_filter(collector.found, text)
+    found = without_noqa(collector.found, text)
     probes, result.read.deps = reached(path)
     result.read.probes = prefilter.probes(path, tree) + probes
     if module.edits:
