@@ -107,6 +107,18 @@ CASES = {
             step = tf1.train.get_or_create_global_step()
             sess.run(loss)
         """,
+    "mode-switch-is-not-a-guard": """
+        import sys
+        x = tf.constant(1.0)
+        sess = tf1.Session()
+        for step in range(100):
+            if sys.argv[1] == "train":
+                sess.run(tf.square(x))  # expect: GL102
+            if step == 0:
+                sess.run(tf.sqrt(x))
+            if step == 99 - 1:
+                sess.run(tf.exp(x))
+        """,
     "built-once-guard": """
         class Trainer:
             def __init__(self):

@@ -124,17 +124,28 @@ def literal_count(it) -> int | None:
 
 
 def first_time_guard(test) -> bool:
-    """``if step == 0:``, ``if op is None:``, ``if not built:`` — done once, not every time."""
+    """``if step == 0:``, ``if op is None:``, ``if not built:``, ``if i == n - 1:`` — done
+    once, not every time. A mode switch (``if mode == "train":``) or ``if step % 100 == 0:``
+    is not one."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True
     if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
         periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        return not periodic
+        return not periodic and any(_once_value(v) for v in [test.left, *test.comparators])
     if isinstance(test, ast.BoolOp):
         return any(first_time_guard(v) for v in test.values) if isinstance(test.op, ast.And) else all(
             first_time_guard(v) for v in test.values
         )
     return False
+
+
+def _once_value(node) -> bool:
+    """What a once-only comparison compares with: None, 0, a bool, or ``n - 1``."""
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value is False or node.value is True or node.value == 0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant)  # -1: the last
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
 
 
 def guarded(ifs) -> bool:
