@@ -297,3 +297,22 @@ def test_a_read_only_tree_gets_no_cache_folder(tmp_path):
         assert not (tmp_path / "ro" / DIRECTORY).exists()
     finally:
         (tmp_path / "ro").chmod(0o755)
+
+
+@pytest.mark.parametrize("extra, pruned", [(1, True), (0, False)])
+def test_a_run_over_a_tree_forgets_the_files_that_are_gone(tmp_path, extra, pruned):
+    from graphlint.static.cache import PRUNE_MIN_FILES, Cache
+
+    paths = []
+    for i in range(PRUNE_MIN_FILES):
+        (tmp_path / f"m{i}.py").write_text(f"x = {i}\n")
+        paths.append(str(tmp_path / f"m{i}.py"))
+    config = Config(root=str(tmp_path))
+    _run(paths, config, tmp_path)
+    os.remove(paths[0])
+    for i in range(extra):  # the next run checks PRUNE_MIN_FILES - 1 + extra files
+        (tmp_path / f"new{i}.py").write_text("y = 2\n")
+        paths.append(str(tmp_path / f"new{i}.py"))
+    _run(paths[1:], config, tmp_path)
+    entries = Cache.open(str(tmp_path), _static_rules(config), config).entries
+    assert (paths[0] not in entries) == pruned and paths[1] in entries

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
 from graphlint.findings import Finding, Location, Related, Severity
@@ -32,6 +31,8 @@ DIRECTORY = ".graphlint_cache"
 #: Another folder for the cache (CI, a read-only checkout), as ``RUFF_CACHE_DIR`` for ruff.
 DIRECTORY_ENV = "GRAPHLINT_CACHE_DIR"
 FORMAT = 1
+#: A run over at least this many files drops the entries of files that no longer exist.
+PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
 KEEP = 8
 
@@ -194,6 +195,10 @@ class Cache:
         for fresh in run([p for p in paths if p not in kept]):
             self.put(fresh)
             kept[fresh.path] = fresh
+        if len(paths) >= PRUNE_MIN_FILES:  # a tree's run: forget files that are gone
+            for gone in [p for p in self.entries if p not in kept and not os.path.exists(p)]:
+                del self.entries[gone]
+                self.changed = True
         self.save()
         return [kept[path] for path in paths]
 
@@ -254,6 +259,8 @@ class Cache:
             if not os.path.exists(ignore):
                 with open(ignore, "w", encoding="utf-8") as fh:
                     fh.write("# Automatically created by graphlint.\n*\n")
+            import tempfile  # only when there is something to write
+
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entries.", suffix=".tmp")
             try:
                 mask = os.umask(0)
