@@ -334,6 +334,16 @@ CASES = {
         for epoch in range(100):
             evaluate(sess, tf.square(x))  # expect: GL102
         """,
+    "memoized-helper-builds-once": """
+        import functools
+        @functools.lru_cache(maxsize=None)
+        def squared(x):
+            return tf.square(x)
+        x = tf.constant(3.0)
+        sess = tf1.Session()
+        for step in range(100):
+            print(sess.run(squared(x)))
+        """,
     # -- misses: operators on tensors ------------------------------------------------------------
     "operator-on-a-tensor": """
         x = tf.constant(1.0)

@@ -100,7 +100,7 @@ def _summary(module, fn, depth=0, seen=None) -> tuple:
         return (), False
     seen = seen | {id(fn)}
     ops, runs = [], False
-    if not fn.resets_state():
+    if not fn.resets_state() and not _memoized(fn):
         for call in fn.calls:
             if module.is_session_run(call):
                 runs = True
@@ -116,6 +116,16 @@ def _summary(module, fn, depth=0, seen=None) -> tuple:
     if depth == 0:
         module.cache[key] = result
     return result
+
+
+def _memoized(fn) -> bool:
+    """``@functools.lru_cache`` / ``@cache`` / ``@memoize``...: what it builds, it builds once."""
+    for dec in fn.node.decorator_list:
+        node = dec.func if isinstance(dec, ast.Call) else dec
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        if name in ("lru_cache", "cache", "cached_property") or "memo" in name.lower():
+            return True
+    return False
 
 
 def has_run_loop(module, fn) -> bool:
@@ -295,7 +305,9 @@ def _step_elsewhere(module, call):
     if found is None or found[0] is module:
         return None
     other, fn = found
-    if fn.resets_state() or not any(other.is_session_run(c) for c in fn.calls) or has_run_loop(other, fn):
+    if fn.resets_state() or _memoized(fn) or not any(other.is_session_run(c) for c in fn.calls):
+        return None
+    if has_run_loop(other, fn):
         return None
     direct = [c for c in fn.calls if all(loop.is_comprehension for loop in c.loops) and builds_op(other, c)]
     if not direct or any(c.api in ("placeholder", "get_variable", "Variable") for c in direct):
@@ -358,7 +370,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
     for fn in module.functions:
         if id(fn) in rebuilt or not any(module.is_session_run(c) for c in fn.calls):
             continue
-        if fn.resets_state() or has_run_loop(module, fn):
+        if fn.resets_state() or _memoized(fn) or has_run_loop(module, fn):
             continue
         direct = [
             c for c in fn.calls if all(loop.is_comprehension for loop in c.loops) and builds_op(module, c)
