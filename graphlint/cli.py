@@ -276,10 +276,11 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
             findings = [
                 f for f in findings if (f.location.path, f.code, f.location.line, f.location.cell) not in fixed
             ]
+            from graphlint.text import plural
+
             n_files = len({p for p, *_ in fixed})
             click.echo(
-                f"graphlint: fixed {len(fixed)} finding{'s' * (len(fixed) != 1)} in {n_files} "
-                f"file{'s' * (n_files != 1)}.",
+                f"graphlint: fixed {plural(len(fixed), 'finding')} in {plural(n_files, 'file')}.",
                 err=True,
             )
     findings = sorted_findings(findings)

@@ -21,6 +21,7 @@ import pytest
 from graphlint import testing
 from graphlint.config import ConfigError
 from graphlint.findings import Finding, Severity, finding_from_dict, finding_to_dict
+from graphlint.text import plural
 
 _LEVELS = {"error": Severity.ERROR.rank, "warning": Severity.WARNING.rank, "never": 99}
 _MARKER = (
@@ -51,7 +52,7 @@ def _failure_text(findings: list[Finding], when: str) -> str:
 
     phase = "" if when == "call" else f" during {when}"
     body = text([replace(f, test_id=None) for f in findings]).splitlines()[:-1]  # no summary line
-    return f"graphlint found {len(findings)} problem{'s' * (len(findings) != 1)}{phase}:\n" + "\n".join(body)
+    return f"graphlint found {plural(len(findings), 'problem')}{phase}:\n" + "\n".join(body)
 
 
 # -- options ------------------------------------------------------------------------------------
@@ -286,7 +287,7 @@ class GraphlintPlugin:
         for f in self.findings:
             groups[(f.code, f.name)].append(f)
         for (code, name), found in sorted(groups.items()):
-            write.write_line(f"{code} {name}: {len(found)} finding{'s' * (len(found) != 1)}")
+            write.write_line(f"{code} {name}: {plural(len(found), 'finding')}")
             for f in sorted(found, key=lambda f: (f.test_id or "", f.location.line)):
                 loc = f.location
                 count = f" (×{f.count})" if f.count > 1 else ""
@@ -294,8 +295,8 @@ class GraphlintPlugin:
         tests = len({f.test_id for f in self.findings})
         errors = sum(1 for f in self.findings if f.severity is Severity.ERROR)
         write.write_line(
-            f"graphlint: {_n(len(self.findings), 'finding')} ({_n(errors, 'error')}, "
-            f"{_n(len(self.findings) - errors, 'warning')}) in {_n(tests, 'test')}"
+            f"graphlint: {plural(len(self.findings), 'finding')} ({plural(errors, 'error')}, "
+            f"{plural(len(self.findings) - errors, 'warning')}) in {plural(tests, 'test')}"
         )
 
     def _write_report(self):
@@ -329,10 +330,6 @@ def _judged(state, item, when: str):
     if state is not None:
         state.complain(state.judge(item, when), when)
     return result
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
 
 
 class _TestState:

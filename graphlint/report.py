@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 
 from graphlint import __version__
 from graphlint.findings import Finding
+from graphlint.text import plural
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -88,10 +89,10 @@ def _summary(findings: list[Finding]) -> str:
     warnings = len(findings) - errors
     parts = []
     if errors:
-        parts.append(f"{errors} error{'s' * (errors != 1)}")
+        parts.append(plural(errors, "error"))
     if warnings:
-        parts.append(f"{warnings} warning{'s' * (warnings != 1)}")
-    return f"graphlint: found {len(findings)} finding{'s' * (len(findings) != 1)} ({', '.join(parts)})."
+        parts.append(plural(warnings, "warning"))
+    return f"graphlint: found {plural(len(findings), 'finding')} ({', '.join(parts)})."
 
 
 def as_dict(findings: list[Finding], *, statistics: bool = False) -> dict:

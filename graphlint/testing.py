@@ -15,6 +15,7 @@ from graphlint.config import Config
 from graphlint.engine import Linter
 from graphlint.findings import Finding
 from graphlint.report import text as render_text
+from graphlint.text import plural
 
 
 class GraphlintAssertion(AssertionError):
@@ -46,7 +47,7 @@ class GraphGrowth:
         parts = []
         for (path, line), n in self.sites.most_common(limit):
             where = Location(path, line).display_path() if line else path
-            parts.append(f"    {where}:{line}: {n} op{'s' * (n != 1)}")
+            parts.append(f"    {where}:{line}: {plural(n, 'op')}")
         more = len(self.sites) - limit
         if more > 0:
             parts.append(f"    ... and {more} more lines")
@@ -67,7 +68,7 @@ def _check_growth(growth: GraphGrowth, what: str) -> None:
     __tracebackhide__ = True
     if growth.total:
         raise GraphlintAssertion(
-            f"the graph grew by {growth.total} op{'s' * (growth.total != 1)} {what}; built at:\n"
+            f"the graph grew by {plural(growth.total, 'op')} {what}; built at:\n"
             f"{growth.describe()}\n"
             "fix: build the model once (e.g. in __init__) and only run it per call; "
             "graph.finalize() makes any later op creation raise"

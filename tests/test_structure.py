@@ -122,3 +122,18 @@ def test_only_probes_import_a_framework_or_name_its_internals():
                 if node.value.startswith(("tensorflow.python", "keras.src", "jax._src")):
                     wrong.append(f"{name}:{node.lineno} names {node.value}")
     assert wrong == []
+
+
+def test_plurals_come_from_one_helper():
+    """``plural(n, "finding")`` (graphlint.text), not ``finding{'s' * (n != 1)}`` by hand."""
+    import re
+
+    by_hand = re.compile(r"""['"]s['"] \* \(|['"]['"] if \w+ == 1 else ['"]s['"]""")
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{n}"
+        for path in modules()
+        if path.name != "text.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if by_hand.search(line)
+    ]
+    assert wrong == []

@@ -15,6 +15,7 @@ import os
 import sys
 
 from graphlint.findings import Finding, finding_to_dict
+from graphlint.text import plural
 
 _MAGIC = "graphlint"
 #: The names IPython's `%%time` compiles a cell's body under (its line 1 is the cell's line 2).
@@ -198,7 +199,7 @@ class KernelLinter:
                 return
             print(self.format(self.findings))
             n = len(self.findings)
-            print(f"graphlint: {n} finding{'s' * (n != 1)} so far{'' if self.active else ' (off)'}.")
+            print(f"graphlint: {plural(n, 'finding')} so far{'' if self.active else ' (off)'}.")
         else:
             print(f"graphlint: error: unknown argument {line.strip()!r} (use: %graphlint [on|off])", file=sys.stderr)
 

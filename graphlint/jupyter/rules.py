@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from graphlint.findings import Location, Severity
 from graphlint.rules._base import Rule
+from graphlint.text import plural
 
 
 @dataclass
@@ -115,7 +116,7 @@ class CellGraphRebuilt(_CellRule):
             added = runs[-1][3]
             self.report(
                 f"this cell built its ops into the same graph {len(runs)} times ({_runs([r[0] for r in runs])}), "
-                f"{added} more op{'s' * (added != 1)} this time; "
+                f"{plural(added, 'more op')} this time; "
                 f"ops in the graph after each run: {'… → ' if len(runs) > 6 else ''}{sizes}",
                 _at(runs[-1][1], run),
                 related=[(_at(first[1], first[0]), f"the first copy was built by {_label(first[0])}")],
@@ -166,8 +167,8 @@ class CellFunctionRecreated(_CellRule):
                 continue  # nothing was traced: nothing was thrown away
             self.report(
                 f"re-running this cell made a new `tf.function` at this line {len(made)} times "
-                f"({_runs([e[0] for e in made])}); the earlier ones' {traces} "
-                f"trace{'s' * (traces != 1)} were thrown away, and the new one traces again",
+                f"({_runs([e[0] for e in made])}); the earlier ones' "
+                f"{plural(traces, 'trace')} were thrown away, and the new one traces again",
                 _at(made[-1][1], run),
                 related=[(_at(made[0][1], made[0][0]), f"the first one was made by {_label(made[0][0])}")],
             )

@@ -71,10 +71,6 @@ def two_sites(first: Stack | None, second: Stack | None, first_text: str, second
     return [(first.site, first_text)]
 
 
-def plural(n: int, word: str, suffix: str = "s") -> str:
-    return f"{n} {word}{'' if n == 1 else suffix}"
-
-
 def quoted(names, limit: int = 4) -> str:
     names = list(names)
     shown = ", ".join(f"'{n}'" for n in names[:limit])

@@ -6,7 +6,8 @@ from collections import defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.rules._state import VariableSites, plural, quoted
+from graphlint.rules._state import VariableSites, quoted
+from graphlint.text import plural
 
 
 class CheckpointMismatch(Rule):

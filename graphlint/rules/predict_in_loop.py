@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.text import plural
 
 _DEFAULT_BATCH = 32  # Keras' predict batch size when none is given
 
@@ -63,8 +64,8 @@ class PredictInLoop(Rule):
         for site, calls, rows in self.sites.values():
             if calls > limit:
                 self.report(
-                    f"`predict` called {calls} times at this line on small batches (at most {rows} "
-                    f"row{'s' * (rows != 1)} each): each call sets up a data pipeline and may retrace",
+                    f"`predict` called {calls} times at this line on small batches (at most "
+                    f"{plural(rows, 'row')} each): each call sets up a data pipeline and may retrace",
                     site,
                 )
         self.sites.clear()

@@ -6,7 +6,8 @@ from collections import defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.rules._state import PerGraph, plural, quoted
+from graphlint.rules._state import PerGraph, quoted
+from graphlint.text import plural
 
 
 class _Graph:
