@@ -271,6 +271,23 @@ CASES = {
         for var, value in zip(tf1.global_variables(), np.load("weights.npy")):
             sess.run(var.assign(value))
         """,
+    "nested-weight-load": """
+        import numpy as np
+        weights = np.load("weights.npy", allow_pickle=True).item()
+        sess = tf1.Session()
+        for layer in weights:
+            with tf1.variable_scope(layer, reuse=True):
+                for name, value in weights[layer].items():
+                    var = tf1.get_variable(name)
+                    sess.run(var.assign(value))
+                    sess.run(tf1.get_variable(name).assign(value))
+        """,
+    "decay-every-variable-every-epoch": """
+        sess = tf1.Session()
+        for epoch in range(100):
+            for var in tf1.trainable_variables():
+                sess.run(var.assign(var * 0.99))  # expect: GL102
+        """,
     # -- misses: ops in a function called every step ---------------------------------------------
     "learn-method-called-every-step": """
         class Agent:

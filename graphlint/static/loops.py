@@ -77,15 +77,31 @@ def builds_op(module, call) -> bool:
 
 
 def _per_variable(module, loop, call) -> bool:
-    """An assignment to a variable the loop itself binds: a weight load, once per variable."""
+    """An assignment to a variable the loop itself binds: a weight load, once per variable —
+    unless an outer loop (other than a walk of the same structure: ``for layer in weights:
+    for name, value in weights[layer].items():``) or a per-call function repeats the load."""
+    loops = [outer for outer in call.loops if not outer.is_comprehension]
+    for outer, inner in zip(loops, loops[1:]):
+        iterable = getattr(inner.node, "iter", None)
+        target = getattr(outer.node, "target", None)
+        if iterable is None or target is None:
+            return False
+        bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(iterable)):
+            return False  # the outer loop repeats the whole load
+    if call.scope is not None and module.per_call(call.scope) is not None:
+        return False
     if call.method in ASSIGN_METHODS and call.name is None:
         target = call.receiver
     elif call.api in _ASSIGN_APIS and call.node.args:
         target = call.node.args[0]
     else:
         return False
+    bound = _bound_in(module, loop)
+    if isinstance(target, ast.Call):  # get_variable(name).assign(value): looked up per item
+        return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(target))
     root = _root(target)
-    return root is not None and root in _bound_in(module, loop)
+    return root is not None and root in bound
 
 
 def _summary(module, fn, depth=0, seen=None) -> tuple:
