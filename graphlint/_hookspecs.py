@@ -7,7 +7,11 @@ arguments it uses — pluggy passes the rest by name). Objects such as ``graph``
 
 ``site`` is always a :class:`graphlint.sites.Frame` in the user's own code (never a
 TensorFlow-internal frame); ``stack`` is a :class:`graphlint.sites.Stack`, the user's frames
-outermost first. Specs only ever gain optional arguments.
+outermost first. Event payloads that are not framework objects (argument summaries, shapes)
+are defined in :mod:`graphlint.events`. Specs only ever gain optional arguments.
+
+Hooks marked *plugin-only* have no built-in rule: they are fired for third-party rules
+(``tests/test_reliability.py`` registers a plugin on every hook and checks it is called).
 """
 
 from __future__ import annotations
@@ -46,7 +50,8 @@ def graphlint_op_added(graph, graph_id, graph_kind, op, inputs, index, stack, si
 
 @hookspec
 def graphlint_variable_requested(graph_id, name, reuse, site):
-    """``get_variable`` asked the variable store for ``name`` with the given ``reuse`` mode."""
+    """``get_variable`` asked the variable store for ``name`` with the given ``reuse`` mode
+    (plugin-only)."""
 
 
 @hookspec
@@ -66,7 +71,7 @@ def graphlint_initializer_built(graph_id, name, variables, site):
 
 @hookspec
 def graphlint_initializer_run(graph_id, name, session_id, site):
-    """A session ran the initializer op ``name``."""
+    """A session ran the initializer op ``name`` (plugin-only)."""
 
 
 @hookspec

@@ -11,6 +11,7 @@ import click
 
 from graphlint import __version__
 from graphlint.config import Config, ConfigError, load
+from graphlint.report import FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_PROGRAM_FAILED = 0, 1, 2, 3
 
@@ -51,7 +52,7 @@ def selection_options(func):
         click.option("--select", multiple=True, metavar="CODES", help="Only these codes or prefixes (comma-separated)."),
         click.option("--extend-select", multiple=True, metavar="CODES", help="Add codes to the selection."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Leave out these codes or prefixes."),
-        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True),
         click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write findings to FILE instead of stdout (check) or stderr (run)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 whatever was found, also when the program failed."),
         click.option("--statistics", is_flag=True, help="Count findings per code (every format)."),

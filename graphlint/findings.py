@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 
 class Severity(str, enum.Enum):
@@ -69,7 +69,6 @@ class Finding:
     related: tuple[Related, ...] = ()
     count: int = 1
     test_id: str | None = None
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -80,32 +79,36 @@ class Finding:
         return replace(self, count=count)
 
 
+def _location(loc: Location) -> list:
+    return [loc.path, loc.line, loc.column, loc.function, loc.cell]
+
+
 def finding_to_dict(f: Finding) -> dict:
     """A JSON-able form that :func:`finding_from_dict` turns back into the same finding
-    (absolute paths; used to carry findings from pytest-xdist workers to the controller)."""
+    (paths as given; it carries findings from pytest-xdist workers to the controller, from a
+    kernel to the notebook's report, and into the static cache)."""
     return {
         "code": f.code,
         "name": f.name,
         "severity": f.severity.value,
         "message": f.message,
-        "location": [f.location.path, f.location.line, f.location.column, f.location.function, f.location.cell],
+        "location": _location(f.location),
         "fix": f.fix,
-        "related": [[r.location.path, r.location.line, r.message, r.location.cell] for r in f.related],
+        "related": [[_location(r.location), r.message] for r in f.related],
         "count": f.count,
         "test_id": f.test_id,
     }
 
 
 def finding_from_dict(d: dict) -> Finding:
-    path, line, column, function, *cell = d["location"]
     return Finding(
         code=d["code"],
         name=d["name"],
         severity=Severity(d["severity"]),
         message=d["message"],
-        location=Location(path, line, column, function, *cell),
+        location=Location(*d["location"]),
         fix=d["fix"],
-        related=tuple(Related(Location(p, n, cell=c[0] if c else None), m) for p, n, m, *c in d["related"]),
+        related=tuple(Related(Location(*where), message) for where, message in d["related"]),
         count=d["count"],
         test_id=d["test_id"],
     )

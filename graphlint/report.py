@@ -12,7 +12,6 @@ from graphlint import __version__
 from graphlint.findings import Finding
 from graphlint.text import plural
 
-FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _INFO_URI = "https://github.com/graphlint/graphlint#rules"
 
@@ -273,6 +272,8 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "sarif": as_sarif,
     "github": as_github,
 }
+#: The ``--format`` names.
+FORMATS = tuple(FORMATTERS)
 
 
 def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs) -> str:

@@ -30,6 +30,7 @@ TOO_LONG: dict[str, str] = {
     "graphlint/plugin.py": "marker parsing, the session plugin and the fixture in one module",
     "graphlint/probes/tf_graph.py": "ops, graph entry, variables, sessions and saver in one probe",
     "graphlint/static/module.py": "the module model, its builder and heuristics in one module",
+    "graphlint/static/loops.py": "grew past 400 with GL102's weight-load exemption (b2dab57)",
 }
 
 
@@ -137,3 +138,21 @@ def test_plurals_come_from_one_helper():
         if by_hand.search(line)
     ]
     assert wrong == []
+
+
+def test_hooks_no_built_in_rule_implements_are_documented_plugin_only():
+    import inspect
+
+    from graphlint import _hookspecs
+    from graphlint.jupyter.rules import CELL_RULES
+    from graphlint.registry import discover_rules
+
+    specs = {name: fn for name, fn in vars(_hookspecs).items() if name.startswith("graphlint_")}
+    implemented = {
+        name
+        for cls in [*discover_rules(plugins=False).values(), *CELL_RULES]
+        for name, _ in inspect.getmembers(cls, callable)
+        if name in specs
+    }
+    plugin_only = {name for name, fn in specs.items() if "plugin-only" in (fn.__doc__ or "")}
+    assert set(specs) - implemented == plugin_only

@@ -102,7 +102,6 @@ class FunctionProbe(Probe):
         self._mids = itertools.count(1)
         self._tf_dir = ""
         self._applying_dirs: tuple[str, ...] = ()
-        self._keras_dir = ""
         self._session = 0
         self._tracker = None  # weak reference to Keras' global state of the current session
 
@@ -245,12 +244,10 @@ class FunctionProbe(Probe):
 
     # -- Keras -----------------------------------------------------------------------------
     def _patch_keras_models(self):
-        import keras
         from keras.src.backend.common import global_state
         from keras.src.models import functional, model
 
         self._global_state = global_state
-        self._keras_dir = os.path.dirname(os.path.abspath(keras.__file__)) + os.sep
         probe = self
 
         def wrap(original):

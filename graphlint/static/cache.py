@@ -24,7 +24,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from graphlint.findings import Finding, Location, Related, Severity
+from graphlint.findings import Finding, finding_from_dict, finding_to_dict
 from graphlint.static import project
 
 DIRECTORY = ".graphlint_cache"
@@ -132,29 +132,6 @@ def context_key(rules: list[type], config) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-# -- findings as JSON ------------------------------------------------------------------------
-def _location(loc: Location) -> list:
-    return [loc.path, loc.line, loc.column, loc.function, loc.cell]
-
-
-def _finding(f: Finding) -> dict:
-    return {
-        "code": f.code, "name": f.name, "severity": f.severity.value, "message": f.message,
-        "location": _location(f.location), "fix": f.fix,
-        "related": [[_location(r.location), r.message] for r in f.related],
-        "count": f.count, "test_id": f.test_id, "extra": f.extra,
-    }
-
-
-def _unfinding(d: dict) -> Finding:
-    return Finding(
-        code=d["code"], name=d["name"], severity=Severity(d["severity"]), message=d["message"],
-        location=Location(*d["location"]), fix=d["fix"],
-        related=tuple(Related(Location(*loc), message) for loc, message in d["related"]),
-        count=d["count"], test_id=d["test_id"], extra=d["extra"],
-    )
-
-
 class Cache:
     """One context's entries: ``path -> {digest, findings, deps, probes}``."""
 
@@ -217,7 +194,7 @@ class Cache:
             for dep, dep_digest in entry["deps"]:
                 if _file_digest(dep, self._digests) != dep_digest:
                     return None
-            return [_unfinding(d) for d in entry["findings"]]
+            return [finding_from_dict(d) for d in entry["findings"]]
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -235,7 +212,7 @@ class Cache:
                 deps.append([dep, dep_digest])
             entry = {
                 "digest": result.read.digest,
-                "findings": [_finding(f) for f in result.findings],
+                "findings": [finding_to_dict(f) for f in result.findings],
                 "deps": deps,
                 "probes": [list(p) for p in result.read.probes],
             }
