@@ -151,8 +151,8 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         return [encoding]  # the GL001 finding
     if not rules:
         return []
-    if not full and not prefilter.relevant(path, tree, data):
-        result.read.probes = prefilter.probes(path, tree)  # a module that appears there counts
+    relevant, result.read.probes = prefilter.decide(path, tree, data)  # a module that appears counts
+    if not full and not relevant:
         return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
@@ -173,7 +173,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             collector.internal_error(rule, exc, "check_module")
     found = without_noqa(collector.found, text)
     probes, result.read.deps = reached(path)
-    result.read.probes = prefilter.probes(path, tree) + probes
+    result.read.probes += probes
     if module.edits:
         result.edits = list(module.edits)
         result.digest = hashlib.sha256(data).hexdigest()

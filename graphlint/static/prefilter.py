@@ -95,26 +95,26 @@ def lookups(tree: ast.Module) -> list[str]:
     return list(found)
 
 
-def user_modules(path: str, tree: ast.Module) -> list[str]:
-    """The files of the checked tree that the file's absolute imports may name, where
-    :func:`graphlint.static.project.find_module` would find them (relative imports are not
-    resolved here: :func:`relevant` counts them without looking)."""
-    hits = (project.module_file(path, dotted) for dotted in lookups(tree))
-    return [hit for hit in hits if hit is not None]
-
-
 def probes(path: str, tree: ast.Module) -> list[tuple[str, int, str, str | None]]:
-    """The look-ups :func:`relevant` made, as the cache stores them: (file, level, dotted, hit)."""
+    """The look-ups of the file's absolute imports, as the cache stores them: (file, level,
+    dotted, the file found or None)."""
     here = os.path.abspath(path)
     return [(here, 0, dotted, project.module_file(path, dotted)) for dotted in lookups(tree)]
 
 
-def relevant(path: str, tree: ast.Module, data: bytes) -> bool:
-    """Whether the analysis of this parsed file can report anything (see the module doc)."""
+def decide(path: str, tree: ast.Module, data: bytes) -> tuple[bool, list]:
+    """Whether the analysis of this parsed file can report anything (see the module doc),
+    and the look-ups that decided it (:func:`probes`)."""
+    looked = probes(path, tree)
     nodes = imports(tree)
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.level:
-            return True  # the user's own package
+            return True, looked  # the user's own package
         if any(_framework(target, data) for target in _bound(node)):
-            return True
-    return bool(nodes) and bool(user_modules(path, tree))
+            return True, looked
+    return any(hit is not None for *_, hit in looked), looked
+
+
+def relevant(path: str, tree: ast.Module, data: bytes) -> bool:
+    """Whether the analysis of this parsed file can report anything (see the module doc)."""
+    return decide(path, tree, data)[0]
