@@ -380,6 +380,25 @@ TF2_HOOKS = [
 ]
 
 
+TF2_FAULT_DRIVER = """\
+import json, sys
+sys.path.insert(0, %r)
+from test_reliability import _raising_rule
+from graphlint.engine import Linter, discover_rules
+from graphlint.findings import finding_to_dict
+from graphlint.instrument import instrument
+from graphlint.runner import run_program
+
+hook, path = sys.argv[1], sys.argv[2]
+rules = [*discover_rules(plugins=False).values(), _raising_rule(hook)]
+linter = Linter(rules=rules, warn=lambda m: None)
+with instrument(linter, warn=lambda m: None):
+    outcome = run_program(path, None, ())
+    findings = linter.finish(outcome.status)
+print(json.dumps({"status": outcome.status, "findings": [finding_to_dict(f) for f in findings]}))
+""" % str(Path(__file__).resolve().parent)
+
+
 def test_every_hook_is_fault_injected():
     """A hook added to the specs must join one of the lists below (and its program)."""
     assert set(_hook_names()) == set(TF1_HOOKS) | set(TF2_HOOKS)
@@ -391,23 +410,35 @@ def test_a_rule_raising_in_any_hook_becomes_gl000_and_the_others_carry_on(tmp_pa
 
     tf2 = hook in TF2_HOOKS
     path = _write(tmp_path, "events.py", EVERY_TF2_EVENT if tf2 else EVERY_EVENT)
-    builtins = [cls for code, cls in discover_rules(plugins=False).items()]
-    from graphlint.engine import Linter
+    if tf2:  # eager execution: not in this process, where TF1 programs turned it off
+        proc = subprocess.run(
+            [PY, "-c", TF2_FAULT_DRIVER, hook, str(path)], cwd=tmp_path, env=ENV, capture_output=True,
+            text=True, timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        from graphlint.findings import finding_from_dict
 
-    linter = Linter(rules=[*builtins, _raising_rule(hook)], warn=lambda m: None)
-    tf.compat.v1.reset_default_graph()
-    from graphlint.instrument import instrument
-    from graphlint.runner import run_program
+        result = json.loads(proc.stdout.splitlines()[-1])
+        status, findings = result["status"], [finding_from_dict(f) for f in result["findings"]]
+    else:
+        builtins = [cls for code, cls in discover_rules(plugins=False).items()]
+        from graphlint.engine import Linter
 
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        with instrument(linter, warn=lambda m: None):
-            outcome = run_program(str(path), None, ())
-            findings = linter.finish(outcome.status)
-    finally:
-        os.chdir(cwd)
-    assert outcome.status == 0
+        linter = Linter(rules=[*builtins, _raising_rule(hook)], warn=lambda m: None)
+        tf.compat.v1.reset_default_graph()
+        from graphlint.instrument import instrument
+        from graphlint.runner import run_program
+
+        cwd = os.getcwd()
+        os.chdir(tmp_path)
+        try:
+            with instrument(linter, warn=lambda m: None):
+                outcome = run_program(str(path), None, ())
+                findings = linter.finish(outcome.status)
+        finally:
+            os.chdir(cwd)
+        status = outcome.status
+    assert status == 0
     internal = [f for f in findings if f.code == "GL000"]
     assert internal, f"{hook} was never called, or its exception was lost"
     assert {f.message for f in internal} == {f"rule XY999 failed in {hook}: ZeroDivisionError: raised in {hook}"}
