@@ -159,7 +159,7 @@ class _RunCommand(click.Command):
             if arg == "-m" and i + 1 < len(args):
                 args[i:] = ["-m", args[i + 1], "--", *args[i + 2 :]]
                 break
-            if arg.startswith("-m") and not arg.startswith("--"):
+            if arg.startswith("-m") and len(arg) > 2:  # -mMODULE
                 args[i:] = ["-m", arg[2:], "--", *args[i + 1 :]]
                 break
             i += 2 if arg in self._VALUED else 1

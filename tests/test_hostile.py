@@ -741,3 +741,7 @@ def test_a_forked_child_still_dies_by_sigterm(tmp_path):
     py, ours = both(["x.py"], tmp_path)
     assert py.stdout == "-15\n"
     assert ours.stdout == py.stdout, ours.stderr[-2000:]
+
+
+def test_dash_m_without_a_module_is_one_line():
+    one_line_error(gl("run", "-m"), "-m")
