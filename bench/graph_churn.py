@@ -67,7 +67,7 @@ def phase(mode: str, n: int) -> dict:
     base = tracemalloc.get_traced_memory()[0]
     if mode == "graphlint":
         import graphlint
-        from graphlint.engine import Linter
+        from graphlint.linter import Linter
 
         linter = Linter(warn=lambda msg: None)
         with graphlint.instrument(linter, warn=lambda msg: None):

@@ -75,7 +75,7 @@ PROGRAM = textwrap.dedent(
 IN_PROCESS = textwrap.dedent(
     """
     import time
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     {program}
 

@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import graphlint  # noqa: E402
-from graphlint.engine import Linter  # noqa: E402
+from graphlint.linter import Linter  # noqa: E402
 
 tf.compat.v1.disable_eager_execution()
 v1 = tf.compat.v1

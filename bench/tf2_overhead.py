@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import graphlint  # noqa: E402
-from graphlint.engine import Linter  # noqa: E402
+from graphlint.linter import Linter  # noqa: E402
 
 STEPS = 2_000
 

@@ -17,7 +17,7 @@ from graphlint.instrument import instrument  # noqa: E402
 
 _LAZY = {
     "hookimpl": "graphlint._hookspecs",
-    "Linter": "graphlint.engine",
+    "Linter": "graphlint.linter",
     "Finding": "graphlint.findings",
     "Location": "graphlint.findings",
     "Related": "graphlint.findings",

@@ -177,7 +177,7 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
     The program runs exactly as `python SCRIPT ARGS` would; its output is untouched and the
     findings go to stderr (or --output FILE).
     """
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.lastwords import LastWords
     from graphlint.runner import ProgramNotFound, check_script, run_program
@@ -389,7 +389,7 @@ def rules_command(fmt, no_plugins):
     """List every rule: code, name, severity, engines, summary."""
     import json
 
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
 
     try:
         rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
@@ -420,7 +420,7 @@ def rules_command(fmt, no_plugins):
 @click.argument("code")
 def rule_command(code):
     """Print the documentation of rule CODE (or its name)."""
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
 
     try:
         rules = discover_rules(warn=lambda m: click.echo(m, err=True))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 from graphlint.config import Config, ConfigError
 
 if TYPE_CHECKING:  # the engine (pluggy, entry points) is imported when a block is entered
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
 
 _active = threading.Lock()
 
@@ -95,7 +95,7 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
         for finding in linter.finish():
             print(finding.code, finding.message)
     """
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
 
     warn = warn or (lambda msg: print(msg, file=sys.stderr))
     linter = linter or Linter(config, warn=warn)

@@ -1,4 +1,5 @@
-"""The spine: a pluggy plugin manager with the rules registered, and the findings they make."""
+"""The runtime linter: a pluggy plugin manager with the rules registered (:class:`Linter`),
+per-test rule sets (:class:`RuleScope`), and the sink their findings go to (:class:`Sink`)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pluggy
 
 from graphlint import _hookspecs
 from graphlint.config import Config
-from graphlint.findings import Finding, Location, Severity, internal_error, sorted_findings  # noqa: F401 (re-exported)
-from graphlint.registry import ENTRY_POINT_GROUP, discover_rules, plugins_disabled  # noqa: F401 (re-exported)
+from graphlint.findings import Finding, Location, internal_error, sorted_findings
+from graphlint.registry import discover_rules
 from graphlint.rules._base import Rule
 from graphlint.suppression import line_suppresses, selected
 
@@ -74,7 +75,7 @@ class Sink:
             return found
 
 
-class Scope:
+class RuleScope:
     """One set of rule instances with their own sink, registered on a linter's plugin manager.
 
     The pytest plugin opens a scope per test (and per ``expect_no_findings()`` block), so each
@@ -137,16 +138,16 @@ class Linter:
         self.pm = _PluginManager("graphlint")
         self.pm.add_hookspecs(_hookspecs)
         self.hook = self.pm.hook
-        self.main = None if scoped else Scope(self, self.config)
+        self.main = None if scoped else RuleScope(self, self.config)
 
     def validate(self, config: Config) -> None:
         """Raise ConfigError for codes, rules or options that do not exist."""
         config.validate(self.rule_classes)
 
-    def open_scope(self, config: Config | None = None) -> Scope:
+    def open_scope(self, config: Config | None = None) -> RuleScope:
         config = config or self.config
         self.validate(config)
-        return Scope(self, config)
+        return RuleScope(self, config)
 
     @property
     def sink(self) -> Sink:

@@ -170,7 +170,7 @@ _RULES_CACHE: list = []
 
 def _rule_classes():
     if not _RULES_CACHE:
-        from graphlint.engine import discover_rules
+        from graphlint.registry import discover_rules
 
         _RULES_CACHE.extend(discover_rules().values())
     return _RULES_CACHE
@@ -197,7 +197,7 @@ class GraphlintPlugin:
     def pytest_sessionstart(self, session):
         if self.controller:
             return  # xdist workers run the tests; the controller only gathers their findings
-        from graphlint.engine import Linter
+        from graphlint.linter import Linter
         from graphlint.instrument import instrument
 
         try:
@@ -300,7 +300,7 @@ class GraphlintPlugin:
         )
 
     def _write_report(self):
-        from graphlint.engine import sorted_findings
+        from graphlint.findings import sorted_findings
         from graphlint.registry import describe
         from graphlint.report import render
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from graphlint._hookspecs import hookimpl
 from graphlint.config import Config
-from graphlint.engine import Linter
+from graphlint.linter import Linter
 from graphlint.findings import Finding
 from graphlint.report import text as render_text
 from graphlint.text import plural

@@ -34,7 +34,7 @@ def run_in_process(path: Path, *args: str, config=None):
     """
     import tensorflow as tf
 
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.runner import run_program
 

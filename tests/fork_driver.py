@@ -43,7 +43,7 @@ def plain(path: str):
 
 def linted(path: str):
     """As ``graphlint run PATH`` runs it."""
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.runner import run_program
 

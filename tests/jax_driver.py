@@ -15,7 +15,7 @@ import sys
 
 
 def main(out: str, paths: list[str]) -> int:
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.findings import finding_to_dict
     from graphlint.instrument import instrument
     from graphlint.runner import run_program

@@ -616,7 +616,7 @@ def test_parallel_run_finds_what_one_process_finds(tmp_path):
     for i in range(80):
         (tmp_path / f"m{i:02d}.py").write_text(BAD if i % 3 == 0 else "x = 1\n")
     (tmp_path / "broken.py").write_text("def (\n")
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
 
     rules = [c for c in discover_rules().values() if hasattr(c, "check_module")]
     files = collect([str(tmp_path)], Config())

@@ -248,7 +248,7 @@ def test_readme_rule_table_matches_the_rules():
     """The README's table is the rules' own code, name, severity and summary."""
     from pathlib import Path
 
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for cls in discover_rules(plugins=False).values():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pluggy
 import pytest
 
-from graphlint.engine import Linter
+from graphlint.linter import Linter
 from graphlint.probes import _dispatch
 from graphlint.probes._base import Probe
 from graphlint.rules._base import Rule

@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from conftest import SAMPLES  # noqa: E402
 from graphlint.config import Config  # noqa: E402
-from graphlint.engine import discover_rules  # noqa: E402
+from graphlint.registry import discover_rules  # noqa: E402
 from graphlint.static import apply_fixes, check_file  # noqa: E402
 
 GENERATED, MUTATED = 2000, 2000

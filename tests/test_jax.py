@@ -112,7 +112,7 @@ def test_gl502_counts_jitted_functions_made_at_one_line(runs):
 
 # -- in-process: thresholds, the lazy probe, assert_max_traces ----------------------------------
 def _findings(fn, config=None):
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
 
     linter = Linter(config)
@@ -166,7 +166,7 @@ def test_probe_is_installed_only_while_instrumenting_and_restored_identically():
     import jax
     from jax._src import pjit
 
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
 
     before = (pjit.make_jit, pjit._trace_for_jit, jax.jit)
@@ -184,7 +184,7 @@ def test_probe_waits_for_the_program_to_import_jax_and_graphlint_imports_no_fram
     script = textwrap.dedent(
         """
         import sys
-        from graphlint.engine import Linter
+        from graphlint.linter import Linter
         from graphlint.instrument import instrument
 
         linter = Linter()
@@ -235,7 +235,7 @@ def test_assert_max_traces_on_jax_gives_jax_advice_and_works_under_instrumentati
     import jax
     import jax.numpy as jnp
 
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.testing import GraphlintAssertion, assert_max_traces
 
@@ -302,7 +302,7 @@ STATIC_CASES = [
 def test_static_gl502_for_jax_jit(tmp_path, source, hit):
     """No JAX needed: `graphlint check` only parses."""
     from graphlint.config import Config
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
     from graphlint.static import check_file
 
     path = tmp_path / "prog.py"
@@ -398,7 +398,7 @@ def test_graphlint_rules_shows_each_rules_frameworks():
 )
 def test_static_gl502_says_what_rejitting_costs_by_what_is_jitted(tmp_path, jitted, words):
     from graphlint.config import Config
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
     from graphlint.static import check_file
 
     path = tmp_path / "prog.py"
@@ -426,7 +426,7 @@ def test_gl502_runtime_counts_jit_inside_vmap_made_in_a_loop():
 def test_graphlint_check_on_the_jax_samples_finds_only_the_static_gl502():
     """No JAX needed: the static engine reads JAX-only files too (none imports TensorFlow)."""
     from graphlint.config import Config
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
     from graphlint.static import check_file
 
     rules = [cls for cls in discover_rules(plugins=False).values() if hasattr(cls, "check_module")]

@@ -178,7 +178,7 @@ def test_tf_keras_through_tf_keras_namespace_with_legacy_keras(tmp_path):
 # -- static form ------------------------------------------------------------------------------------
 def _static(tmp_path, source: str):
     from graphlint.config import Config
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
     from graphlint.static import check_file
 
     path = tmp_path / "prog.py"
@@ -275,7 +275,7 @@ def test_gl201_keras_names_both_lines_where_keras_refuses_the_model(tmp_path, fl
 
 def _static201(tmp_path, source: str):
     from graphlint.config import Config
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
     from graphlint.static import check_file
 
     path = tmp_path / "prog.py"

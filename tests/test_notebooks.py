@@ -287,7 +287,7 @@ def test_fix_in_a_cell_after_blanked_magics_lands_on_the_right_column(tmp_path):
 
 def test_fix_leaves_a_notebook_changed_since_the_check_alone(tmp_path, monkeypatch):
     from graphlint.config import Config
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
     from graphlint.static import apply_fixes, check_files
 
     path = notebook(tmp_path, HEADER, FIXABLE)

@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from graphlint.engine import Linter, discover_rules
+from graphlint.linter import Linter
+from graphlint.registry import discover_rules
 from graphlint.findings import Severity
 from graphlint.instrument import instrument
 from graphlint.rules import Rule

@@ -14,7 +14,7 @@ tf = pytest.importorskip("tensorflow")
 v1 = tf.compat.v1
 
 import graphlint  # noqa: E402
-from graphlint.engine import Linter  # noqa: E402
+from graphlint.linter import Linter  # noqa: E402
 from graphlint.instrument import instrument  # noqa: E402
 from graphlint.probes import tf_graph  # noqa: E402
 from graphlint.rules._state import PerGraph  # noqa: E402

@@ -384,7 +384,8 @@ TF2_FAULT_DRIVER = """\
 import json, sys
 sys.path.insert(0, %r)
 from test_reliability import _raising_rule
-from graphlint.engine import Linter, discover_rules
+from graphlint.linter import Linter
+from graphlint.registry import discover_rules
 from graphlint.findings import finding_to_dict
 from graphlint.instrument import instrument
 from graphlint.runner import run_program
@@ -406,7 +407,7 @@ def test_every_hook_is_fault_injected():
 
 @pytest.mark.parametrize("hook", TF1_HOOKS + TF2_HOOKS)
 def test_a_rule_raising_in_any_hook_becomes_gl000_and_the_others_carry_on(tmp_path, hook):
-    from graphlint.engine import discover_rules
+    from graphlint.registry import discover_rules
 
     tf2 = hook in TF2_HOOKS
     path = _write(tmp_path, "events.py", EVERY_TF2_EVENT if tf2 else EVERY_EVENT)
@@ -422,7 +423,7 @@ def test_a_rule_raising_in_any_hook_becomes_gl000_and_the_others_carry_on(tmp_pa
         status, findings = result["status"], [finding_from_dict(f) for f in result["findings"]]
     else:
         builtins = [cls for code, cls in discover_rules(plugins=False).items()]
-        from graphlint.engine import Linter
+        from graphlint.linter import Linter
 
         linter = Linter(rules=[*builtins, _raising_rule(hook)], warn=lambda m: None)
         tf.compat.v1.reset_default_graph()
@@ -620,7 +621,7 @@ def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(monkeypatch)
     """State measured after 200 and after 400 graphs (each run by three sessions) must not
     have grown: any per-graph entry kept shows as growth. (2,000 graphs took 8 minutes on CI's
     two cores; bench/memory.py churns 10,000.)"""
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.probes import tf_graph
     from graphlint.rules import Rule
@@ -658,7 +659,7 @@ def test_run_signatures_per_session_are_capped(monkeypatch):
     graph = tf.Graph()
     with graph.as_default():
         tf.constant(1.0, name="c")
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
 
     linter = Linter(warn=lambda m: None)
@@ -678,7 +679,7 @@ def test_run_signatures_per_session_are_capped(monkeypatch):
 
 
 def test_a_hundred_thousand_runs_keep_graphlint_state_constant():
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.rules import Rule
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from graphlint.engine import discover_rules
+from graphlint.registry import discover_rules
 from graphlint.registry import RuleDescription, describe
 from graphlint.findings import Finding, Location, Related, Severity
 from graphlint.report import as_dict, render

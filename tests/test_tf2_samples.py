@@ -303,7 +303,7 @@ def test_function_probe_keeps_no_strong_reference_to_functions():
     import tensorflow as tf
 
     from graphlint._hookspecs import hookimpl
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.instrument import instrument
 
     events = []

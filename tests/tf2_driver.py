@@ -20,7 +20,7 @@ def main(out: str, paths: list[str], plain: bool = False) -> int:
     """``plain``: run the samples under no instrumentation (what python prints and returns)."""
     import tensorflow as tf
 
-    from graphlint.engine import Linter
+    from graphlint.linter import Linter
     from graphlint.findings import finding_to_dict
     from graphlint.instrument import instrument
     from graphlint.runner import run_program

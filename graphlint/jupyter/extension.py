@@ -27,7 +27,7 @@ class KernelLinter:
 
     def __init__(self, shell):
         from graphlint.config import load
-        from graphlint.engine import Linter, Sink
+        from graphlint.linter import Linter, Sink
         from graphlint.jupyter.rules import CELL_RULES, Cells
 
         self.shell = shell

@@ -63,8 +63,9 @@ def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Find
     )
 
 
-class _Collector:
-    """The sink static rules report into, for one file."""
+class FileSink:
+    """The sink static rules report into, for one file (the runtime's sink is
+    :class:`graphlint.linter.Sink`; here the engine filters once the file is done)."""
 
     def __init__(self, path: str):
         self.path = path
@@ -160,18 +161,18 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         module = Module(path, text, tree)
     except RecursionError:
         return [syntax_error(path, "too deeply nested to analyse")]
-    collector = _Collector(path)
+    sink = FileSink(path)
     for cls in rules:
         # only the static form: no runtime state is built for a file
         make = getattr(cls, "for_static", None)
-        rule = make(collector, config.options_for(cls)) if make is not None else cls(collector, config.options_for(cls))
+        rule = make(sink, config.options_for(cls)) if make is not None else cls(sink, config.options_for(cls))
         try:
             rule.check_module(module)
         except RecursionError:
-            collector.internal_error(rule, RecursionError("too deeply nested"), "check_module")
+            sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
         except Exception as exc:  # a failing rule must not stop the others
-            collector.internal_error(rule, exc, "check_module")
-    found = without_noqa(collector.found, text)
+            sink.internal_error(rule, exc, "check_module")
+    found = without_noqa(sink.found, text)
     probes, result.read.deps = reached(path)
     result.read.probes += probes
     if module.edits:
