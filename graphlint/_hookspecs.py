@@ -5,8 +5,8 @@ arguments it uses — pluggy passes the rest by name). Objects such as ``graph``
 ``session`` are *borrowed*: use them during the call, never keep a reference to them (keep
 ``graph_id`` / ``session_id`` instead), so that instrumented programs do not leak.
 
-``site`` is always a :class:`graphlint.sites.Frame` in the user's own code (never a
-TensorFlow-internal frame); ``stack`` is a :class:`graphlint.sites.Stack`, the user's frames
+``site`` is always a :class:`graphlint.stacks.Frame` in the user's own code (never a
+TensorFlow-internal frame); ``stack`` is a :class:`graphlint.stacks.Stack`, the user's frames
 outermost first. Event payloads that are not framework objects (argument summaries, shapes)
 are defined in :mod:`graphlint.events`. Specs only ever gain optional arguments.
 

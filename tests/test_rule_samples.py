@@ -15,7 +15,7 @@ import pytest
 
 from conftest import SAMPLES, expected_markers, run_in_process
 from graphlint.config import Config
-from graphlint.sites import capture_lazy
+from graphlint.stacks import capture_lazy
 
 RULES = SAMPLES / "rules"
 RUNTIME = SAMPLES / "runtime"  # samples only the runtime judges right (see ENGINES_DIFFER)

@@ -178,7 +178,7 @@ class _ListSink:
 
 def _trace_events(rule, values, name="lr"):
     from graphlint.events import summarize
-    from graphlint.sites import Frame
+    from graphlint.stacks import Frame
 
     site = Frame("/prog.py", 10, "<module>")
     for i, value in enumerate(values, 1):
@@ -217,7 +217,7 @@ def test_gl501_lists_only_the_arguments_that_changed_an_eager_and_a_graph_tensor
 
     from graphlint.events import summarize
     from graphlint.rules.function_retraced import FunctionRetraced
-    from graphlint.sites import Frame
+    from graphlint.stacks import Frame
 
     eager = tf.ones((2, 5, 3))
     with tf.Graph().as_default():

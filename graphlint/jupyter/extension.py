@@ -83,11 +83,11 @@ class KernelLinter:
         key = getattr(info, "cell_id", None) or raw
         run = CellRun(key, filename=self._code_name(info))
         if _is_timed(raw):
-            from graphlint import sites
+            from graphlint import stacks
 
             run.aliases = _TIMED
             for name in _TIMED:  # the user's code, while this cell runs
-                sites._is_user[name] = True
+                stacks._is_user[name] = True
         self.cells.current = run
         self.cells.runs.append(run)
         self._drop_scope()
@@ -99,10 +99,10 @@ class KernelLinter:
             return
         run.count = getattr(result, "execution_count", None)
         if run.aliases:
-            from graphlint import sites
+            from graphlint import stacks
 
             for name in run.aliases:
-                sites._is_user[name] = False
+                stacks._is_user[name] = False
         found = []
         if self.scope is not None:
             scope, self.scope = self.scope, None
@@ -132,7 +132,7 @@ class KernelLinter:
     def _code_name(self, info) -> str:
         """The file name the cell will be compiled under (ipykernel: a file in a temporary
         folder; terminal IPython: ``<ipython-input-…>``, made user code here)."""
-        from graphlint import sites
+        from graphlint import stacks
 
         try:
             transformed = getattr(info, "transformed_cell", None) or info.raw_cell
@@ -143,7 +143,7 @@ class KernelLinter:
         if not isinstance(name, str):
             return ""
         if name.startswith("<ipython-input-"):
-            sites._is_user[name] = True
+            stacks._is_user[name] = True
         return name
 
     # -- showing findings ----------------------------------------------------------------------

@@ -22,7 +22,7 @@ from graphlint.events import ITEMS_MAX, Argument, shape_text, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes.patching import WRAPPER_FILENAME
 from graphlint.probes.tf_function import _definition, _display_name
-from graphlint.sites import Frame, is_user_file, user_site
+from graphlint.stacks import Frame, is_user_file, user_site
 
 __tracebackhide__ = True
 

@@ -20,7 +20,7 @@ import weakref
 from typing import Callable
 
 from graphlint.probes._base import Probe
-from graphlint.sites import Frame, is_user_file
+from graphlint.stacks import Frame, is_user_file
 
 __tracebackhide__ = True
 

@@ -19,7 +19,7 @@ from typing import Callable
 
 from graphlint.events import Argument, summarize
 from graphlint.probes._base import Probe
-from graphlint.sites import Frame, is_user_file, user_site
+from graphlint.stacks import Frame, is_user_file, user_site
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True

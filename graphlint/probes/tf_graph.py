@@ -15,7 +15,7 @@ from sys import getrefcount
 from typing import Callable
 
 from graphlint.probes._base import Probe
-from graphlint.sites import capture, capture_lazy, is_user_file, user_site
+from graphlint.stacks import capture, capture_lazy, is_user_file, user_site
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True

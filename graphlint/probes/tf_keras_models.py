@@ -16,7 +16,7 @@ import weakref
 
 from graphlint.probes._base import Probe
 from graphlint.probes.tf_function import FunctionProbe
-from graphlint.sites import Frame, is_user_file
+from graphlint.stacks import Frame, is_user_file
 
 __tracebackhide__ = True
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 from graphlint.findings import Finding, Location, Related, Severity
 
 if TYPE_CHECKING:
-    from graphlint.sites import Frame
+    from graphlint.stacks import Frame
 
 _SECTION = re.compile(r"^## (.+)$", re.M)
 

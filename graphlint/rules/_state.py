@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Generic, TypeVar
 
-from graphlint.sites import Frame, Stack
+from graphlint.stacks import Frame, Stack
 
 T = TypeVar("T")
 

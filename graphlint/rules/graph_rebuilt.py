@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import PerGraph
-from graphlint.sites import Stack, capture
+from graphlint.stacks import Stack, capture
 from graphlint.static.hits import report_hits
 from graphlint.static.rebuilds import graph_rebuilt
 
@@ -34,7 +34,7 @@ class _Group:
         self.copies: dict[int, _Copy] = {}  # invocation id -> its copy, in order of first op
 
 
-class _Graph:
+class _GraphOps:
     __slots__ = ("groups", "ran", "last_index", "run_index", "base")
 
     def __init__(self):
@@ -112,7 +112,7 @@ class GraphRebuilt(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.graphs: PerGraph[_Graph] = PerGraph(_Graph)
+        self.graphs: PerGraph[_GraphOps] = PerGraph(_GraphOps)
 
     # -- events ----------------------------------------------------------------------------
     def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
@@ -157,7 +157,7 @@ class GraphRebuilt(Rule):
             self._judge(self.graphs.pop(graph_id))
 
     # -- judgement -------------------------------------------------------------------------
-    def _judge(self, state: _Graph | None) -> None:
+    def _judge(self, state: _GraphOps | None) -> None:
         if state is None:
             return
         builds: dict[tuple, dict[int, list]] = {}

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.sites import capture
+from graphlint.stacks import capture
 from graphlint.static.hits import report_hits
 from graphlint.static.loops import op_in_run_loop
 

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.sites import capture
+from graphlint.stacks import capture
 from graphlint.static.hits import report_hits
 from graphlint.static.sessions import session_churn
 
@@ -292,6 +292,6 @@ class SessionLeak(Rule):
 
 
 def _frame(path, line):
-    from graphlint.sites import Frame
+    from graphlint.stacks import Frame
 
     return Frame(path, line, "")

@@ -10,7 +10,7 @@ from graphlint.rules._state import PerGraph, quoted
 from graphlint.text import plural
 
 
-class _Graph:
+class _Initialization:
     def __init__(self):
         self.created: list[tuple[str, object]] = []  # (name, site) in creation order
         self.first_init = None  # (index into created, site)
@@ -59,7 +59,7 @@ class VariableNotInitialized(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.graphs: PerGraph[_Graph] = PerGraph(_Graph)
+        self.graphs: PerGraph[_Initialization] = PerGraph(_Initialization)
 
     def graphlint_graph_created(self, graph_id, kind):
         if kind != "graph":
@@ -82,7 +82,7 @@ class VariableNotInitialized(Rule):
             self._judge(state)
             self.graphs.pop(graph_id)
 
-    def _judge(self, state: _Graph | None) -> None:
+    def _judge(self, state: _Initialization | None) -> None:
         if state is None or state.first_init is None:
             return
         start, init_site = state.first_init
