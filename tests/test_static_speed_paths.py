@@ -235,11 +235,18 @@ def test_another_selection_is_another_cache(tmp_path):
 
 
 def test_a_corrupt_cache_is_an_empty_one(tmp_path):
-    from graphlint.static.cache import DIRECTORY
+    from graphlint.static.cache import DIRECTORY, digest
 
     main, config = _tree(tmp_path)
     _run([str(main)], config, tmp_path)
-    for garbage in (b"{not json", b'{"format": 1, "entries": []}', b'{"format": 1, "entries": {"%s": 7}}' % str(main).encode()):
+    entry = b'{"digest": "%s", "findings": [], "deps": [], "probes": [[1, 2]]}' % digest(main.read_bytes()).encode()
+    for garbage in (
+        b"{not json",
+        b"[" * 100_000,  # deeper than the JSON reader recurses
+        b'{"format": 1, "entries": []}',
+        b'{"format": 1, "entries": {"%s": 7}}' % str(main).encode(),
+        b'{"format": 1, "entries": {"%s": %s}}' % (str(main).encode(), entry),
+    ):
         for stored in (tmp_path / DIRECTORY).rglob("*.json"):
             stored.write_bytes(garbage)
         found, analysed = _run([str(main)], config, tmp_path)

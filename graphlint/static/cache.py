@@ -155,7 +155,7 @@ class Cache:
             entries = data["entries"] if data.get("format") == FORMAT else {}
             if not isinstance(entries, dict):
                 entries = {}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except Exception:  # unreadable, not JSON, too deeply nested, another shape
             entries = {}
         return cls(file, entries)
 
@@ -195,7 +195,7 @@ class Cache:
                 if _file_digest(dep, self._digests) != dep_digest:
                     return None
             return [finding_from_dict(d) for d in entry["findings"]]
-        except (KeyError, TypeError, ValueError):
+        except Exception:  # an entry of another shape: not a hit
             return None
 
     def put(self, result) -> None:
@@ -253,7 +253,7 @@ class Cache:
                     pass
                 raise
             _prune(folder)
-        except (OSError, ValueError, TypeError):
+        except Exception:
             pass  # a read-only tree, a full disk: the run's results stand, uncached
 
 
