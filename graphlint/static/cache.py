@@ -236,25 +236,32 @@ class Cache:
             if not os.path.exists(ignore):
                 with open(ignore, "w", encoding="utf-8") as fh:
                     fh.write("# Automatically created by graphlint.\n*\n")
-            import tempfile  # only when there is something to write
-
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entries.", suffix=".tmp")
-            try:
-                mask = os.umask(0)
-                os.umask(mask)
-                os.fchmod(fd, 0o666 & ~mask)  # as any file the user writes, not mkstemp's 0600
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump({"format": FORMAT, "entries": self.entries}, fh, separators=(",", ":"))
-                os.replace(tmp, self.file)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            mask = os.umask(0)
+            os.umask(mask)
+            text = json.dumps({"format": FORMAT, "entries": self.entries}, separators=(",", ":"))
+            write_beside(self.file, text.encode("utf-8"), 0o666 & ~mask)  # as any file the user writes
             _prune(folder)
         except Exception:
             pass  # a read-only tree, a full disk: the run's results stand, uncached
+
+
+def write_beside(target: str, data: bytes, mode: int) -> None:
+    """Write ``data`` to a temporary file beside ``target``, then rename it over: a write that
+    fails midway leaves ``target`` whole (or absent)."""
+    import tempfile  # only when there is something to write
+
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _writable(folder: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 from graphlint.config import Config
 from graphlint.findings import Finding, Location, Severity, internal_error
 from graphlint.static import prefilter, project
-from graphlint.static.cache import Cache, Inputs, digest, reached
+from graphlint.static.cache import Cache, Inputs, digest, reached, write_beside
 from graphlint.static.module import Edit, Module
 from graphlint.suppression import only_selected, without_noqa
 
@@ -334,21 +334,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
 def _replace_file(path: str, data: bytes) -> None:
     """Write ``data`` to a temporary file beside the real file, then rename it over: a write
     that fails midway leaves the file whole. A read-only file is not written."""
-    import tempfile
-
     target = os.path.realpath(path)  # a symlink stays a symlink
     if not os.access(target, os.W_OK):
         raise PermissionError(13, "Permission denied", path)
-    mode = os.stat(target).st_mode
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, stat.S_IMODE(mode))
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_beside(target, data, stat.S_IMODE(os.stat(target).st_mode))
