@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from test_static_precision import FORECASTER  # a model built and run per call, in a module of the tree
+
 from graphlint.config import Config, load
 from graphlint.registry import discover_rules
 from graphlint.static import check_file, collect
@@ -121,18 +123,6 @@ def test_an_import_of_a_module_beside_the_file_makes_it_relevant(tmp_path):
     assert not _relevant(tmp_path, "import numpy\nimport not_here\n")
 
 
-FORECASTER = """\
-import tensorflow as tf
-
-tf1 = tf.compat.v1
-
-
-def forecast(x):
-    inputs = tf1.placeholder(tf.float32, [None, 4])
-    prediction = tf.reduce_sum(inputs, axis=1)
-    with tf1.Session() as sess:
-        return sess.run(prediction, {inputs: x})
-"""
 
 
 def test_a_file_that_names_no_framework_but_calls_a_model_of_the_tree_is_reported(tmp_path):
