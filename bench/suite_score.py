@@ -27,7 +27,7 @@ def _findings(report: str, root: str) -> list[tuple]:
         doc = json.load(fh)
     out = []
     for f in doc["findings"]:
-        path = os.path.relpath(f["path"], root)
+        path = os.path.relpath(f["path"], root) if os.path.isabs(f["path"]) else os.path.normpath(f["path"])
         out.append((f["code"], path, f["line"], f.get("test") or "", f["message"]))
     return sorted(out)
 
