@@ -29,7 +29,6 @@ TOO_LONG: dict[str, str] = {
     "graphlint/cli.py": "the commands and their option handling in one module",
     "graphlint/plugin.py": "marker parsing, the session plugin and the fixture in one module",
     "graphlint/probes/tf_graph.py": "ops, graph entry, variables, sessions and saver in one probe",
-    "graphlint/static/module.py": "the module model, its builder and heuristics in one module",
     "graphlint/static/loops.py": "grew past 400 with GL102's weight-load exemption (b2dab57)",
 }
 

@@ -1,0 +1,280 @@
+"""How a :class:`graphlint.static.module.Module` is built: one pass over the ``ast`` tree that
+resolves every call, places it (function, loops, ``with`` items, ``try`` and ``if`` parts),
+records what names were assigned from, and links calls to the user's own functions.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from graphlint.static.scopes import (
+    _COMPS,
+    _FUNCS,
+    GRAPH,
+    CallSite,
+    ClassInfo,
+    Function,
+    Loop,
+    WithItem,
+    _Ctx,
+)
+
+
+class ModuleBuilder:
+    """Mixed into :class:`graphlint.static.module.Module`: fills its calls, loops, withs,
+    functions, classes and origins."""
+
+    def _collect_bindings(self, body) -> None:
+        """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
+        stack = list(reversed(body))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.bindings.add_import(node)
+            elif isinstance(node, ast.Assign):
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(
+                    node.value, (ast.Name, ast.Attribute)
+                ):
+                    self.bindings.add_alias(node.targets[0].id, node.value)
+            else:
+                for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    children = getattr(node, name, None)
+                    if children:
+                        stack.extend(reversed(children))
+
+    def _origin_key(self, expr, scope):
+        if isinstance(expr, ast.Name):
+            return (id(scope) if scope is not None else None, expr.id)
+        if (
+            isinstance(expr, ast.Attribute)
+            and isinstance(expr.value, ast.Name)
+            and expr.value.id == "self"
+            and scope is not None
+            and scope.cls is not None
+        ):
+            return ("self", id(scope.cls), expr.attr)
+        return None
+
+    def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._assign_origin(elt, None, ctx, "?")
+            return
+        key = self._origin_key(target, ctx.scope)
+        if key is None:
+            return
+        if label is None:
+            label = self._call_label(value) if isinstance(value, ast.Call) else "?"
+        self._origins.setdefault(key, set()).add(label)
+
+    def _call_label(self, call: ast.Call) -> str:
+        name = self.bindings.resolve(call.func)
+        if name is not None:
+            return name
+        if isinstance(call.func, ast.Name) and call.func.id in self.classes:
+            return "class:" + call.func.id
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
+            inner = self.bindings.resolve(call.func.value.func)
+            if inner is not None:
+                return f"{inner}().{call.func.attr}"
+        return "?"
+
+    def _stmts(self, body, ctx: _Ctx) -> None:
+        for node in body:
+            self._stmt(node, ctx)
+
+    def _stmt(self, node, ctx: _Ctx) -> None:
+        if isinstance(node, _FUNCS):
+            self._function(node, ctx)
+        elif isinstance(node, ast.ClassDef):
+            for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+                self._expr(e, ctx)
+            info = ClassInfo(node, tuple(self.bindings.resolve(b) for b in node.bases))
+            if ctx.scope is None and ctx.cls is None:
+                self.classes[node.name] = info
+            self._stmts(node.body, ctx.child(cls=info))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._expr(node.iter, ctx)
+            loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
+            self.loops.append(loop)
+            inner = ctx.child(loops=ctx.loops + (loop,), block=ctx.block + ((id(node), "body"),))
+            self._assign_origin(node.target, None, inner, "?")
+            self._expr(node.target, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, ast.While):
+            loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
+            self.loops.append(loop)
+            inner = ctx.child(loops=ctx.loops + (loop,), block=ctx.block + ((id(node), "body"),))
+            self._expr(node.test, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, ast.If):
+            self._expr(node.test, ctx)
+            self._stmts(node.body, ctx.child(ifs=ctx.ifs + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            self._stmts(node.orelse, ctx.child(ifs=ctx.ifs + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            items = []
+            for item in node.items:
+                first = len(self.calls)
+                self._expr(item.context_expr, ctx)
+                if len(self.calls) > first and self.calls[first].node is item.context_expr:
+                    self.calls[first].entered = True  # `with tf.Graph():` makes no fresh default
+                expr = item.context_expr
+                name = self.bindings.resolve(expr.func) if isinstance(expr, ast.Call) else None
+                w = WithItem(item, node, ctx.scope, name)
+                items.append(w)
+                self.withs.append(w)
+                if item.optional_vars is not None:
+                    label = self._call_label(expr) if isinstance(expr, ast.Call) else "?"
+                    if w.is_as_default:
+                        label = GRAPH
+                    self._assign_origin(item.optional_vars, None, ctx, label)
+            block = ctx.block
+            if not all(w.is_scope for w in items):
+                block = block + ((id(node), "with"),)
+            self._stmts(node.body, ctx.child(withs=ctx.withs + tuple(items), block=block))
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self._stmts(node.body, ctx.child(trys=ctx.trys + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            for handler in node.handlers:
+                if handler.type is not None:
+                    self._expr(handler.type, ctx)
+                self._stmts(
+                    handler.body,
+                    ctx.child(trys=ctx.trys + ((node, "handler"),), block=ctx.block + ((id(handler), "handler"),)),
+                )
+            self._stmts(node.orelse, ctx.child(trys=ctx.trys + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+            self._stmts(node.finalbody, ctx.child(trys=ctx.trys + ((node, "finalbody"),)))
+        elif isinstance(node, ast.Match):
+            self._expr(node.subject, ctx)
+            for case in node.cases:
+                if case.guard is not None:
+                    self._expr(case.guard, ctx)
+                self._stmts(case.body, ctx.child(block=ctx.block + ((id(case), "case"),)))
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)):
+            return
+        else:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._assign_origin(target, node.value, ctx)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                self._assign_origin(node.target, node.value if isinstance(node, ast.AnnAssign) else None, ctx)
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self._expr(child, ctx)
+
+    def _function(self, node, ctx: _Ctx) -> None:
+        for dec in node.decorator_list:
+            if isinstance(dec, (ast.Name, ast.Attribute)):
+                name = self.bindings.resolve(dec)
+                if name is not None:
+                    self._record_call(dec, name, ctx, None, decorator=True)
+            else:
+                self._expr(dec, ctx)
+        args = node.args
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            self._expr(default, ctx)
+        params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+        parent = ctx.scope
+        is_method = ctx.cls is not None and (parent is None or parent.cls is not ctx.cls)
+        if is_method:
+            qual = f"{ctx.cls.name}.{node.name}"
+        else:
+            qual = f"{parent.qualname}.{node.name}" if parent is not None else node.name
+        owner = ctx.cls if is_method else (parent.cls if parent is not None else None)
+        fn = Function(node, qual, owner, parent, params=frozenset(params), is_method=is_method)
+        if is_method:
+            ctx.cls.methods[node.name] = fn
+        elif parent is not None:
+            parent.children[node.name] = fn
+        elif ctx.cls is None:
+            self.module_functions[node.name] = fn
+        self.functions.append(fn)
+        for p in params:
+            self._origins.setdefault((id(fn), p), set()).add("?")
+        self._stmts(node.body, _Ctx(scope=fn, cls=fn.cls))
+
+    def _record_call(self, node, name, ctx: _Ctx, parent, decorator=False) -> CallSite:
+        site = CallSite(
+            node, name, ctx.scope, ctx.cls, ctx.loops, ctx.withs, ctx.trys, ctx.ifs, ctx.block, parent, decorator
+        )
+        self.calls.append(site)
+        if ctx.scope is not None:
+            ctx.scope.calls.append(site)
+        for loop in ctx.loops:
+            loop.calls.append(site)
+        return site
+
+    def _expr(self, root, ctx: _Ctx) -> None:
+        """Every call in an expression, iteratively (deep expressions do not recurse)."""
+        stack = [(root, ctx, None)]
+        while stack:
+            node, c, parent = stack.pop()
+            if isinstance(node, ast.Call):
+                self._record_call(node, self.bindings.resolve(node.func), c, parent)
+                stack.append((node.func, c, None))
+                for arg in node.args:
+                    stack.append((arg, c, node))
+                for kw in node.keywords:
+                    stack.append((kw.value, c, node))
+            elif isinstance(node, ast.Lambda):
+                for d in node.args.defaults:
+                    stack.append((d, c, None))
+            elif isinstance(node, _COMPS):
+                gens = node.generators
+                stack.append((gens[0].iter, c, None))
+                loop = Loop(node, c.scope, depth=(len(c.withs), len(c.ifs)))
+                self.loops.append(loop)
+                inner = c.child(loops=c.loops + (loop,), block=c.block + ((id(node), "comp"),))
+                for gen in gens:
+                    if gen is not gens[0]:
+                        stack.append((gen.iter, inner, None))
+                    for cond in gen.ifs:
+                        stack.append((cond, inner, None))
+                if isinstance(node, ast.DictComp):
+                    stack.append((node.key, inner, None))
+                    stack.append((node.value, inner, None))
+                else:
+                    stack.append((node.elt, inner, None))
+            elif isinstance(node, (ast.Name, ast.Constant)):
+                continue
+            else:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.expr):
+                        stack.append((child, c, parent if isinstance(node, (ast.Starred, ast.keyword)) else None))
+
+    def _link_calls(self) -> None:
+        """Which of the user's own functions and classes each call reaches."""
+        for site in self.calls:
+            node = site.node
+            if site.decorator or not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            target = None
+            if isinstance(func, ast.Name):
+                scope = site.scope
+                while scope is not None and target is None:
+                    target = scope.children.get(func.id)
+                    if target is not None and (id(scope), func.id) in self._origins:
+                        target = None  # the name is bound again (``f = wrap(f)``): not that def
+                        break
+                    scope = scope.parent
+                if target is None and func.id not in self.bindings.names and (None, func.id) not in self._origins:
+                    target = self.module_functions.get(func.id)
+                    if target is None and func.id in self.classes:
+                        site.local_class = self.classes[func.id]
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                if func.value.id == "self" and site.cls is not None:
+                    target = site.cls.methods.get(func.attr)
+                else:
+                    labels = self.origins(func.value, site.scope)
+                    if len(labels) == 1:
+                        (label,) = labels
+                        if label.startswith("class:"):
+                            cls = self.classes.get(label[6:])
+                            if cls is not None:
+                                target = cls.methods.get(func.attr)
+            if isinstance(target, Function):
+                site.target = target
+                target.callers.append(site)
