@@ -1,9 +1,12 @@
-"""Shared test helpers: run a sample program in-process under graphlint, read its markers."""
+"""Shared test helpers: run a sample program in-process under graphlint, read its markers,
+check a bad sample's findings against them, find a line, pick the one finding of a code,
+write a small program."""
 
 from __future__ import annotations
 
 import os
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,46 @@ def expected_markers(path: Path) -> set[tuple[str, int]]:
         for code in _MARK.findall(line):
             expected.add((code, lineno))
     return expected
+
+
+def assert_exactly_markers(path: Path, findings) -> None:
+    """A bad sample's findings are exactly its ``# GLnnn`` markers, each at a line of the
+    sample itself (never a framework's), with a fix, its related sites in the sample too."""
+    expected = expected_markers(path)
+    assert expected, f"{path.name} declares no # GLnnn marker"
+    got = {(f.code, f.location.line) for f in findings if f.location.path == str(path)}
+    assert got == expected, "\n".join(f"{f.location.path}:{f.location.line} {f.code} {f.message}" for f in findings)
+    n_lines = len(path.read_text().splitlines())
+    for f in findings:
+        assert f.location.path == str(path), f"finding outside the sample: {f.location}"
+        assert 1 <= f.location.line <= n_lines
+        assert f.fix.strip(), f
+        for related in f.related:
+            assert related.location.path == str(path), f"related site outside the sample: {related.location}"
+
+
+def line_of(path: Path, needle: str, nth: int | None = None) -> int:
+    """The line of ``path`` containing ``needle``: the only one, or the ``nth`` (1-based)."""
+    hits = [n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line]
+    if nth is None:
+        assert len(hits) == 1, (needle, hits)
+        return hits[0]
+    assert len(hits) >= nth, f"{needle!r} not found {nth} times in {path.name}"
+    return hits[nth - 1]
+
+
+def only(findings, code: str):
+    """The one finding of ``code`` (the assertion lists them all when there is not one)."""
+    found = [f for f in findings if f.code == code]
+    assert len(found) == 1, [(f.code, f.location.line, f.message) for f in findings]
+    return found[0]
+
+
+def write_program(directory: Path, body: str, name: str = "prog.py", header: str = "") -> Path:
+    """``header`` and the dedented ``body`` written to ``directory/name``."""
+    path = directory / name
+    path.write_text(header + textwrap.dedent(body))
+    return path
 
 
 def run_in_process(path: Path, *args: str, config=None):

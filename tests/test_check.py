@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import SAMPLES, expected_markers
+from conftest import SAMPLES, expected_markers, line_of
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
@@ -81,12 +81,6 @@ def source(tmp_path):
         return path
 
     return write
-
-
-def line_of(path: Path, needle: str) -> int:
-    hits = [n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
 
 
 # -- samples ---------------------------------------------------------------------------------

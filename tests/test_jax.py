@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, run_driver
+from conftest import SAMPLES, expected_markers, only, run_driver
 
 JAX = SAMPLES / "jax"
 BAD = sorted(JAX.glob("*_bad*.py"))
@@ -33,12 +33,6 @@ def runs(tmp_path_factory):
         pytest.skip("JAX is not installed (pip install 'graphlint[jax]')")
     out = tmp_path_factory.mktemp("jax") / "runs.json"
     return run_driver("jax_driver.py", BAD + GOOD, out, env={"JAX_PLATFORMS": "cpu"}, timeout=600)
-
-
-def _only(findings, code):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.location.line, f.message) for f in findings]
-    return found[0]
 
 
 def test_each_jax_code_has_bad_and_good_samples():
@@ -79,7 +73,7 @@ def test_jax_programs_run_without_tensorflow_being_imported(runs):
 
 @needs_jax
 def test_gl501_names_the_changing_shape_the_definition_and_pad_or_bucket(runs):
-    finding = _only(runs[str(JAX / "gl501_jax_bad_shape.py")]["findings"], "GL501")
+    finding = only(runs[str(JAX / "gl501_jax_bad_shape.py")]["findings"], "GL501")
     assert "`loss()` was traced 8 times (limit 5)" in finding.message
     assert "`x` shape (1, 3) → (2, 3) → (3, 3) → (4, 3) → … (8 distinct)" in finding.message
     assert "`w`" not in finding.message  # unchanged
@@ -89,7 +83,7 @@ def test_gl501_names_the_changing_shape_the_definition_and_pad_or_bucket(runs):
 
 @needs_jax
 def test_gl501_names_a_static_argument_and_its_values(runs):
-    finding = _only(runs[str(JAX / "gl501_jax_bad_static.py")]["findings"], "GL501")
+    finding = only(runs[str(JAX / "gl501_jax_bad_static.py")]["findings"], "GL501")
     assert "static argument `steps` (int) 1 → 2 → 3 → 4 → … (8 distinct)" in finding.message
     assert "`x`" not in finding.message  # same shape every time, its values never retrace
     assert "Make `steps` a traced argument" in finding.fix
@@ -97,14 +91,14 @@ def test_gl501_names_a_static_argument_and_its_values(runs):
 
 @needs_jax
 def test_gl501_tells_python_scalars_weak_type_from_arrays(runs):
-    finding = _only(runs[str(JAX / "gl501_jax_bad_weak.py")]["findings"], "GL501")
+    finding = only(runs[str(JAX / "gl501_jax_bad_weak.py")]["findings"], "GL501")
     assert "`scale` Python float (weak float32) → float32 array → Python int (weak int32)" in finding.message
     assert "weakly typed" in finding.fix
 
 
 @needs_jax
 def test_gl502_counts_jitted_functions_made_at_one_line(runs):
-    finding = _only(runs[str(JAX / "gl502_jax_bad.py")]["findings"], "GL502")
+    finding = only(runs[str(JAX / "gl502_jax_bad.py")]["findings"], "GL502")
     assert finding.message.startswith("`jax.jit` made 3 new functions at this line")
     assert finding.related == ()  # a lambda is defined on the line that jits it
     assert "Apply jax.jit once" in finding.fix

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, run_in_process
+from conftest import SAMPLES, assert_exactly_markers, line_of, only, run_in_process
 from graphlint.config import Config
 from graphlint.stacks import capture_lazy
 
@@ -24,19 +24,6 @@ BAD = sorted(p for code in CODES for p in RULES.glob(f"{code}_bad*.py")) + sorte
 GOOD = sorted(p for code in CODES for p in RULES.glob(f"{code}_good*.py")) + sorted(RUNTIME.glob("gl1*_good*.py"))
 
 
-def _line_of(path: Path, snippet: str, nth: int = 1) -> int:
-    """The line number of the ``nth`` line of ``path`` that contains ``snippet``."""
-    hits = [n for n, line in enumerate(path.read_text().splitlines(), 1) if snippet in line]
-    assert len(hits) >= nth, f"{snippet!r} not found {nth} times in {path.name}"
-    return hits[nth - 1]
-
-
-def _only(findings, code):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.location.line, f.message) for f in findings]
-    return found[0]
-
-
 def test_every_code_has_both_samples():
     for code in CODES:
         assert (RULES / f"{code}_bad.py").is_file(), code
@@ -45,17 +32,8 @@ def test_every_code_has_both_samples():
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
 def test_bad_sample_yields_exactly_its_markers(path):
-    expected = expected_markers(path)
-    assert expected, f"{path.name} declares no # GLnnn marker"
     findings, _ = run_in_process(path)
-    got = {(f.code, f.location.line) for f in findings if f.location.path == str(path)}
-    assert got == expected, [(f.code, f.location.path, f.location.line, f.message) for f in findings]
-    for finding in findings:
-        assert finding.location.path == str(path), finding  # never a TensorFlow-internal frame
-        assert 1 <= finding.location.line <= len(path.read_text().splitlines())
-        assert finding.fix.strip(), finding
-        for related in finding.related:
-            assert related.location.path == str(path), related
+    assert_exactly_markers(path, findings)
 
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
@@ -69,7 +47,7 @@ def test_good_sample_yields_nothing(path):
 # -- GL101 graph-rebuilt ------------------------------------------------------------------------
 def test_gl101_message_has_op_counts_and_both_calls():
     path = RULES / "gl101_bad.py"
-    finding = _only(run_in_process(path)[0], "GL101")
+    finding = only(run_in_process(path)[0], "GL101")
     assert "`forecast()`" in finding.message and "2 times" in finding.message
     counts = finding.message.rsplit(":", 1)[1].split("→")
     assert len(counts) == 2
@@ -77,8 +55,8 @@ def test_gl101_message_has_op_counts_and_both_calls():
     assert 0 < first < second
     calls = [r.location.line for r in finding.related]
     assert calls == [
-        _line_of(path, "model.forecast(sess, batch)"),
-        _line_of(path, "model.forecast(sess, 2 * batch)"),
+        line_of(path, "model.forecast(sess, batch)"),
+        line_of(path, "model.forecast(sess, 2 * batch)"),
     ]
 
 
@@ -94,7 +72,7 @@ def test_gl101_with_graph_without_as_default():
 # -- GL102 op-in-run-loop -----------------------------------------------------------------------
 def test_gl102_counts_steps_and_respects_min_repeats():
     path = RULES / "gl102_bad.py"
-    finding = _only(run_in_process(path)[0], "GL102")
+    finding = only(run_in_process(path)[0], "GL102")
     assert "over 5 steps" in finding.message
     config = Config(rule_options={"GL102": {"min-repeats": 6}})
     findings, _ = run_in_process(path, config=config)
@@ -110,8 +88,8 @@ def test_gl201_names_the_renamed_variable_and_both_calls():
     finding = by_name["weights"]
     assert "'weights_1'" in finding.message
     assert [r.location.line for r in finding.related] == [
-        _line_of(path, "hidden = tf.nn.relu(dense("),
-        _line_of(path, "output = dense("),
+        line_of(path, "hidden = tf.nn.relu(dense("),
+        line_of(path, "output = dense("),
     ]
     assert "'weights_1'" in finding.related[1].message
 
@@ -121,10 +99,10 @@ def test_gl202_names_the_first_creation():
     path = RULES / "gl202_bad.py"
     findings, outcome = run_in_process(path)
     assert outcome.status != 0  # the ValueError ends the program
-    finding = _only(findings, "GL202")
+    finding = only(findings, "GL202")
     assert "'encoder/kernel'" in finding.message
     assert [r.location.line for r in finding.related] == [
-        _line_of(path, 'tf1.get_variable("kernel", [4, 3])')
+        line_of(path, 'tf1.get_variable("kernel", [4, 3])')
     ]
 
 
@@ -132,14 +110,14 @@ def test_gl202_reported_when_the_error_is_swallowed():
     path = RULES / "gl202_bad_swallowed.py"
     findings, outcome = run_in_process(path)
     assert outcome.status == 0  # the program caught the ValueError and went on
-    finding = _only(findings, "GL202")
+    finding = only(findings, "GL202")
     assert "'embedding/table'" in finding.message
 
 
 # -- GL203 reuse-missing-variable ---------------------------------------------------------------
 def test_gl203_suggests_the_close_name():
     path = RULES / "gl203_bad.py"
-    finding = _only(run_in_process(path)[0], "GL203")
+    finding = only(run_in_process(path)[0], "GL203")
     assert "'clasifier/logits/kernel'" in finding.message
     assert len(finding.related) == 1
     assert "'classifier/logits/kernel'" in finding.related[0].message
@@ -148,10 +126,10 @@ def test_gl203_suggests_the_close_name():
 # -- GL204 variable-not-initialized -------------------------------------------------------------
 def test_gl204_lists_the_optimizer_slots_and_the_initializer():
     path = RULES / "gl204_bad.py"
-    finding = _only(run_in_process(path)[0], "GL204")
+    finding = only(run_in_process(path)[0], "GL204")
     assert "'w/Momentum'" in finding.message
     assert [r.location.line for r in finding.related] == [
-        _line_of(path, "init = tf1.global_variables_initializer()")
+        line_of(path, "init = tf1.global_variables_initializer()")
     ]
 
 
@@ -175,11 +153,11 @@ def test_one_call_keeps_its_identity_through_a_loop():
 
 def test_gl101_counts_every_call_of_a_one_line_per_call_method():
     path = RUNTIME / "gl101_bad_per_call.py"
-    finding = _only(run_in_process(path)[0], "GL101")
+    finding = only(run_in_process(path)[0], "GL101")
     assert "`predict()`" in finding.message and "4 times" in finding.message
     sizes = [int(n) for n in finding.message.rsplit(":", 1)[1].split("→")]
     assert sizes == sorted(sizes) and len(set(sizes)) == 4
-    assert [r.location.line for r in finding.related] == [_line_of(path, "scorer.predict(")]
+    assert [r.location.line for r in finding.related] == [line_of(path, "scorer.predict(")]
 
 
 # -- both engines over every sample ---------------------------------------------------------------

@@ -3,12 +3,11 @@ GL401 checkpoint-mismatch, and the forecast story (samples/story)."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, run_in_process
+from conftest import SAMPLES, assert_exactly_markers, line_of, run_in_process, write_program
 
 RULES = SAMPLES / "rules"
 STORY = SAMPLES / "story"
@@ -35,18 +34,8 @@ def test_every_code_has_samples():
 
 @pytest.mark.parametrize("path", BAD, ids=_ids(BAD))
 def test_bad_sample_yields_exactly_its_markers(path: Path):
-    expected = expected_markers(path)
-    assert expected, f"{path.name} marks no expected finding"
     findings, outcome = run_in_process(path)
-    got = {(f.code, f.location.line) for f in findings if f.location.path == str(path)}
-    assert got == expected, "\n".join(f"{f.location.path}:{f.location.line} {f.code} {f.message}" for f in findings)
-    n_lines = len(path.read_text().splitlines())
-    for f in findings:
-        assert f.location.path == str(path), f"finding outside the sample: {f.location}"
-        assert 1 <= f.location.line <= n_lines
-        assert f.fix.strip()
-        for rel in f.related:
-            assert rel.location.path == str(path), f"related site outside the sample: {rel.location}"
+    assert_exactly_markers(path, findings)
     assert outcome.failed == (path.name in FAILING)
 
 
@@ -58,17 +47,11 @@ def test_good_sample_yields_nothing(path: Path):
     assert not outcome.failed
 
 
+_TF1 = "import numpy as np\nimport tensorflow as tf\n\ntf1 = tf.compat.v1\ntf1.disable_eager_execution()\n"
+
+
 def _program(tmp_path: Path, body: str, name: str = "prog.py") -> Path:
-    path = tmp_path / name
-    header = "import numpy as np\nimport tensorflow as tf\n\ntf1 = tf.compat.v1\ntf1.disable_eager_execution()\n"
-    path.write_text(header + textwrap.dedent(body))
-    return path
-
-
-def _line_of(path: Path, needle: str) -> int:
-    lines = [i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line]
-    assert len(lines) == 1, (needle, lines)
-    return lines[0]
+    return write_program(tmp_path, body, name, header=_TF1)
 
 
 def _codes(findings, path):
@@ -90,7 +73,7 @@ def test_fetch_churn_threshold(tmp_path, combinations, fires):
     )
     findings, outcome = run_in_process(path)
     assert not outcome.failed
-    line = _line_of(path, "# the fetch line")
+    line = line_of(path, "# the fetch line")
     expected = {("GL302", line)} if fires else set()
     assert _codes(findings, path) == expected
     if fires:
@@ -122,11 +105,11 @@ def test_checkpoint_mismatch_names_missing_variables_and_minimize_site(name):
     findings, outcome = run_in_process(path)
     assert outcome.failed  # TensorFlow's restore raises NotFoundError...
     (finding,) = [f for f in findings if f.code == "GL401"]  # ...and the finding is there
-    assert finding.location.line == _line_of(path, ".restore(")
+    assert finding.location.line == line_of(path, ".restore(")
     scope = "dense" if "gl401" in name else "weight_def"
     for var in ("beta1_power", "beta2_power", f"{scope}/weights/Adam_1" if scope == "weight_def" else f"{scope}/kernel/Adam_1"):
         assert f"'{var}'" in finding.message, finding.message
-    minimize = _line_of(path, ".minimize(")
+    minimize = line_of(path, ".minimize(")
     assert finding.related
     assert {r.location.line for r in finding.related} == {minimize}
     assert all(r.location.path == str(path) for r in finding.related)
@@ -202,7 +185,7 @@ def test_session_leak_pile_up(tmp_path):
         """,
     )
     findings, _ = run_in_process(path)
-    third = _line_of(path, "# the third")
+    third = line_of(path, "# the third")
     # three sessions on one graph: churn (GL301) and, all still open, a pile-up (GL303)
     assert _codes(findings, path) == {("GL301", third), ("GL303", third)}
     (leak,) = [f for f in findings if f.code == "GL303"]
@@ -226,7 +209,7 @@ def test_session_leak_reported_when_dropped_while_running(tmp_path):
         """,
     )
     findings, _ = run_in_process(path)
-    assert _codes(findings, path) == {("GL303", _line_of(path, "# dropped"))}
+    assert _codes(findings, path) == {("GL303", line_of(path, "# dropped"))}
 
 
 # -- GL301 -----------------------------------------------------------------------------------
@@ -246,7 +229,7 @@ def test_session_churn_per_graph(tmp_path):
         """,
     )
     findings, _ = run_in_process(path)
-    assert _codes(findings, path) == {("GL301", _line_of(path, "# the third"))}
+    assert _codes(findings, path) == {("GL301", line_of(path, "# the third"))}
 
 
 def test_session_churn_silent_for_two_sessions_per_line(tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, SAMPLES, expected_markers
+from conftest import ROOT, SAMPLES, expected_markers, line_of
 from graphlint.config import Config
 from graphlint.rules.function_recreated import FunctionRecreated
 from graphlint.rules.function_retraced import FunctionRetraced
@@ -60,12 +60,6 @@ def source(tmp_path):
         return path
 
     return write
-
-
-def line_of(path: Path, needle: str) -> int:
-    hits = [n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
 
 
 @pytest.fixture(scope="module")

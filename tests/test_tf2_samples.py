@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SAMPLES, expected_markers
+from conftest import ROOT, SAMPLES, assert_exactly_markers, only
 from graphlint.findings import finding_from_dict
 
 RULES = SAMPLES / "rules"
@@ -46,12 +46,6 @@ def _run(runs, name):
     return runs[str(RULES / name)]
 
 
-def _only(findings, code):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.location.line, f.message) for f in findings]
-    return found[0]
-
-
 def test_every_tf2_code_has_both_samples():
     for code in CODES:
         assert (RULES / f"{code}_bad.py").is_file(), code
@@ -60,18 +54,8 @@ def test_every_tf2_code_has_both_samples():
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
 def test_bad_sample_yields_exactly_its_markers(runs, path):
-    expected = expected_markers(path)
-    assert expected, f"{path.name} declares no # GLnnn marker"
     result = runs[str(path)]
-    findings = result["findings"]
-    assert {(f.code, f.location.line) for f in findings} == expected, [
-        (f.code, f.location.path, f.location.line, f.message) for f in findings
-    ]
-    for finding in findings:
-        assert finding.location.path == str(path)
-        assert finding.fix.strip()
-        for related in finding.related:
-            assert related.location.path == str(path), related
+    assert_exactly_markers(path, result["findings"])
     assert result["status"] == 0
 
 
@@ -104,7 +88,7 @@ def test_instrumented_programs_print_and_return_the_same_as_plain_python(runs, t
 
 # -- GL501 function-retraced --------------------------------------------------------------------
 def test_gl501_names_the_python_argument_its_values_and_the_definition(runs):
-    finding = _only(_run(runs, "gl501_bad.py")["findings"], "GL501")
+    finding = only(_run(runs, "gl501_bad.py")["findings"], "GL501")
     assert "`train_step()` was traced 8 times" in finding.message
     assert "`lr` (float) 0.1 → 0.05 → 0.03333… → 0.025 → …" in finding.message
     assert "`x`" not in finding.message and "`y`" not in finding.message  # unchanged arguments
@@ -114,7 +98,7 @@ def test_gl501_names_the_python_argument_its_values_and_the_definition(runs):
 
 
 def test_gl501_names_the_changing_shape_and_the_input_signature_to_use(runs):
-    finding = _only(_run(runs, "gl501_bad_shapes.py")["findings"], "GL501")
+    finding = only(_run(runs, "gl501_bad_shapes.py")["findings"], "GL501")
     assert "`x` shape (1, 4) → (2, 4) → (3, 4) → (4, 4) → … (8 distinct)" in finding.message
     assert "input_signature=[tf.TensorSpec([None, 4], tf.float32)]" in finding.fix
     assert "reduce_retracing=True" in finding.fix
@@ -122,20 +106,20 @@ def test_gl501_names_the_changing_shape_and_the_input_signature_to_use(runs):
 
 # -- GL502 / GL503 / GL504 ----------------------------------------------------------------------
 def test_gl502_counts_the_functions_made_at_the_line(runs):
-    finding = _only(_run(runs, "gl502_bad.py")["findings"], "GL502")
+    finding = only(_run(runs, "gl502_bad.py")["findings"], "GL502")
     assert "made 3 new functions" in finding.message
     assert [r.location.line for r in finding.related] == [13]  # def model
 
 
 def test_gl503_counts_the_models_built_without_clear_session(runs):
-    finding = _only(_run(runs, "gl503_bad.py")["findings"], "GL503")
+    finding = only(_run(runs, "gl503_bad.py")["findings"], "GL503")
     assert finding.message.startswith("3 Keras models (`Sequential`)")
 
 
 def test_gl503_and_gl504_watch_tf_keras_models_too(runs):
-    churn = _only(_run(runs, "gl503_bad_tf_keras.py")["findings"], "GL503")
+    churn = only(_run(runs, "gl503_bad_tf_keras.py")["findings"], "GL503")
     assert churn.message.startswith("4 Keras models (`Sequential`)")
-    predict = _only(_run(runs, "gl504_bad_tf_keras.py")["findings"], "GL504")
+    predict = only(_run(runs, "gl504_bad_tf_keras.py")["findings"], "GL504")
     assert "8 times" in predict.message
 
 
@@ -162,7 +146,7 @@ def test_codes_graphlint_check_reports_are_reported_by_graphlint_run(runs, path)
 
 
 def test_gl504_counts_the_small_predict_calls(runs):
-    finding = _only(_run(runs, "gl504_bad.py")["findings"], "GL504")
+    finding = only(_run(runs, "gl504_bad.py")["findings"], "GL504")
     assert "8 times" in finding.message and "at most 1 row each" in finding.message
     assert "model(x, training=False)" in finding.fix
 
