@@ -1,7 +1,9 @@
 """The pytest plugin: findings per test, failing tests on demand, pytest-xdist aware.
 
 Inert unless ``--graphlint`` (or ini ``graphlint = true``) is given; the ``graphlint`` fixture
-works either way. The checks themselves are plain functions in :mod:`graphlint.testing`.
+works either way. The checks themselves are plain functions in :mod:`graphlint.testing`; a
+test's ``@pytest.mark.graphlint`` settings are read by :mod:`graphlint.markers`; the fixture's
+object is :class:`graphlint.fixture.GraphlintFixture`. This module holds the pytest hooks.
 
 Semantics: the probes are installed once per session (per xdist worker). Each test gets fresh
 rule instances, opened when its setup starts and judged when its call ends (teardown has its
@@ -21,22 +23,12 @@ import pytest
 from graphlint import testing
 from graphlint.config import ConfigError
 from graphlint.findings import Finding, Severity, finding_from_dict, finding_to_dict
+from graphlint.fixture import GraphlintFixture
+from graphlint.markers import LEVELS, MARKER_HELP, MarkerError, marker_config, rule_classes
 from graphlint.text import plural
-
-_LEVELS = {"error": Severity.ERROR.rank, "warning": Severity.WARNING.rank, "never": 99}
-_MARKER = (
-    "graphlint(select=None, ignore=None, fail_on=None, rules=None, **thresholds): "
-    "graphlint settings for this test or module, e.g. ignore=['GL301'], fail_on='warning', "
-    "max_combinations=20"
-)
-
 
 class GraphlintWarning(pytest.PytestWarning):
     """A graphlint finding below the ``--graphlint-fail-on`` level."""
-
-
-class MarkerError(Exception):
-    """A ``@pytest.mark.graphlint(...)`` with arguments graphlint cannot use."""
 
 
 class GraphlintFailure(Exception):
@@ -61,7 +53,7 @@ def pytest_addoption(parser):
     group.addoption("--graphlint", action="store_true", default=None, help="Watch every test with graphlint's probes.")
     group.addoption(
         "--graphlint-fail-on",
-        choices=sorted(_LEVELS),
+        choices=sorted(LEVELS),
         default=None,
         help="Fail a test whose findings reach this severity (default: error).",
     )
@@ -71,14 +63,14 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", _MARKER)
+    config.addinivalue_line("markers", MARKER_HELP)
     if config.getoption("graphlint") or config.getini("graphlint"):
         config.pluginmanager.register(GraphlintPlugin(config), "graphlint-session")
 
 
 def _fail_on(config) -> str:
     value = config.getoption("graphlint_fail_on") or config.getini("graphlint_fail_on") or "error"
-    if value not in _LEVELS:
+    if value not in LEVELS:
         raise pytest.UsageError(f"graphlint_fail_on must be one of error, warning, never; got {value!r}")
     return value
 
@@ -114,66 +106,6 @@ def _check_report_path(path: str) -> None:
 
 def _is_xdist_controller(config) -> bool:
     return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None)) and config.pluginmanager.hasplugin("dsession")
-
-
-def marker_config(item, base):
-    """The test's configuration: ``base`` narrowed by its ``graphlint`` markers (closest wins)."""
-    from graphlint.config import from_mapping
-
-    settings: dict = {}
-    for mark in reversed(list(item.iter_markers("graphlint"))):  # farthest first
-        if mark.args:
-            raise MarkerError(f"{item.nodeid}: @pytest.mark.graphlint takes keyword arguments only")
-        settings.update(mark.kwargs)
-    if not settings:
-        return base, None
-    fail_on = settings.pop("fail_on", None)
-    if fail_on is not None and (not isinstance(fail_on, str) or fail_on not in _LEVELS):
-        raise MarkerError(f"{item.nodeid}: graphlint fail_on must be error, warning or never; got {fail_on!r}")
-    mapping: dict = {}
-    for key in ("select", "ignore"):
-        if key in settings:
-            mapping[key] = settings.pop(key)
-    raw_rules = settings.pop("rules", None) or {}
-    if not isinstance(raw_rules, dict):
-        raise MarkerError(
-            f"{item.nodeid}: graphlint rules must be a table like rules={{'GL302': {{'max-combinations': 20}}}}; got {raw_rules!r}"
-        )
-    for code, opts in raw_rules.items():
-        if not isinstance(opts, dict):
-            raise MarkerError(f"{item.nodeid}: graphlint rules.{code} must be a table of options; got {opts!r}")
-    rules = {str(code): dict(opts) for code, opts in raw_rules.items()}
-    for key, value in settings.items():
-        option = key.replace("_", "-")
-        owners = [cls for cls in _rule_classes() if option in cls.options]
-        if not owners:
-            raise MarkerError(f"{item.nodeid}: unknown graphlint marker argument {key!r}")
-        for cls in owners:
-            rules.setdefault(cls.code, {})[option] = value
-    if rules:
-        mapping["rules"] = rules
-    try:
-        narrowed = from_mapping(mapping, source=f"the graphlint marker of {item.nodeid}")
-    except ConfigError as exc:
-        raise MarkerError(str(exc)) from None
-    merged = replace(
-        base,
-        select=narrowed.select if narrowed.select is not None else base.select,
-        ignore=list(base.ignore) + narrowed.ignore,
-        rule_options={**base.rule_options, **narrowed.rule_options},
-    )
-    return merged, fail_on
-
-
-_RULES_CACHE: list = []
-
-
-def _rule_classes():
-    if not _RULES_CACHE:
-        from graphlint.registry import discover_rules
-
-        _RULES_CACHE.extend(discover_rules().values())
-    return _RULES_CACHE
 
 
 # -- the session plugin -------------------------------------------------------------------------
@@ -309,7 +241,7 @@ class GraphlintPlugin:
         findings = sorted(sorted_findings(self.findings), key=lambda f: f.test_id or "")
         try:
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(render(fmt, findings, describe({cls.code: cls for cls in _rule_classes()})))
+                fh.write(render(fmt, findings, describe({cls.code: cls for cls in rule_classes()})))
         except OSError as exc:
             writer = self.config.get_terminal_writer()
             writer.line()  # not glued to the progress line
@@ -352,7 +284,7 @@ class _TestState:
         """Fail the phase for findings at the fail-on level; the rest are listed at the end of
         the run (and raised as GraphlintWarning errors where a warning filter asks for that)."""
         __tracebackhide__ = True
-        level = _LEVELS[self.fail_on]
+        level = LEVELS[self.fail_on]
         failing = [f for f in findings if f.severity.rank >= level]
         for f in findings:
             if f not in failing:
@@ -382,65 +314,6 @@ def _warning_action(text: str, path: str, line: int) -> str:
         ):
             return action
     return warnings.defaultaction
-
-
-# -- the fixture --------------------------------------------------------------------------------
-class GraphlintFixture:
-    """The ``graphlint`` fixture: assertions about the graph work done in a test."""
-
-    def __init__(self, linter, state: _TestState | None):
-        self._linter = linter
-        self._state = state
-
-    @property
-    def findings(self) -> list[Finding]:
-        """Findings reported so far in this test (rules that judge a whole test add theirs at its end)."""
-        return self._state.scope.sink.findings() if self._state else []
-
-    def expect_no_findings(self, *, select=None, ignore=()):
-        """``with graphlint.expect_no_findings(): ...`` fails when the block yields a finding."""
-        return _Failing(testing.expect_no_findings(self._linter, self._config(), select=select, ignore=ignore))
-
-    def expect_findings(self, *codes: str):
-        """``with graphlint.expect_findings("GL101"): ...`` fails unless the block yields them."""
-        return _Failing(testing.expect_findings(self._linter, *codes, config=self._config()))
-
-    def assert_graph_not_growing(self, fn=None, *args, warmup: int = 1, **kwargs):
-        """``graphlint.assert_graph_not_growing(model.forecast, x)``: after ``warmup`` calls,
-        one more call must add no op to any graph. Without ``fn``: a block that adds no op."""
-        __tracebackhide__ = True
-        if fn is None:
-            return _Failing(testing.assert_graph_not_growing(self._linter))
-        try:
-            return testing.assert_graph_not_growing(self._linter, fn, *args, warmup=warmup, **kwargs)
-        except testing.GraphlintAssertion as exc:
-            message = str(exc)
-        pytest.fail(message, pytrace=False)
-
-    def assert_max_traces(self, fn, n: int):
-        """``with graphlint.assert_max_traces(step, 1): ...``: ``step`` traced at most ``n`` times."""
-        return _Failing(testing.assert_max_traces(fn, n))
-
-    def _config(self):
-        return self._state.scope.config if self._state else self._linter.config
-
-
-class _Failing:
-    """Wraps a checking context manager so that its failure is a clean pytest failure."""
-
-    def __init__(self, cm):
-        self.cm = cm
-
-    def __enter__(self):
-        return self.cm.__enter__()
-
-    def __exit__(self, *exc_info):
-        __tracebackhide__ = True
-        try:
-            return self.cm.__exit__(*exc_info)
-        except testing.GraphlintAssertion as exc:
-            message = str(exc)
-        pytest.fail(message, pytrace=False)
 
 
 @pytest.fixture

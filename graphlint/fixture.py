@@ -1,0 +1,69 @@
+"""The ``graphlint`` fixture's object: assertions about the graph work done in a test, as
+clean pytest failures. The checks are :mod:`graphlint.testing`'s; the fixture function that
+hands this object out is in :mod:`graphlint.plugin`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graphlint import testing
+from graphlint.findings import Finding
+
+
+class GraphlintFixture:
+    """The ``graphlint`` fixture: assertions about the graph work done in a test."""
+
+    def __init__(self, linter, state):
+        self._linter = linter
+        self._state = state
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Findings reported so far in this test (rules that judge a whole test add theirs at its end)."""
+        return self._state.scope.sink.findings() if self._state else []
+
+    def expect_no_findings(self, *, select=None, ignore=()):
+        """``with graphlint.expect_no_findings(): ...`` fails when the block yields a finding."""
+        return _Failing(testing.expect_no_findings(self._linter, self._config(), select=select, ignore=ignore))
+
+    def expect_findings(self, *codes: str):
+        """``with graphlint.expect_findings("GL101"): ...`` fails unless the block yields them."""
+        return _Failing(testing.expect_findings(self._linter, *codes, config=self._config()))
+
+    def assert_graph_not_growing(self, fn=None, *args, warmup: int = 1, **kwargs):
+        """``graphlint.assert_graph_not_growing(model.forecast, x)``: after ``warmup`` calls,
+        one more call must add no op to any graph. Without ``fn``: a block that adds no op."""
+        __tracebackhide__ = True
+        if fn is None:
+            return _Failing(testing.assert_graph_not_growing(self._linter))
+        try:
+            return testing.assert_graph_not_growing(self._linter, fn, *args, warmup=warmup, **kwargs)
+        except testing.GraphlintAssertion as exc:
+            message = str(exc)
+        pytest.fail(message, pytrace=False)
+
+    def assert_max_traces(self, fn, n: int):
+        """``with graphlint.assert_max_traces(step, 1): ...``: ``step`` traced at most ``n`` times."""
+        return _Failing(testing.assert_max_traces(fn, n))
+
+    def _config(self):
+        return self._state.scope.config if self._state else self._linter.config
+
+
+class _Failing:
+    """Wraps a checking context manager so that its failure is a clean pytest failure."""
+
+    def __init__(self, cm):
+        self.cm = cm
+
+    def __enter__(self):
+        return self.cm.__enter__()
+
+    def __exit__(self, *exc_info):
+        __tracebackhide__ = True
+        try:
+            return self.cm.__exit__(*exc_info)
+        except testing.GraphlintAssertion as exc:
+            message = str(exc)
+        pytest.fail(message, pytrace=False)

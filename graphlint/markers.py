@@ -1,0 +1,82 @@
+"""``@pytest.mark.graphlint(...)``: a test's settings read from its markers, as a
+:class:`graphlint.config.Config` narrowed from the session's. Plain functions of a test item:
+the pytest plugin (:mod:`graphlint.plugin`) calls them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graphlint.config import ConfigError
+from graphlint.findings import Severity
+
+LEVELS = {"error": Severity.ERROR.rank, "warning": Severity.WARNING.rank, "never": 99}
+MARKER_HELP = (
+    "graphlint(select=None, ignore=None, fail_on=None, rules=None, **thresholds): "
+    "graphlint settings for this test or module, e.g. ignore=['GL301'], fail_on='warning', "
+    "max_combinations=20"
+)
+
+
+class MarkerError(Exception):
+    """A ``@pytest.mark.graphlint(...)`` with arguments graphlint cannot use."""
+
+
+def marker_config(item, base):
+    """The test's configuration: ``base`` narrowed by its ``graphlint`` markers (closest wins)."""
+    from graphlint.config import from_mapping
+
+    settings: dict = {}
+    for mark in reversed(list(item.iter_markers("graphlint"))):  # farthest first
+        if mark.args:
+            raise MarkerError(f"{item.nodeid}: @pytest.mark.graphlint takes keyword arguments only")
+        settings.update(mark.kwargs)
+    if not settings:
+        return base, None
+    fail_on = settings.pop("fail_on", None)
+    if fail_on is not None and (not isinstance(fail_on, str) or fail_on not in LEVELS):
+        raise MarkerError(f"{item.nodeid}: graphlint fail_on must be error, warning or never; got {fail_on!r}")
+    mapping: dict = {}
+    for key in ("select", "ignore"):
+        if key in settings:
+            mapping[key] = settings.pop(key)
+    raw_rules = settings.pop("rules", None) or {}
+    if not isinstance(raw_rules, dict):
+        raise MarkerError(
+            f"{item.nodeid}: graphlint rules must be a table like rules={{'GL302': {{'max-combinations': 20}}}}; got {raw_rules!r}"
+        )
+    for code, opts in raw_rules.items():
+        if not isinstance(opts, dict):
+            raise MarkerError(f"{item.nodeid}: graphlint rules.{code} must be a table of options; got {opts!r}")
+    rules = {str(code): dict(opts) for code, opts in raw_rules.items()}
+    for key, value in settings.items():
+        option = key.replace("_", "-")
+        owners = [cls for cls in rule_classes() if option in cls.options]
+        if not owners:
+            raise MarkerError(f"{item.nodeid}: unknown graphlint marker argument {key!r}")
+        for cls in owners:
+            rules.setdefault(cls.code, {})[option] = value
+    if rules:
+        mapping["rules"] = rules
+    try:
+        narrowed = from_mapping(mapping, source=f"the graphlint marker of {item.nodeid}")
+    except ConfigError as exc:
+        raise MarkerError(str(exc)) from None
+    merged = replace(
+        base,
+        select=narrowed.select if narrowed.select is not None else base.select,
+        ignore=list(base.ignore) + narrowed.ignore,
+        rule_options={**base.rule_options, **narrowed.rule_options},
+    )
+    return merged, fail_on
+
+
+_RULES_CACHE: list = []
+
+
+def rule_classes():
+    if not _RULES_CACHE:
+        from graphlint.registry import discover_rules
+
+        _RULES_CACHE.extend(discover_rules().values())
+    return _RULES_CACHE
