@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import textwrap
 
 import click
 
@@ -387,62 +386,32 @@ def _write_report(text: str, stream) -> None:
 @click.option("--no-plugins", is_flag=True, help="Only graphlint's built-in rules.")
 def rules_command(fmt, no_plugins):
     """List every rule: code, name, severity, engines, summary."""
-    import json
-
-    from graphlint.registry import discover_rules
+    from graphlint.registry import describe, discover_rules
+    from graphlint.report import rule_list
 
     try:
         rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
     except ConfigError as exc:
         _fail(str(exc))
-    if fmt == "json":
-        data = [
-            {
-                "code": cls.code,
-                "name": cls.name,
-                "severity": cls.severity.value,
-                "engines": list(cls.engines),
-                "frameworks": list(getattr(cls, "frameworks", ("tensorflow",))),
-                "summary": cls.summary,
-                "options": cls.options,
-            }
-            for cls in rules.values()
-        ]
-        click.echo(json.dumps(data, indent=2))
-        return
-    for cls in rules.values():
-        engines = "+".join(cls.engines)
-        frameworks = "+".join(getattr(cls, "frameworks", ("tensorflow",))) or "any"
-        click.echo(f"{cls.code}  {cls.name:<26} {cls.severity.value:<8} {engines:<15} {frameworks:<15} {cls.summary}")
+    click.echo(rule_list(describe(rules).values(), fmt), nl=False)
 
 
 @main.command("rule")
 @click.argument("code")
 def rule_command(code):
     """Print the documentation of rule CODE (or its name)."""
-    from graphlint.registry import discover_rules
+    from graphlint.registry import describe, discover_rules
+    from graphlint.report import rule_doc
 
     try:
-        rules = discover_rules(warn=lambda m: click.echo(m, err=True))
+        rules = describe(discover_rules(warn=lambda m: click.echo(m, err=True)))
     except ConfigError as exc:
         _fail(str(exc))
     wanted = code.strip()
-    cls = rules.get(wanted.upper()) or next((c for c in rules.values() if c.name == wanted.lower()), None)
-    if cls is None:
+    rule = rules.get(wanted.upper()) or next((r for r in rules.values() if r.name == wanted.lower()), None)
+    if rule is None:
         _fail(f"unknown rule {code!r} (see `graphlint rules`)")
-    docs = cls.docs()
-    click.echo(f"# {cls.code} {cls.name} [{cls.severity.value}]\n")
-    click.echo(docs.get("", "") + "\n")
-    for title in ("What it does", "Why is this bad?", "Example", "Use instead"):
-        if title in docs:
-            click.echo(f"## {title}\n{docs[title]}\n")
-    if cls.options:
-        click.echo("## Options")
-        for name, default in cls.options.items():
-            click.echo(f"- `{name}` (default {default!r}): [tool.graphlint.rules.{cls.code}]")
-        click.echo()
-    if cls.fix:
-        click.echo("## Fix\n" + textwrap.fill(cls.fix, 90))
+    click.echo(rule_doc(rule), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -276,6 +276,49 @@ FORMATTERS: dict[str, Callable[..., str]] = {
 FORMATS = tuple(FORMATTERS)
 
 
+def rule_list(rules: Iterable, fmt: str = "text") -> str:
+    """``graphlint rules``: one line per :class:`graphlint.registry.RuleDescription`, or JSON."""
+    rules = list(rules)
+    if fmt == "json":
+        data = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.value,
+                "engines": list(r.engines),
+                "frameworks": list(r.frameworks),
+                "summary": r.summary,
+                "options": dict(r.options),
+            }
+            for r in rules
+        ]
+        return json.dumps(data, indent=2) + "\n"
+    lines = []
+    for r in rules:
+        engines = "+".join(r.engines)
+        frameworks = "+".join(r.frameworks) or "any"
+        lines.append(f"{r.code}  {r.name:<26} {r.severity.value:<8} {engines:<15} {frameworks:<15} {r.summary}")
+    return "".join(line + "\n" for line in lines)
+
+
+def rule_doc(rule) -> str:
+    """``graphlint rule CODE``: a :class:`graphlint.registry.RuleDescription` as Markdown."""
+    import textwrap
+
+    docs = rule.docs
+    lines = [f"# {rule.code} {rule.name} [{rule.severity.value}]\n", docs.get("", "") + "\n"]
+    for title in ("What it does", "Why is this bad?", "Example", "Use instead"):
+        if title in docs:
+            lines.append(f"## {title}\n{docs[title]}\n")
+    if rule.options:
+        lines.append("## Options")
+        lines += [f"- `{name}` (default {default!r}): [tool.graphlint.rules.{rule.code}]" for name, default in rule.options.items()]
+        lines.append("")
+    if rule.fix:
+        lines.append("## Fix\n" + textwrap.fill(rule.fix, 90))
+    return "".join(line + "\n" for line in lines)
+
+
 def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs) -> str:
     """``findings`` in format ``fmt``; ``rules``: code → :class:`graphlint.registry.RuleDescription`."""
     return FORMATTERS[fmt](list(findings), rules, **kwargs)
