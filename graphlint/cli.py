@@ -10,6 +10,7 @@ import click
 
 from graphlint import __version__
 from graphlint.config import Config, ConfigError, load
+from graphlint.output import check_writable, flush, fresh_line, write_report
 from graphlint.report import FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_PROGRAM_FAILED = 0, 1, 2, 3
@@ -199,7 +200,7 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
         config = _config(config_file, start, select, extend_select, ignore)
         linter = Linter(config, plugins=not no_plugins)
         if output:
-            _check_writable(output)
+            check_writable(output)
         parent = os.getpid()
         with instrument(linter) as active:
 
@@ -208,7 +209,7 @@ def run(module, script, args, select, extend_select, ignore, fmt, output, exit_z
                 _chdir(start_dir)  # the program may have left for a folder since deleted
                 found = active.finish(status)
                 if not output:
-                    _fresh_line(report_stream)
+                    fresh_line(report_stream)
                 _emit(found, fmt, output, linter.rule_classes, statistics, report_stream)
                 return _run_exit_code(found, status, exit_zero)
 
@@ -254,7 +255,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
         config.validate(rules)
         if output:
-            _check_writable(output)
+            check_writable(output)
         files = collect(list(paths) or ["."], config, warn=lambda m: click.echo(m, err=True))
     except ConfigError as exc:
         _fail(str(exc))
@@ -295,45 +296,6 @@ def _chdir(path: str) -> None:
         pass
 
 
-def _fresh_line(stream) -> None:
-    """Start the report on a line of its own: the program's last output on this stream may be
-    unterminated (a progress line). A file's last byte says so; a terminal or a pipe cannot be
-    asked, so a line break is written there."""
-    import stat
-
-    try:
-        fd = stream.fileno()
-        mode = os.fstat(fd).st_mode
-    except (AttributeError, OSError, ValueError):
-        return  # not a real stream (a test's capture): nothing to go by
-    if stat.S_ISREG(mode):
-        try:
-            _flush(stream)
-            with open(f"/proc/self/fd/{fd}", "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                if fh.tell() == 0:
-                    return
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) == b"\n":
-                    return
-        except OSError:
-            pass
-    try:
-        stream.write("\n")
-    except (OSError, ValueError):
-        pass
-
-
-def _check_writable(path: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise ConfigError(f"cannot write --output {path}: no such directory")
-    if os.path.isdir(path) or not os.access(directory, os.W_OK) or (
-        os.path.exists(path) and not os.access(path, os.W_OK)
-    ):
-        raise ConfigError(f"cannot write --output {path}: permission denied")
-
-
 def _emit(findings, fmt, output, rules, statistics, stream) -> None:
     """Findings to ``--output`` FILE, else to ``stream``: stdout for ``check`` (as ruff, flake8
     and mypy do), stderr for ``run`` (the program owns stdout)."""
@@ -342,7 +304,7 @@ def _emit(findings, fmt, output, rules, statistics, stream) -> None:
 
     color = fmt == "text" and not output and use_color(stream)
     text = render(fmt, findings, describe(rules), statistics=statistics, color=color)
-    _flush(sys.stdout)
+    flush(sys.stdout)
     if output:
         try:
             # a non-UTF-8 file name (surrogate-escaped) is written escaped, never a crash
@@ -351,34 +313,7 @@ def _emit(findings, fmt, output, rules, statistics, stream) -> None:
         except OSError as exc:
             _fail(f"cannot write --output {output}: {exc.strerror}")
     else:
-        _write_report(text, stream)
-
-
-def _flush(stream) -> bool:
-    try:
-        stream.flush()
-        return True
-    except (AttributeError, OSError, ValueError):  # None, closed, or its device gone
-        return False
-
-
-def _write_report(text: str, stream) -> None:
-    """To ``stream``, else (closed: ``>&-``) to the other standard stream: never lost silently."""
-    fallback = sys.__stderr__ if stream is not sys.__stderr__ else sys.__stdout__
-    for target in (stream, fallback):
-        if target is None or getattr(target, "closed", False):
-            continue
-        try:
-            try:
-                target.write(text)
-            except UnicodeEncodeError:  # a non-UTF-8 file name on a strict stream: escaped
-                encoding = target.encoding or "utf-8"
-                target.write(text.encode(encoding, "backslashreplace").decode(encoding))
-            target.flush()
-            return
-        except (OSError, ValueError) as exc:
-            if target is fallback or getattr(exc, "errno", None) not in (errno.EBADF, None):
-                raise
+        write_report(text, stream)
 
 
 @main.command("rules")
