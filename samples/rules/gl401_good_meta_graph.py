@@ -30,6 +30,6 @@ try:
         restored = tf1.train.import_meta_graph(checkpoint + ".meta")
         with tf1.Session() as sess:
             restored.restore(sess, checkpoint)
-            print(sess.run("w:0").ravel())
+            print(sess.run(tf1.global_variables()[0]).ravel())
 finally:
     shutil.rmtree(workdir)
