@@ -652,9 +652,9 @@ def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(monkeypatch)
 
 
 def test_run_signatures_per_session_are_capped(monkeypatch):
-    from graphlint.probes import tf_graph
+    from graphlint.probes import tf_sessions
 
-    monkeypatch.setattr(tf_graph, "_SIGNATURES_PER_SESSION", 50)
+    monkeypatch.setattr(tf_sessions, "_SIGNATURES_PER_SESSION", 50)
     v1 = tf.compat.v1
     graph = tf.Graph()
     with graph.as_default():

@@ -1,0 +1,265 @@
+"""Probes for TensorFlow 1 sessions and savers: ``Session.__init__``/``run``/``close``, a
+session's release, ``Saver.restore``. Mixed into :class:`graphlint.probes.tf_graph.GraphProbe`,
+whose graph bookkeeping (``graph_info``, ``_graphs``) they read.
+
+A run fires ``graphlint_session_run`` only when it differs from all before it (a new
+fetch/feed signature, or the graph grew); identical runs are only counted.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+
+from graphlint.stacks import user_site
+
+__tracebackhide__ = True
+
+# Distinct run signatures remembered per session (as hashes). Past this many the session is
+# saturated: later combinations are no longer reported as new (never counted twice).
+_SIGNATURES_PER_SESSION = 100_000
+
+
+class _SessionInfo:
+    __slots__ = ("sid", "gid", "site", "runs", "signatures", "version", "closed", "ref")
+
+    def __init__(self, sid, gid, site, ref):
+        self.sid = sid
+        self.gid = gid
+        self.site = site
+        self.runs = 0
+        self.signatures: set = set()
+        self.version = None
+        self.closed = False
+        self.ref = ref
+
+
+def _signature(fetches, feed_dict) -> tuple:
+    return (_fetch_key(fetches), _feed_key(feed_dict))
+
+
+def _fetch_key(obj):
+    kind = type(obj)
+    if kind is list or kind is tuple:
+        return tuple([_fetch_key(item) for item in obj])
+    if kind is dict:
+        return tuple(sorted((repr(k), _fetch_key(v)) for k, v in obj.items()))
+    if kind is str:
+        return obj
+    return id(obj)
+
+
+def _feed_key(feed):
+    if not feed:
+        return ()
+    return frozenset(k if type(k) is str else id(k) for k in feed)
+
+
+def _names(fetches) -> list[str]:
+    """Op names of a fetch structure (only for the rare new-signature path)."""
+    out = []
+    stack = [fetches]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, (list, tuple)):
+            stack.extend(obj)
+        elif isinstance(obj, dict):
+            stack.extend(obj.values())
+        elif isinstance(obj, str):
+            out.append(obj.split(":")[0].lstrip("^"))
+        else:
+            op = getattr(obj, "op", obj)
+            name = getattr(op, "name", None)
+            if isinstance(name, str):
+                out.append(name)
+    return out
+
+
+class SessionPatches:
+    """The session and saver patches of :class:`graphlint.probes.tf_graph.GraphProbe`."""
+
+    def _patch_sessions(self):
+        from tensorflow.python.client import session as session_lib
+
+        probe = self
+        Base = session_lib.BaseSession
+        del_code = Base.__del__.__code__
+
+        def wrap_init(original):
+            def __init__(self, target="", graph=None, config=None):
+                original(self, target, graph, config)
+                try:
+                    probe._session_created(self)
+                except Exception as exc:  # never break the program; said once
+                    probe.internal(exc, "session created")
+
+            return __init__
+
+        def wrap_run(original):
+            def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+                info = probe._sessions.get(id(self))
+                if info is not None and info.ref() is self:
+                    probe._session_run(self, info, fetches, feed_dict)
+                return original(self, fetches, feed_dict, options, run_metadata)
+
+            return run
+
+        def wrap_close(original):
+            def close(self):
+                info = probe._sessions.get(id(self))
+                if (
+                    info is not None
+                    and not info.closed
+                    and info.ref() is self
+                    and sys._getframe(1).f_code is not del_code
+                ):
+                    info.closed = True
+                    probe._fire(
+                        probe.hook.graphlint_session_closed,
+                        session_id=info.sid,
+                        graph_id=info.gid,
+                        site=user_site(1),
+                        runs=info.runs,
+                    )
+                return original(self)
+
+            return close
+
+        self.patcher.patch(Base, "__init__", wrap_init)
+        self.patcher.patch(Base, "run", wrap_run)
+        self.patcher.patch(Base, "close", wrap_close)
+
+    def _session_created(self, session):
+        graph = session.graph
+        ginfo = self.graph_info(graph)
+        site = user_site(3)
+        info = _SessionInfo(next(self._sids), ginfo.gid, site, weakref.ref(session))
+        self._sessions[id(session)] = info
+        fin = weakref.finalize(session, self._session_released, id(session), info)
+        fin.atexit = False
+        self._fire(
+            self.hook.graphlint_session_created,
+            session_id=info.sid,
+            graph_id=ginfo.gid,
+            site=site,
+        )
+
+    def _session_released(self, key, info):
+        if self._sessions.get(key) is info:
+            del self._sessions[key]
+        self._fire_release(
+            self.hook.graphlint_session_released,
+            session_id=info.sid,
+            graph_id=info.gid,
+            closed=info.closed,
+            created_site=info.site,
+        )
+
+    def _session_run(self, session, info, fetches, feed_dict):
+        info.runs += 1
+        try:
+            signature = _signature(fetches, feed_dict)
+            version = session.graph.version
+        except Exception:  # unhashable or exotic fetches: let TensorFlow judge them
+            return
+        key = hash(signature)
+        signatures = info.signatures
+        new = key not in signatures and len(signatures) < _SIGNATURES_PER_SESSION
+        added = 0 if info.version is None else version - info.version
+        info.version = version
+        if not new and not added:
+            return
+        if new:
+            signatures.add(key)
+        site = user_site(2)
+        self._fire(
+            self.hook.graphlint_session_run,
+            session_id=info.sid,
+            graph_id=info.gid,
+            site=site,
+            signature=signature,
+            new_signature=new,
+            ops_added=added,
+            runs=info.runs,
+            fetches=fetches,
+            feed_dict=feed_dict,
+        )
+        if new:
+            ginfo = self._graphs.get(id(session.graph))
+            if ginfo is not None and ginfo.init_ops:
+                for name in _names(fetches):
+                    if name in ginfo.init_ops:
+                        self._fire(
+                            self.hook.graphlint_initializer_run,
+                            graph_id=ginfo.gid,
+                            name=name,
+                            session_id=info.sid,
+                            site=site,
+                        )
+
+    # -- checkpoints -----------------------------------------------------------------------
+    def _patch_saver(self):
+        from tensorflow.python.training import saver as saver_lib
+
+        probe = self
+
+        def wrap(original):
+            def restore(self, sess, save_path):
+                try:
+                    probe._restore(self, sess, save_path)
+                except Exception as exc:  # never break the program; said once
+                    probe.internal(exc, "restore")
+                return original(self, sess, save_path)
+
+            return restore
+
+        self.patcher.patch(saver_lib.Saver, "restore", wrap)
+
+    def _restore(self, saver, sess, save_path):
+        from tensorflow.python.training import checkpoint_utils
+        from tensorflow.python.training.saving import saveable_object_util
+
+        if sess is None or save_path is None:
+            return
+        var_list = saver._var_list
+        if var_list is None:  # import_meta_graph's Saver: only its SaverDef names its variables
+            saver_names = _saver_def_names(sess.graph, saver.saver_def)
+            if not saver_names:
+                return
+        elif isinstance(var_list, dict):
+            saver_names = sorted(var_list)
+        else:
+            saver_names = sorted(saveable_object_util.op_list_to_dict(var_list))
+        try:
+            checkpoint_names = sorted(name for name, _ in checkpoint_utils.list_variables(save_path))
+        except Exception:
+            return  # no readable checkpoint: TensorFlow's own error says so
+        graph = sess.graph
+        info = self.graph_info(graph)
+        self._fire(
+            self.hook.graphlint_checkpoint_restore,
+            graph=graph,
+            graph_id=info.gid,
+            saver_names=saver_names,
+            checkpoint_names=checkpoint_names,
+            save_path=save_path,
+            site=user_site(2),
+        )
+
+
+def _saver_def_names(graph, saver_def) -> list[str]:
+    """The checkpoint keys a Saver rebuilt from a SaverDef restores: the ``tensor_names``
+    constants of its RestoreV2 ops (the saver's name scope)."""
+    from tensorflow.python.framework import tensor_util
+
+    if saver_def is None or not saver_def.restore_op_name:
+        return []
+    scope = saver_def.restore_op_name.rsplit("/", 1)[0] + "/"
+    names: set[str] = set()
+    for op in graph.get_operations():
+        if op.type in ("RestoreV2", "Restore", "RestoreSlice") and op.name.startswith(scope):
+            source = op.inputs[1].op
+            if source.type == "Const":
+                values = tensor_util.MakeNdarray(source.get_attr("value")).ravel()
+                names.update(v.decode() if isinstance(v, bytes) else str(v) for v in values)
+    return sorted(names)
