@@ -30,11 +30,11 @@ def importlib_view(plugins=True):
 
 
 def test_the_fast_scan_finds_what_importlib_metadata_finds(tmp_path, monkeypatch):
-    (tmp_path / "xy_rules.py").write_text(
+    (tmp_path / "registry_scan_rules.py").write_text(
         "from graphlint import Rule\n"
         "class XY(Rule):\n    code = 'XY300'\n    name = 'xy'\n    summary = 's'\n"
     )
-    write_dist(tmp_path, "xy_rules", "[console_scripts]\nxy = xy_rules:main\n\n[graphlint]\nXY300 = xy_rules:XY\n")
+    write_dist(tmp_path, "registry_scan_rules", "[console_scripts]\nxy = registry_scan_rules:main\n\n[graphlint]\nXY300 = registry_scan_rules:XY\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(os.path.dirname(__file__))
     fast = {name: value for _, name, value in registry._declared()}
