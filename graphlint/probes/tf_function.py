@@ -82,11 +82,11 @@ class _FunctionInfo:
 
 
 def _building_tf1_graph() -> bool:
-    """Building a graph (tf.Graph().as_default(), TF1 graph mode) at the outermost level, also
-    from inside a tf.function or while-loop body traced there."""
-    from tensorflow.python.framework import ops
+    """Building a graph: TF1 graph mode, tf.Graph().as_default(), or tracing an outer
+    tf.function (the new function is part of that trace, made once per outer trace)."""
+    from tensorflow.python.eager import context
 
-    return not ops.executing_eagerly_outside_functions()
+    return not context.executing_eagerly()
 
 
 class FunctionProbe(Probe):
