@@ -334,3 +334,26 @@ def test_runtime_gl505_also_finds_a_helper_that_call_uses(tmp_path):
         """,
     )
     assert found == [("GL505", 6)]
+
+
+def test_tf_function_of_a_layer_converts_its_call_as_under_python(tmp_path):
+    """tf.function(layer) has AutoGraph convert Layer.__call__ from its source; graphlint's
+    wrapper of it keeps a findable source, so strict conversion (Sonnet's Keras conformance
+    tests) works as under python instead of raising InaccessibleSourceCodeError."""
+    findings, proc = _run(
+        tmp_path,
+        """
+        import tensorflow as tf
+        import keras
+
+        class Double(keras.layers.Layer):
+            def call(self, x):
+                return x * 2.0
+
+        print(tf.function(Double())(tf.constant([1.0, 2.0])).numpy().tolist())
+        """,
+        env={"AUTOGRAPH_STRICT_CONVERSION": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "[2.0, 4.0]"
+    assert findings == []

@@ -162,7 +162,8 @@ class KerasLayerProbe(_Creation):
 
             return __call__
 
-        self.patcher.patch(self._layer_class(), "__call__", wrap)
+        # Not disguised: tf.function(layer) has AutoGraph convert Layer.__call__ from its source.
+        self.patcher.patch(self._layer_class(), "__call__", wrap, disguise=False)
 
     def _patch_layer_init(self):
         self.patcher.patch(self._layer_class(), "__init__", self._wrap_init("layer", skip_self=True, names=True))

@@ -26,15 +26,20 @@ class Patcher:
     def __init__(self):
         self._undo: list[tuple[object, str, Any]] = []
 
-    def patch(self, owner: object, attr: str, make: Callable[[Any], Any]) -> None:
+    def patch(self, owner: object, attr: str, make: Callable[[Any], Any], *, disguise: bool = True) -> None:
         """Replace ``owner.attr`` by ``make(original)``.
+
+        ``disguise=False`` keeps the wrapper's real file name: for a wrapper that AutoGraph may
+        be asked to convert (``tf.function(layer)`` converts ``Layer.__call__``), which needs
+        its source.
 
         The original is read from the owner's own ``__dict__`` when it is there (so that a
         staticmethod, property or inherited attribute is restored as it was).
         """
         raw = vars(owner).get(attr, _MISSING) if hasattr(owner, "__dict__") else _MISSING
         current = getattr(owner, attr)  # AttributeError: the probe is unavailable
-        setattr(owner, attr, _disguised(make(current)))
+        wrapper = make(current)
+        setattr(owner, attr, _disguised(wrapper) if disguise else wrapper)
         self._undo.append((owner, attr, raw))
 
     def restore(self) -> None:
