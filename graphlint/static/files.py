@@ -57,8 +57,6 @@ def _lenient_spec(lines) -> pathspec.PathSpec:
         return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
 
 
-
-
 @dataclass
 class _Ignores:
     """The .gitignore specs that apply under a directory: (directory, spec) pairs."""
