@@ -301,7 +301,11 @@ def test_function_probe_keeps_no_strong_reference_to_functions():
         def graphlint_function_released(self, function_id):
             events.append(("released", function_id))
 
-    with instrument(Linter()) as linter:
+    from tensorflow.python.eager import context
+
+    # Eager as a TF2 program is, even when a TF1 test in this process turned eager execution off
+    # (a tf.function made while building a graph is TensorFlow's, not the user's).
+    with instrument(Linter()) as linter, context.eager_mode():
         linter.pm.register(Recorder())
         fn = tf.function(lambda x: x + 1)
         del fn
