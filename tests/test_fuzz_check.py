@@ -8,9 +8,6 @@ import ast
 import os
 import tempfile
 
-import pytest
-
-hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

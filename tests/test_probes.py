@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 import pytest
 
-tf = pytest.importorskip("tensorflow")
+import tensorflow as tf  # noqa: E402  (a test dependency: if missing, this module fails loudly instead of skipping)
 v1 = tf.compat.v1
 
 import graphlint  # noqa: E402

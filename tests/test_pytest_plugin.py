@@ -9,7 +9,7 @@ import pytest
 
 # In-process pytester runs restore sys.modules afterwards, and TensorFlow cannot be imported
 # twice in one process: import it out here, before any of them.
-tensorflow = pytest.importorskip("tensorflow")
+import tensorflow  # noqa: E402,F401  (a test dependency: if missing, this module fails loudly instead of skipping)
 
 HEADER = """\
 import numpy as np

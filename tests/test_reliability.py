@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from conftest import ROOT, SAMPLES, run_in_process
 from graphlint.cli import main
 
-tf = pytest.importorskip("tensorflow")
+import tensorflow as tf  # noqa: E402  (a test dependency: if missing, this module fails loudly instead of skipping)
 
 PY = sys.executable
 GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
