@@ -23,11 +23,6 @@ FORBIDDEN = [
 ]
 
 MAX_LINES = 400
-#: Modules still longer than MAX_LINES, each waiting for its split (issue 11). Remove an entry
-#: when its module is split; the test fails when a listed module is already short enough.
-TOO_LONG: dict[str, str] = {
-    "graphlint/static/loops.py": "grew past 400 with GL102's weight-load exemption (b2dab57)",
-}
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -91,10 +86,8 @@ def test_modules_stay_under_400_lines():
         str(path.relative_to(PACKAGE.parent)): len(path.read_text(encoding="utf-8").splitlines())
         for path in modules()
     }
-    too_long = {name: n for name, n in lengths.items() if n > MAX_LINES and name not in TOO_LONG}
-    assert too_long == {}
-    split_already = [name for name in TOO_LONG if lengths.get(name, 0) <= MAX_LINES]
-    assert split_already == [], "remove these from TOO_LONG"
+    too_long = {name: n for name, n in lengths.items() if n > MAX_LINES}
+    assert too_long == {}, "split these by job (no exceptions)"
 
 
 FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax")

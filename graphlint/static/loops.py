@@ -17,11 +17,13 @@ fewer times than the runtime's ``min-repeats``.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 
 from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import guarded
 from graphlint.static.rebuilds import rebuilds
+from graphlint.static.tensor_operators import tensor_operators
 from graphlint.static.tfapi import builds_ops, is_minimize
 from graphlint.static.variables import reusing
 
@@ -197,122 +199,6 @@ def _repeats(module, call, options) -> bool:
     return call.scope is not None and module.per_call(call.scope) is not None
 
 
-def _tensors(module, scope) -> set:
-    """Names in a function (or the module body) bound only to tensors: op-building calls and
-    operators on such names."""
-    key = ("tensors", id(scope))
-    found = module.cache.get(key)
-    if found is not None:
-        return found
-    body = scope.node.body if scope is not None else module.tree.body
-    kinds: dict[str, set] = {}
-    assigns = []
-    for stmt in body:
-        for node in _walk_scope(stmt):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assigns.append((node.targets[0].id, node.value))
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                assigns.append((node.target.id, node))
-            elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
-                target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-                for name in ast.walk(target) if target is not None else ():
-                    if isinstance(name, ast.Name):
-                        kinds.setdefault(name.id, set()).add("other")
-    for name, value in assigns:
-        if isinstance(value, ast.Call):
-            kind = "tensor" if builds_ops(module.bindings.resolve(value.func)) else "other"
-        elif isinstance(value, (ast.BinOp, ast.AugAssign, ast.UnaryOp)):
-            kind = "op"
-        else:
-            kind = "other"
-        kinds.setdefault(name, set()).add(kind)
-    found = {name for name, k in kinds.items() if "tensor" in k and "other" not in k}
-    module.cache[key] = found
-    return found
-
-
-def _has_tensor_names(module, scope) -> bool:
-    """Whether some name of this scope is assigned from an op-building call (cheap: origins)."""
-    index = module.cache.get("tensor-scopes")
-    if index is None:
-        index = {
-            key[0] for key, labels in module._origins.items() if len(key) == 2 and any(builds_ops(lb) for lb in labels)
-        }
-        module.cache["tensor-scopes"] = index
-    return (id(scope) if scope is not None else None) in index
-
-
-def _walk_scope(node):
-    """``ast.walk`` that does not enter nested functions, classes and lambdas."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-
-
-def _operands(loop) -> set:
-    """The names used as operands of operators in a loop's body."""
-    names = set()
-    for node in _walk_scope(loop.node):
-        if isinstance(node, ast.BinOp):
-            for side in (node.left, node.right):
-                if isinstance(side, ast.Name):
-                    names.add(side.id)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names
-
-
-def _tensor_operators(module, loop) -> list:
-    """``x = x + 1`` and friends on a tensor, directly in a run loop's body (first-time guards
-    and the iteration's own graph excluded). Returns the ``ast`` nodes, one per line."""
-    if loop.is_comprehension or not _has_tensor_names(module, loop.scope):
-        return []
-    operands = {
-        name
-        for name in _operands(loop)
-        if any(builds_ops(label) for label in module.origins(ast.Name(id=name), loop.scope))
-    }  # assigned from an op somewhere: worth reading the whole scope
-    if not operands:
-        return []
-    tensors = _tensors(module, loop.scope) & operands
-    if not tensors:
-        return []
-    out, lines = [], set()
-    stack = [(stmt, ()) for stmt in loop.node.body]
-    while stack:
-        node, ifs = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-            isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") == "as_default"
-            for i in node.items
-        ):
-            continue
-        if isinstance(node, ast.If):
-            stack.append((node.test, ifs))
-            stack.extend((s, ifs + ((node, "body"),)) for s in node.body)
-            stack.extend((s, ifs + ((node, "orelse"),)) for s in node.orelse)
-            continue
-        operands = ()
-        if isinstance(node, ast.BinOp):
-            operands = (node.left, node.right)
-        elif isinstance(node, ast.AugAssign):
-            operands = (node.target,)
-        if any(isinstance(o, ast.Name) and o.id in tensors for o in operands) and not any(
-            isinstance(o, ast.Constant) and isinstance(o.value, str) for o in operands
-        ):
-            if not guarded(ifs) and node.lineno not in lines:
-                lines.add(node.lineno)
-                out.append(node)
-            continue
-        stack.extend((child, ifs) for child in ast.iter_child_nodes(node))
-    return out
-
-
 def _step_elsewhere(module, call):
     """A call, in a loop, of a function of another module that itself builds ops and runs a
     session (``agent.learn()``, ``model.train_step(batch)``) with no run loop of its own:
@@ -331,21 +217,31 @@ def _step_elsewhere(module, call):
     return other, fn, direct[0]
 
 
+@dataclass(slots=True)
+class _Line:
+    """What GL102 reports at one line: its first node, the ops built there, related places."""
+
+    node: ast.AST
+    why: str
+    whats: list[str] = field(default_factory=list)
+    related: list = field(default_factory=list)
+
+
 def op_in_run_loop(module, options: dict) -> list[Hit]:
     """GL102's static form (see the module docstring)."""
     cached = module.cache.get("GL102")
     if cached is not None:
         return cached
     rebuilt = {id(r.function) for r in rebuilds(module)}
-    by_line: dict[int, list] = {}  # line -> [first node, op names, related, why]
+    by_line: dict[int, _Line] = {}
     done = set()
     every_step = "on every step of a loop that runs a session"
 
     def add(node, what, related=(), why=every_step):
-        entry = by_line.setdefault(node.lineno, [node, [], [], why])
-        if what not in entry[1]:
-            entry[1].append(what)
-        entry[2].extend(related)
+        entry = by_line.setdefault(node.lineno, _Line(node, why))
+        if what not in entry.whats:
+            entry.whats.append(what)
+        entry.related.extend(related)
 
     for loop in module.loops:
         if loop.resets_state() or loop.is_comprehension:
@@ -380,7 +276,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                 where = first_module.location(first.node) if first_module is not module else first.node
                 add(call.node, f"`{found[1].name}()`", [(where, "it builds ops here")])
         if runs_here:
-            for node in _tensor_operators(module, loop):
+            for node in tensor_operators(module, loop):
                 add(node, "an operator on a tensor")
     # a function that runs a session, builds ops and runs per call: at its ops
     for fn in module.functions:
@@ -401,8 +297,9 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                 add(call.node, f"`{call.api or call.method}()`", related, f"each time {fn.display} runs: it {why.text}")
     hits = []
     for line in sorted(by_line):
-        node, whats, related, why = by_line[line]
-        verb = "adds ops" if len(whats) == 1 else "add ops"
-        hits.append(Hit(node, f"{', '.join(whats)} {verb} to the graph {why}", tuple(related[:3])))
+        entry = by_line[line]
+        verb = "adds ops" if len(entry.whats) == 1 else "add ops"
+        message = f"{', '.join(entry.whats)} {verb} to the graph {entry.why}"
+        hits.append(Hit(entry.node, message, tuple(entry.related[:3])))
     module.cache["GL102"] = hits
     return hits
