@@ -131,8 +131,8 @@ def pre_commit_snapshot(tmp_path):
     return pre_commit, env, snapshot
 
 
-def run_driver(driver: str, paths, out: Path, env=None, timeout=900) -> dict:
-    """Run ``tests/<driver>`` (``tf2_driver.py``, ``jax_driver.py``) on sample ``paths`` in one
+def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False) -> dict:
+    """Run ``tests/sample_driver.py`` (``kind``: ``tf2`` or ``jax``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed."""
     import json
     import subprocess
@@ -140,12 +140,64 @@ def run_driver(driver: str, paths, out: Path, env=None, timeout=900) -> dict:
 
     from graphlint.findings import finding_from_dict
 
+    command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind, *(["--plain"] if plain else [])]
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / driver), str(out), *map(str, paths)],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout,
+        [*command, str(out), *map(str, paths)],
+        capture_output=True, text=True, env={**os.environ, **DRIVER_ENV[kind], **(env or {})}, timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads(out.read_text())
     for result in data.values():
         result["findings"] = [finding_from_dict(f) for f in result["findings"]]
     return data
+
+
+# -- the samples: every bad program and its good twin, and how each runs ------------------------
+#: How a sample runs, the first pattern (relative to samples/) that matches wins: ``tf1`` in this
+#: process (``run_in_process``); ``tf2`` (TF2, Keras) in one eager subprocess, since TF1 samples
+#: turn eager execution off for the whole process; ``jax`` in one subprocess that never imports
+#: TensorFlow. Both subprocesses are ``tests/sample_driver.py``.
+SAMPLE_DRIVERS = (
+    ("jax/*.py", "jax"),
+    ("rules/gl5*.py", "tf2"),
+    ("rules/gl201_keras_*.py", "tf2"),
+    ("*/*.py", "tf1"),
+)
+DRIVER_ENV = {"tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"}, "jax": {"JAX_PLATFORMS": "cpu"}}
+#: The story's programs: a bad one, its fix that is still bad, and the right one.
+STORY_BAD = {"forecast_1_rebuilt.py", "forecast_2_reuse_fix.py"}
+SAMPLE_PATHS = sorted(p for folder in ("rules", "runtime", "story", "jax") for p in (SAMPLES / folder).glob("*.py"))
+
+
+def sample_driver(path: Path) -> str:
+    relative = path.relative_to(SAMPLES)
+    return next(kind for pattern, kind in SAMPLE_DRIVERS if relative.match(pattern))
+
+
+def is_bad_sample(path: Path) -> bool:
+    return "_bad" in path.name or path.name in STORY_BAD
+
+
+def sample_needs(path: Path) -> str | None:
+    """The optional package a sample needs and this environment lacks, if any."""
+    import importlib.util
+
+    needs = ["jax"] if sample_driver(path) == "jax" else []
+    if "tf_keras" in path.read_text():
+        needs.append("tf_keras")
+    return next((package for package in needs if importlib.util.find_spec(package) is None), None)
+
+
+@pytest.fixture(scope="session")
+def sample_runs(tmp_path_factory):
+    """``sample_runs(kind)``: every sample of a subprocess driver (``tf2``, ``jax``) that this
+    environment can run, run once per test session: sample path -> result."""
+    done: dict[str, dict] = {}
+
+    def runs(kind: str) -> dict:
+        if kind not in done:
+            paths = [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
+            done[kind] = run_driver(kind, paths, tmp_path_factory.mktemp(kind) / "runs.json") if paths else {}
+        return done[kind]
+
+    return runs

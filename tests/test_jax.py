@@ -2,8 +2,10 @@
 `assert_max_traces` on jitted functions. Real JAX on the CPU; every test that needs JAX skips on
 its own when JAX is not installed.
 
-The samples under ``samples/jax/`` run in ONE subprocess (``tests/jax_driver.py``) that never
-imports TensorFlow, so the tests also see that graphlint does not import it for a JAX program.
+The samples under ``samples/jax/`` run in ONE subprocess (the ``sample_runs`` fixture,
+``tests/sample_driver.py jax``) that never imports TensorFlow, so the tests also see that graphlint
+does not import it for a JAX program; that every sample yields exactly its markers (and a JAX fix
+names no TensorFlow API) is tests/test_samples.py.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import textwrap
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, only, run_driver
+from conftest import SAMPLES, expected_markers, only
 
 JAX = SAMPLES / "jax"
 BAD = sorted(JAX.glob("*_bad*.py"))
@@ -26,44 +28,18 @@ HAS_JAX = importlib.util.find_spec("jax") is not None
 needs_jax = pytest.mark.skipif(not HAS_JAX, reason="JAX is not installed (pip install 'graphlint[jax]')")
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+@pytest.fixture
+def runs(sample_runs):
     """Every JAX sample run under graphlint, in one subprocess: path -> result."""
     if not HAS_JAX:
         pytest.skip("JAX is not installed (pip install 'graphlint[jax]')")
-    out = tmp_path_factory.mktemp("jax") / "runs.json"
-    return run_driver("jax_driver.py", BAD + GOOD, out, env={"JAX_PLATFORMS": "cpu"}, timeout=600)
+    return sample_runs("jax")
 
 
 def test_each_jax_code_has_bad_and_good_samples():
     for code in ("gl501", "gl502"):
         assert list(JAX.glob(f"{code}_jax_bad*.py")), code
         assert (JAX / f"{code}_jax_good.py").is_file(), code
-
-
-@needs_jax
-@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
-def test_bad_jax_sample_yields_exactly_its_markers(runs, path):
-    expected = expected_markers(path)
-    assert expected, f"{path.name} declares no # GLnnn marker"
-    result = runs[str(path)]
-    findings = result["findings"]
-    assert {(f.code, f.location.line) for f in findings} == expected, [
-        (f.code, f.location.line, f.message) for f in findings
-    ]
-    for finding in findings:
-        assert finding.location.path == str(path)
-        assert finding.fix.strip() and "tf." not in finding.fix and "input_signature" not in finding.fix
-    assert result["status"] == 0
-
-
-@needs_jax
-@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
-def test_good_jax_sample_yields_nothing(runs, path):
-    assert "GL" not in path.read_text(), "a good sample must not mention rule codes"
-    result = runs[str(path)]
-    assert result["findings"] == [], [(f.code, f.location.line, f.message) for f in result["findings"]]
-    assert result["status"] == 0
 
 
 @needs_jax

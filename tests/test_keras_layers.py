@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, run_driver
+from conftest import SAMPLES, expected_markers
 
 RULES = SAMPLES / "rules"
 BAD = sorted(RULES.glob("gl505_bad*.py")) + [RULES / "gl201_keras_bad.py"]
@@ -27,11 +27,10 @@ def _needs(path):
     return "tf_keras" in path.read_text() and not HAS_TF_KERAS
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Every GL505 sample run under graphlint, in one eager subprocess: path -> result."""
-    out = tmp_path_factory.mktemp("gl505") / "runs.json"
-    return run_driver("tf2_driver.py", [p for p in BAD + GOOD if not _needs(p)], out, env=ENV)
+@pytest.fixture
+def runs(sample_runs):
+    """Every TF2 sample (GL505's among them) run under graphlint, in one eager subprocess."""
+    return sample_runs("tf2")
 
 
 def _result(runs, path):
@@ -42,23 +41,6 @@ def _result(runs, path):
 
 def test_gl505_has_bad_and_good_samples():
     assert (RULES / "gl505_bad.py").is_file() and (RULES / "gl505_good.py").is_file()
-
-
-@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
-def test_bad_sample_yields_exactly_its_markers(runs, path):
-    expected = expected_markers(path)
-    result = _result(runs, path)
-    found = {(f.code, f.location.line) for f in result["findings"]}
-    assert expected and found == expected, [(f.code, f.location.line, f.message) for f in result["findings"]]
-    assert result["status"] == 0
-
-
-@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
-def test_good_sample_yields_nothing(runs, path):
-    assert "GL" not in path.read_text()
-    result = _result(runs, path)
-    assert result["findings"] == [], [(f.code, f.location.line, f.message) for f in result["findings"]]
-    assert result["status"] == 0
 
 
 def test_runtime_finding_names_the_class_the_call_and_the_fix(runs):

@@ -1,8 +1,8 @@
 """Retracing visible in the source: the static GL501, and GL502 across calls.
 
 Every GL501/GL502 sample is checked statically (its markers, nothing else of those codes) and
-run under graphlint in one eager subprocess (``tests/tf2_driver.py``): both engines must report
-the same (code, line) pairs. Behaviours are specified on small programs, checked statically.
+run under graphlint in one eager subprocess (``tests/sample_driver.py tf2``): both engines must
+report the same (code, line) pairs. Behaviours are specified on small programs, checked statically.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def runtime(tmp_path_factory):
         bounds.append(path)
     out = tmp / "runs.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), str(out), *map(str, BAD + GOOD + bounds)],
+        [sys.executable, str(ROOT / "tests" / "sample_driver.py"), "tf2", str(out), *map(str, BAD + GOOD + bounds)],
         capture_output=True,
         text=True,
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},

@@ -1,21 +1,18 @@
 """TF2 rules (GL501-GL504) on their samples, the tf.function/Keras probes, and the plugin.
 
 TF1 samples turn eager execution off for the whole process, so the TF2 samples run in ONE
-separate eager process (``tests/tf2_driver.py``), all of them, and the tests read its JSON.
+separate eager process (the ``sample_runs`` fixture, ``tests/sample_driver.py``) and the tests
+read its JSON; that every sample yields exactly its markers is tests/test_samples.py.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT, SAMPLES, assert_exactly_markers, only
-from graphlint.findings import finding_from_dict
+from conftest import SAMPLES, only, run_driver
 
 RULES = SAMPLES / "rules"
 CODES = ("gl501", "gl502", "gl503", "gl504")
@@ -23,23 +20,10 @@ BAD = sorted(p for code in CODES for p in RULES.glob(f"{code}_bad*.py"))
 GOOD = sorted(p for code in CODES for p in RULES.glob(f"{code}_good*.py"))
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+@pytest.fixture
+def runs(sample_runs):
     """Every TF2 sample run under graphlint, in one eager subprocess: path -> result."""
-    out = tmp_path_factory.mktemp("tf2") / "runs.json"
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), str(out), *map(str, BAD + GOOD)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(out.read_text())
-    for result in data.values():
-        result["findings"] = [finding_from_dict(f) for f in result["findings"]]
-    return data
+    return sample_runs("tf2")
 
 
 def _run(runs, name):
@@ -52,34 +36,8 @@ def test_every_tf2_code_has_both_samples():
         assert (RULES / f"{code}_good.py").is_file(), code
 
 
-@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
-def test_bad_sample_yields_exactly_its_markers(runs, path):
-    result = runs[str(path)]
-    assert_exactly_markers(path, result["findings"])
-    assert result["status"] == 0
-
-
-@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
-def test_good_sample_yields_nothing_at_all(runs, path):
-    """Also no TF1 finding (GL101, GL102, GL201...) for FuncGraphs and Keras fit/evaluate/predict."""
-    assert "GL" not in path.read_text(), "a good sample must not mention rule codes"
-    result = runs[str(path)]
-    assert result["findings"] == [], [(f.code, f.location.line, f.message) for f in result["findings"]]
-    assert result["status"] == 0
-
-
 def test_instrumented_programs_print_and_return_the_same_as_plain_python(runs, tmp_path):
-    out = tmp_path / "plain.json"
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "tf2_driver.py"), "--plain", str(out), *map(str, BAD + GOOD)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    plain = json.loads(out.read_text())
+    plain = run_driver("tf2", BAD + GOOD, tmp_path / "plain.json", plain=True)
     assert _run(runs, "gl501_good.py")["stdout"].splitlines()[-1] == "traces: 1 3"
     for path in map(str, BAD + GOOD):
         assert plain[path]["stdout"].strip(), f"{path} prints nothing to compare"

@@ -1,0 +1,69 @@
+"""Run sample programs under graphlint in ONE fresh process; write what each did as JSON.
+
+``python tests/sample_driver.py {tf2,jax} [--plain] OUT.json SAMPLE.py...``: each sample runs as
+``__main__`` with fresh rules (as ``graphlint run`` would), one after the other; the tests read
+OUT.json (sample path -> status, findings, stdout, stderr, whether ``tensorflow`` was imported).
+
+- ``tf2``: TensorFlow in eager mode, seeded before each sample (the same values with and without
+  graphlint). TF1 samples must not be given: they turn eager execution off for the whole process.
+- ``jax``: TensorFlow is never imported here, so ``tensorflow_imported`` tells whether graphlint
+  imported it for a JAX program.
+- ``--plain``: the samples run under no instrumentation (what python prints and returns).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
+    from graphlint.findings import finding_to_dict
+    from graphlint.instrument import instrument
+    from graphlint.linter import Linter
+    from graphlint.runner import run_program
+
+    tf = None
+    if kind == "tf2":
+        import tensorflow as tf
+
+    results = {}
+    for path in paths:
+        if tf is not None:
+            assert tf.executing_eagerly(), f"eager execution is off before {path}"
+            tf.keras.utils.set_random_seed(0)
+        linter = Linter()
+        cwd = os.getcwd()
+        os.chdir(os.path.dirname(path))
+        stdout, stderr = io.StringIO(), io.StringIO()
+        try:
+            watched = contextlib.nullcontext() if plain else instrument(linter)
+            with watched, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                outcome = run_program(path, None, [])
+                findings = [] if plain else linter.finish(outcome.status)
+        finally:
+            os.chdir(cwd)
+        results[path] = {
+            "status": outcome.status,
+            "findings": [finding_to_dict(f) for f in findings],
+            "stdout": stdout.getvalue(),
+            "stderr": stderr.getvalue(),
+            "tensorflow_imported": "tensorflow" in sys.modules,
+        }
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump(results, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    kind, *args = sys.argv[1:]
+    assert kind in ("tf2", "jax"), f"usage: {sys.argv[0]} {{tf2,jax}} [--plain] OUT.json SAMPLE.py..."
+    plain = args[0] == "--plain"
+    if plain:
+        args = args[1:]
+    sys.exit(main(kind, args[0], [os.path.abspath(p) for p in args[1:]], plain=plain))
