@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import PerGraph
-from graphlint.stacks import Stack, capture
+from graphlint.stacks import Frame, Stack, capture
 from graphlint.static.hits import report_hits
 from graphlint.static.rebuilds import graph_rebuilt
 
@@ -32,6 +34,19 @@ class _Group:
     def __init__(self):
         self.token = None
         self.copies: dict[int, _Copy] = {}  # invocation id -> its copy, in order of first op
+
+
+@dataclass(slots=True)
+class _Build:
+    """One call of a building function at some depth of the stack: its copies merged."""
+
+    frame: Frame  # the frame of that call
+    start: int  # the graph's op count at its first op
+    end: int  # ... and at its last
+    stack: Stack
+    model: bool  # it made a placeholder or a variable
+    made: set[int] = field(default_factory=set)
+    reads: set[int] = field(default_factory=set)
 
 
 class _GraphOps:
@@ -160,7 +175,7 @@ class GraphRebuilt(Rule):
     def _judge(self, state: _GraphOps | None) -> None:
         if state is None:
             return
-        builds: dict[tuple, dict[int, list]] = {}
+        builds: dict[tuple, dict[int, _Build]] = {}
         for group in state.groups.values():
             if len(group.copies) < 2:
                 continue
@@ -174,23 +189,23 @@ class GraphRebuilt(Rule):
                 calls = builds.setdefault((frame.path, frame.function, depth), {})
                 for c in (previous, copy):
                     token = c.stack.calls[depth]
-                    entry = calls.get(token)
-                    if entry is None:
-                        entry = calls[token] = [c.stack.frames[depth], c.start, c.end, c.stack, c.model, set(), set()]
-                    elif c.start < entry[1]:
-                        entry[0], entry[1] = c.stack.frames[depth], c.start
-                    entry[2] = max(entry[2], c.end)
-                    entry[4] = entry[4] or c.model
-                    entry[5] |= c.made
-                    entry[6] |= c.reads
+                    build = calls.get(token)
+                    if build is None:
+                        build = calls[token] = _Build(c.stack.frames[depth], c.start, c.end, c.stack, c.model)
+                    elif c.start < build.start:
+                        build.frame, build.start = c.stack.frames[depth], c.start
+                    build.end = max(build.end, c.end)
+                    build.model = build.model or c.model
+                    build.made |= c.made
+                    build.reads |= c.reads
         for (_path, function, depth), calls in builds.items():
             copies = _rebuilt_copies(calls, state.ran, depth)
             if copies is None:
                 continue
-            sizes = " → ".join(str(e[2] - state.base) for e in copies[:6]) + (" → …" if len(copies) > 6 else "")
+            sizes = " → ".join(str(b.end - state.base) for b in copies[:6]) + (" → …" if len(copies) > 6 else "")
             related = []
             if depth > 0:
-                callers = [e[3].frames[depth - 1] for e in copies]
+                callers = [b.stack.frames[depth - 1] for b in copies]
                 if len({c[:2] for c in callers}) == 1:
                     related.append((callers[0], f"all {len(copies)} copies built by calls from this line"))
                 else:
@@ -200,7 +215,7 @@ class GraphRebuilt(Rule):
             self.report(
                 f"{name} built its ops into the same graph {len(copies)} times; "
                 f"ops in the graph after each copy: {sizes}",
-                copies[1][0],
+                copies[1].frame,
                 related=related,
             )
 
@@ -212,7 +227,7 @@ _MIN_FROM_ONE_LINE = 3  # op-only copies (no inputs, no weights): this many call
 _IDS_KEPT = 5_000  # op ids remembered per copy
 
 
-def _rebuilt_copies(calls: dict[int, list], ran: set[int], depth: int) -> list | None:
+def _rebuilt_copies(calls: dict[int, _Build], ran: set[int], depth: int) -> list[_Build] | None:
     """The copies of one build function that make a rebuild, in order; ``None`` when none do.
 
     The function must build and run: one of its calls ran a session on the graph (a call may
@@ -224,23 +239,23 @@ def _rebuilt_copies(calls: dict[int, list], ran: set[int], depth: int) -> list |
     """
     if not any(token in ran for token in calls):
         return None
-    copies = sorted(calls.values(), key=lambda e: e[1])
-    models = [e for e in copies if e[4]]
+    copies = sorted(calls.values(), key=lambda b: b.start)
+    models = [b for b in copies if b.model]
     if len(models) >= 2:
         return models
     if depth == 0:
         return None
-    by_line: dict[tuple, list] = {}
-    for e in copies:
-        by_line.setdefault(e[3].frames[depth - 1][:2], []).append(e)
-    best: list = []
+    by_line: dict[tuple, list[_Build]] = {}
+    for b in copies:
+        by_line.setdefault(b.stack.frames[depth - 1][:2], []).append(b)
+    best: list[_Build] = []
     for line_copies in by_line.values():  # the longest run of calls applying the same tensors
-        run: list = []
-        for e in line_copies:
-            outside = e[6] - e[5]
-            if run and not outside & (run[-1][6] - run[-1][5]):
+        run: list[_Build] = []
+        for b in line_copies:
+            outside = b.reads - b.made
+            if run and not outside & (run[-1].reads - run[-1].made):
                 run = []
-            run.append(e)
+            run.append(b)
             if len(run) > len(best):
                 best = list(run)
     return best if len(best) >= _MIN_FROM_ONE_LINE else None
