@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.stacks import capture
 from graphlint.static.hits import report_hits
 from graphlint.static.sessions import session_churn
+
+
+@dataclass(slots=True)
+class _GraphSessions:
+    """The sessions created for one graph: how many, and the sites of the first few."""
+
+    count: int = 0
+    sites: list = field(default_factory=list)
 
 
 class SessionChurn(Rule):
@@ -62,35 +71,34 @@ class SessionChurn(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.by_site: Counter = Counter()
-        # graph -> [sessions created, the first max-per-graph + 1 sites]; dropped with the graph
-        self.by_graph: dict[int, list] = {}
-        # graphs released with too many sessions: (site, count) -> [site, related, graphs]
-        self.released: dict[tuple, list] = {}
+        # graph -> its sessions (the first max-per-graph + 1 sites); dropped with the graph
+        self.by_graph: dict[int, _GraphSessions] = {}
+        # graphs released with too many sessions: (site, count) -> (site, the first two sites)
+        self.released: dict[tuple, tuple] = {}
 
     def graphlint_session_created(self, graph_id, site):
         if site is not None:
             self.by_site[site[:2]] += 1
         entry = self.by_graph.get(graph_id)
         if entry is None:
-            entry = self.by_graph[graph_id] = [0, []]
-        entry[0] += 1
-        if len(entry[1]) <= self.config["max-per-graph"]:
-            entry[1].append(site)
+            entry = self.by_graph[graph_id] = _GraphSessions()
+        entry.count += 1
+        if len(entry.sites) <= self.config["max-per-graph"]:
+            entry.sites.append(site)
 
     def graphlint_graph_released(self, graph_id):
         entry = self.by_graph.pop(graph_id, None)
         if entry is not None:
-            self._keep(*entry)
+            self._keep(entry)
 
-    def _keep(self, n: int, sites: list) -> None:
+    def _keep(self, entry: _GraphSessions) -> None:
         """Remember a graph with too many sessions by its site, not by the graph."""
-        if n <= self.config["max-per-graph"]:
+        if entry.count <= self.config["max-per-graph"]:
             return
-        where = sites[self.config["max-per-graph"]]
+        where = entry.sites[self.config["max-per-graph"]]
         if where is None:
             return
-        kept = self.released.setdefault((where[:2], n), [where, sites[:2], 0])
-        kept[2] += 1
+        self.released.setdefault((where[:2], entry.count), (where, entry.sites[:2]))
 
     def graphlint_run_finished(self):
         reported = set()
@@ -102,8 +110,8 @@ class SessionChurn(Rule):
                     _frame(path, line),
                 )
         for graph_id in list(self.by_graph):
-            self._keep(*self.by_graph.pop(graph_id))
-        for (key, n), (where, first, _graphs) in self.released.items():
+            self._keep(self.by_graph.pop(graph_id))
+        for (key, n), (where, first) in self.released.items():
             if key in reported:
                 continue
             reported.add(key)
