@@ -125,6 +125,19 @@ def test_an_import_of_a_module_beside_the_file_makes_it_relevant(tmp_path):
 
 
 
+def test_a_module_beside_an_installed_package_is_not_the_users_own(tmp_path):
+    """Checking a package inside site-packages: ``import helper`` from it finds no module of
+    the user's (what lies beside the package is other installed code); the same layout under
+    a folder of the user's does."""
+    for folder, expected in (("site-packages", False), ("dist-packages", False), ("src", True)):
+        pkg = tmp_path / folder / "pkg"
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (tmp_path / folder / "helper.py").write_text("import tensorflow as tf\n")
+        assert _relevant(tmp_path, "import helper\n", name=f"{folder}/pkg/main.py") is expected, folder
+        assert _relevant(tmp_path, "import helper\n", name=f"{folder}/main.py")  # beside the file itself
+
+
 def test_a_file_that_names_no_framework_but_calls_a_model_of_the_tree_is_reported(tmp_path):
     """main.py spells neither TensorFlow nor Keras: the GL101 comes through the module it imports."""
     (tmp_path / "forecaster.py").write_text(FORECASTER)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.scopes import (
+    NESTED,
     _COMPS,
     _FUNCS,
     GRAPH,
@@ -20,6 +21,31 @@ from graphlint.static.scopes import (
 )
 
 
+_NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
+_COMP_TYPES = frozenset(_COMPS)
+_EXPR = ast.expr
+_NO_CALLS = frozenset({ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
+#: Fields that never hold an expression (operators, contexts, identifiers, flags).
+_NOT_EXPR = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment", "attr", "id", "arg", "level", "is_async", "simple"})
+_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _expr_children(node) -> list:
+    """The expressions directly under ``node``, in ``ast.iter_child_nodes`` order."""
+    cls = type(node)
+    names = _fields.get(cls)
+    if names is None:
+        names = _fields[cls] = tuple(f for f in cls._fields if f not in _NOT_EXPR)
+    out = []
+    for name in names:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out += [item for item in value if isinstance(item, _EXPR)]
+        elif isinstance(value, _EXPR):
+            out.append(value)
+    return out
+
+
 class ModuleBuilder:
     """Mixed into :class:`graphlint.static.module.Module`: fills its calls, loops, withs,
     functions, classes and origins."""
@@ -27,18 +53,20 @@ class ModuleBuilder:
     def _collect_bindings(self, body) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
         stack = list(reversed(body))
+        nested = NESTED.get
         while stack:
             node = stack.pop()
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+            cls = type(node)
+            if cls is ast.Import or cls is ast.ImportFrom:
                 self.bindings.add_import(node)
-            elif isinstance(node, ast.Assign):
+            elif cls is ast.Assign:
                 if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(
                     node.value, (ast.Name, ast.Attribute)
                 ):
                     self.bindings.add_alias(node.targets[0].id, node.value)
             else:
-                for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                    children = getattr(node, name, None)
+                for name in nested(cls, ()):
+                    children = getattr(node, name)
                     if children:
                         stack.extend(reversed(children))
 
@@ -84,7 +112,18 @@ class ModuleBuilder:
             self._stmt(node, ctx)
 
     def _stmt(self, node, ctx: _Ctx) -> None:
-        if isinstance(node, _FUNCS):
+        cls = type(node)
+        if cls not in NESTED:  # most statements: no statements inside, only expressions
+            if cls in _NO_CALLS:
+                return
+            if cls is ast.Assign:
+                for target in node.targets:
+                    self._assign_origin(target, node.value, ctx)
+            elif (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
+                self._assign_origin(node.target, node.value if cls is ast.AnnAssign else None, ctx)
+            for child in _expr_children(node):
+                self._expr(child, ctx)
+        elif isinstance(node, _FUNCS):
             self._function(node, ctx)
         elif isinstance(node, ast.ClassDef):
             for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
@@ -151,17 +190,6 @@ class ModuleBuilder:
                 if case.guard is not None:
                     self._expr(case.guard, ctx)
                 self._stmts(case.body, ctx.child(block=ctx.block + ((id(case), "case"),)))
-        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)):
-            return
-        else:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._assign_origin(target, node.value, ctx)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                self._assign_origin(node.target, node.value if isinstance(node, ast.AnnAssign) else None, ctx)
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self._expr(child, ctx)
 
     def _function(self, node, ctx: _Ctx) -> None:
         for dec in node.decorator_list:
@@ -209,19 +237,25 @@ class ModuleBuilder:
     def _expr(self, root, ctx: _Ctx) -> None:
         """Every call in an expression, iteratively (deep expressions do not recurse)."""
         stack = [(root, ctx, None)]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, c, parent = stack.pop()
-            if isinstance(node, ast.Call):
+            node, c, parent = pop()
+            cls = type(node)  # ast.parse makes exactly these classes, never subclasses
+            if cls is _NAME or cls is _CONSTANT:
+                continue
+            if cls is _CALL:
                 self._record_call(node, self.bindings.resolve(node.func), c, parent)
-                stack.append((node.func, c, None))
+                push((node.func, c, None))
                 for arg in node.args:
-                    stack.append((arg, c, node))
+                    push((arg, c, node))
                 for kw in node.keywords:
-                    stack.append((kw.value, c, node))
-            elif isinstance(node, ast.Lambda):
+                    push((kw.value, c, node))
+            elif cls is _ATTRIBUTE:
+                push((node.value, c, None))
+            elif cls is _LAMBDA:
                 for d in node.args.defaults:
-                    stack.append((d, c, None))
-            elif isinstance(node, _COMPS):
+                    push((d, c, None))
+            elif cls in _COMP_TYPES:
                 gens = node.generators
                 stack.append((gens[0].iter, c, None))
                 loop = Loop(node, c.scope, depth=(len(c.withs), len(c.ifs)))
@@ -237,12 +271,10 @@ class ModuleBuilder:
                     stack.append((node.value, inner, None))
                 else:
                     stack.append((node.elt, inner, None))
-            elif isinstance(node, (ast.Name, ast.Constant)):
-                continue
             else:
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.expr):
-                        stack.append((child, c, parent if isinstance(node, (ast.Starred, ast.keyword)) else None))
+                keep = parent if cls is ast.Starred else None
+                for child in _expr_children(node):
+                    push((child, c, keep))
 
     def _link_calls(self) -> None:
         """Which of the user's own functions and classes each call reaches."""

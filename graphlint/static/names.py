@@ -36,8 +36,20 @@ def _is_v1_only(rest: str) -> bool:
     return names is not None and len(parts) > 1 and parts[1] in names
 
 
+_canonical: dict[str, str] = {}
+
+
 def canonical(dotted: str) -> str:
     """The canonical spelling of a dotted API name (see the module docstring)."""
+    found = _canonical.get(dotted)
+    if found is None:
+        if len(_canonical) > 100_000:  # a bound for a long-lived process
+            _canonical.clear()
+        found = _canonical[dotted] = _canonical_of(dotted)
+    return found
+
+
+def _canonical_of(dotted: str) -> str:
     for prefix in _KERAS_PREFIXES:
         if dotted == prefix or dotted.startswith(prefix + "."):
             return "keras" + dotted[len(prefix):]

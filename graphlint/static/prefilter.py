@@ -29,27 +29,33 @@ import os
 import re
 
 from graphlint.static import project
+from graphlint.static.scopes import NESTED
 
 _FAMILY = re.compile(r"tensorflow|keras|jax")
 #: TensorFlow's own packages, not its public API (``tf.core`` does not exist; ``tf.tools``,
 #: ``tf.security`` and ``tf.dtensor`` are only the packages, left as attributes by the import).
 _INTERNAL = frozenset({"python", "core", "compiler", "security", "tools", "dtensor"})
-_NESTED = ("body", "orelse", "finalbody", "handlers", "cases")
+_IMPORTS = (ast.Import, ast.ImportFrom)
 
 
 def imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """Every import statement, where :class:`Module` collects its bindings from."""
+    """Every import statement, where :class:`Module` collects its bindings from (the same
+    statements, in the same order)."""
     found = []
     stack = list(reversed(tree.body))
+    pop, push, nested = stack.pop, stack.extend, NESTED.get
     while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        node = pop()
+        cls = type(node)
+        if cls in _IMPORTS:
             found.append(node)
-        elif not isinstance(node, (ast.expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)):
-            for name in _NESTED:
-                children = getattr(node, name, None)
+            continue
+        names = nested(cls)
+        if names:
+            for name in names:
+                children = getattr(node, name)
                 if children:
-                    stack.extend(reversed(children))
+                    push(reversed(children))
     return found
 
 
@@ -80,11 +86,12 @@ def _framework(target: str, data: bytes) -> bool:
     return True
 
 
-def lookups(tree: ast.Module) -> list[str]:
+def lookups(tree: ast.Module, nodes: list | None = None) -> list[str]:
     """Each dotted name (and its prefixes) the file's absolute imports may find a user's
-    module under: ``import a.b`` / ``from a.b import c`` look for ``a``, ``a.b``, ``a.b.c``."""
+    module under: ``import a.b`` / ``from a.b import c`` look for ``a``, ``a.b``, ``a.b.c``.
+    ``nodes``: the file's import statements, when :func:`imports` already found them."""
     found: dict[str, None] = {}
-    for node in imports(tree):
+    for node in imports(tree) if nodes is None else nodes:
         if isinstance(node, ast.ImportFrom) and node.level:
             continue
         for dotted in _named(node):
@@ -95,18 +102,18 @@ def lookups(tree: ast.Module) -> list[str]:
     return list(found)
 
 
-def probes(path: str, tree: ast.Module) -> list[tuple[str, int, str, str | None]]:
+def probes(path: str, tree: ast.Module, nodes: list | None = None) -> list[tuple[str, int, str, str | None]]:
     """The look-ups of the file's absolute imports, as the cache stores them: (file, level,
     dotted, the file found or None)."""
     here = os.path.abspath(path)
-    return [(here, 0, dotted, project.module_file(path, dotted)) for dotted in lookups(tree)]
+    return [(here, 0, dotted, project.module_file(path, dotted)) for dotted in lookups(tree, nodes)]
 
 
 def decide(path: str, tree: ast.Module, data: bytes) -> tuple[bool, list]:
     """Whether the analysis of this parsed file can report anything (see the module doc),
     and the look-ups that decided it (:func:`probes`)."""
-    looked = probes(path, tree)
     nodes = imports(tree)
+    looked = probes(path, tree, nodes)
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.level:
             return True, looked  # the user's own package

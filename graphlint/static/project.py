@@ -9,7 +9,10 @@ installed package such as ``numpy``) costs one ``os.path`` look-up, remembered.
 
 Where a module is looked for: the checked file's directory, and each directory above it
 while that directory is a package (has ``__init__.py``) together with the directory holding
-the top package. Relative imports start from the checked file's package.
+the top package — unless that is an installed packages' folder (``site-packages``,
+``dist-packages``): what lies beside a package there (``absl``, ``numpy``, ``typing_extensions``
+beside ``tensorflow``) is installed code, not the user's. Relative imports start from the
+checked file's package.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ MAX_BYTES = 1024 * 1024
 _LIBRARIES = frozenset(
     {"tensorflow", "keras", "tf_keras", "numpy", "scipy", "os", "sys", "six", "tensorlayer", "tflearn"}
 )
+
+#: Folders of installed packages: never a root of the user's own modules.
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 _modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unreadable)
 _found: dict[tuple, str | None] = {}  # (directory, dotted) -> file path
@@ -62,7 +68,7 @@ def _roots(path: str) -> list[str]:
     roots = [here]
     while os.path.isfile(os.path.join(here, "__init__.py")):
         here = os.path.dirname(here)
-        if here in roots:
+        if here in roots or os.path.basename(here) in _INSTALLED:
             break
         roots.append(here)
     _roots_of[start] = roots

@@ -14,6 +14,16 @@ from graphlint.static.tfapi import is_optimizer
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+#: The statements that hold statements, and in which fields (in this order: where the
+#: imports, bindings and the prefilter look); no other node of a parsed module has any.
+NESTED = {
+    cls: tuple(name for name in ("body", "orelse", "finalbody", "handlers", "cases") if name in cls._fields)
+    for cls in (
+        ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
+        ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.ExceptHandler, ast.Match,
+        ast.match_case,
+    )
+}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SESSION_NAME = re.compile(r"^_*(?:\w+_)?sess(?:ion)?\d*(?:_\w+)?$", re.I)
 
