@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from graphlint.findings import Severity
 from graphlint.rules import _jax
 from graphlint.rules._base import Rule
 from graphlint.static.recreation import recreated_functions, report
 from graphlint.static.hits import report_hits
 from graphlint.static.jax_jit import jit_recreated
+
+
+@dataclass(slots=True)
+class _Site:
+    """The functions made at one line, and how often they were traced."""
+
+    site: tuple  # the line's Frame
+    definition: tuple | None  # where the wrapped function is defined
+    framework: str  # "tensorflow" or "jax"
+    functions: int = 0
+    traces: int = 0
 
 
 class FunctionRecreated(Rule):
@@ -65,8 +78,8 @@ class FunctionRecreated(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.created: dict[int, tuple] = {}  # function id -> (site, definition)
-        self.sites: dict[tuple, list] = {}  # (path, line) -> [site, definition, functions, traces]
+        self.created: dict[int, tuple] = {}  # function id -> (site, definition, framework)
+        self.sites: dict[tuple, _Site] = {}  # (path, line) -> what was made there
 
     # -- runtime form ----------------------------------------------------------------------
     def graphlint_function_created(self, function_id, definition_site, site, by_user, framework):
@@ -78,25 +91,28 @@ class FunctionRecreated(Rule):
         if made is None:
             return
         site, definition, framework = made
-        entry = self.sites.setdefault(site[:2], [site, definition, 0, 0, framework])
-        entry[3] += 1
+        entry = self.sites.get(site[:2])
+        if entry is None:
+            entry = self.sites[site[:2]] = _Site(site, definition, framework)
+        entry.traces += 1
         if trace_count == 1:
-            entry[2] += 1
+            entry.functions += 1
 
     def graphlint_function_released(self, function_id):
         self.created.pop(function_id, None)
 
     def graphlint_run_finished(self):
         limit = self.config["max-per-site"]
-        for site, definition, functions, traces, framework in self.sites.values():
+        for entry in self.sites.values():
+            site, definition, functions = entry.site, entry.definition, entry.functions
             if functions > limit:
                 related = [(definition, "the function it wraps is defined here")] if definition else []
                 if definition is not None and definition[:2] == site[:2]:
                     related = []  # a lambda: defined on the line that wraps it
-                jax = framework == "jax"
+                jax = entry.framework == "jax"
                 self.report(
                     f"`{'jax.jit' if jax else 'tf.function'}` made {functions} new functions at this line, "
-                    f"each traced afresh ({traces} traces in all)",
+                    f"each traced afresh ({entry.traces} traces in all)",
                     site,
                     related=related,
                     fix=_jax.RECREATED_FIX if jax else None,
