@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.static.churn import keras_model_churn
 from graphlint.static.hits import report_hits
+
+
+@dataclass(slots=True)
+class _Site:
+    """The Keras models built at one line in one Keras session."""
+
+    site: tuple  # the line's Frame
+    class_name: str  # the first model's class
+    models: int = 0
 
 
 class KerasModelChurn(Rule):
@@ -56,23 +67,26 @@ class KerasModelChurn(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.sites: dict[tuple, list] = {}  # (path, line, session) -> [site, models, class]
+        self.sites: dict[tuple, _Site] = {}  # (path, line, session) -> the models built there
 
     # -- runtime form ----------------------------------------------------------------------
     def graphlint_keras_model_built(self, class_name, site, session):
         if site is None:
             return
-        entry = self.sites.setdefault((site.path, site.line, session), [site, 0, class_name])
-        entry[1] += 1
+        key = (site.path, site.line, session)
+        entry = self.sites.get(key)
+        if entry is None:
+            entry = self.sites[key] = _Site(site, class_name)
+        entry.models += 1
 
     def graphlint_run_finished(self):
         limit = self.config["max-per-site"]
-        for site, models, class_name in self.sites.values():
-            if models > limit:
+        for entry in self.sites.values():
+            if entry.models > limit:
                 self.report(
-                    f"{models} Keras models (`{class_name}`) built at this line with no "
+                    f"{entry.models} Keras models (`{entry.class_name}`) built at this line with no "
                     "`clear_session()` between them: Keras' global state keeps growing",
-                    site,
+                    entry.site,
                 )
         self.sites.clear()
 

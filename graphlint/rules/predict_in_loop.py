@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.text import plural
 
 _DEFAULT_BATCH = 32  # Keras' predict batch size when none is given
+
+
+@dataclass(slots=True)
+class _Site:
+    """The small-batch ``predict`` calls at one line."""
+
+    site: tuple  # the line's Frame
+    calls: int = 0
+    rows: int = 0  # the largest batch among them
 
 
 class PredictInLoop(Rule):
@@ -50,22 +61,24 @@ class PredictInLoop(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.sites: dict[tuple, list] = {}
+        self.sites: dict[tuple, _Site] = {}  # (path, line) -> its small-batch calls
 
     def graphlint_predict_called(self, rows, batch_size, site):
         if site is None or rows is None or rows > (batch_size or _DEFAULT_BATCH):
             return
-        entry = self.sites.setdefault(site[:2], [site, 0, 0])
-        entry[1] += 1
-        entry[2] = max(entry[2], rows)
+        entry = self.sites.get(site[:2])
+        if entry is None:
+            entry = self.sites[site[:2]] = _Site(site)
+        entry.calls += 1
+        entry.rows = max(entry.rows, rows)
 
     def graphlint_run_finished(self):
         limit = self.config["max-calls"]
-        for site, calls, rows in self.sites.values():
-            if calls > limit:
+        for entry in self.sites.values():
+            if entry.calls > limit:
                 self.report(
-                    f"`predict` called {calls} times at this line on small batches (at most "
-                    f"{plural(rows, 'row')} each): each call sets up a data pipeline and may retrace",
-                    site,
+                    f"`predict` called {entry.calls} times at this line on small batches (at most "
+                    f"{plural(entry.rows, 'row')} each): each call sets up a data pipeline and may retrace",
+                    entry.site,
                 )
         self.sites.clear()
