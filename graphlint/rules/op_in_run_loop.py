@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.stacks import capture
+from graphlint.stacks import Frame, Stack, capture
 from graphlint.static.hits import report_hits
 from graphlint.static.loops import op_in_run_loop
 
@@ -60,9 +61,8 @@ class OpInRunLoop(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.ran: set[int] = set()
-        # graph -> {site: [the first op's stack there since the last run, ops, input op ids,
-        # op ids]}; the stack is kept, so the probe hands over the whole of it
-        self.pending: dict[int, dict] = defaultdict(dict)
+        # graph -> {site: the ops built there since the last run}
+        self.pending: dict[int, dict[tuple, _Built]] = defaultdict(dict)
         # (graph, run-loop invocation, its line that builds) -> _Loop
         self.loops: dict[tuple, _Loop] = {}
 
@@ -72,11 +72,11 @@ class OpInRunLoop(Rule):
         pending = self.pending[graph_id]
         entry = pending.get(site[:2])
         if entry is None:
-            entry = pending[site[:2]] = [stack, 0, set(), set()]
-        entry[1] += 1
-        entry[3].add(id(op))
-        if inputs and len(entry[2]) < _MAX_INPUTS:  # C-API ops (inputs None) left out: costly to read
-            entry[2].update(id(t.op) for t in inputs)
+            entry = pending[site[:2]] = _Built(stack)
+        entry.ops += 1
+        entry.made.add(id(op))
+        if inputs and len(entry.inputs) < _MAX_INPUTS:  # C-API ops (inputs None) left out: costly to read
+            entry.inputs.update(id(t.op) for t in inputs)
 
     def graphlint_session_run(self, graph_id, ops_added):
         self.ran.add(graph_id)
@@ -84,13 +84,14 @@ class OpInRunLoop(Rule):
         if not pending or not ops_added:
             return
         run = capture(0).calls  # the user's invocations running the graph now
-        created = set().union(*(entry[3] for entry in pending.values()))
-        steps: dict[tuple, list] = {}
-        for stack, ops, inputs, made in pending.values():
+        created = set().union(*(entry.made for entry in pending.values()))
+        steps: dict[tuple, _Step] = {}
+        for built in pending.values():
+            stack = built.stack
             calls = stack.calls
             common = 0
-            for built, running in zip(calls, run):
-                if built != running:
+            for building, running in zip(calls, run):
+                if building != running:
                     break
                 common += 1
             if not common:
@@ -102,17 +103,17 @@ class OpInRunLoop(Rule):
             key = (graph_id, calls[common - 1], where[:2])
             step = steps.get(key)
             if step is None:
-                step = steps[key] = [where, 0, set(), set(), stack.site]
-            step[1] += ops
-            step[2] |= inputs - created  # tensors that existed before this step
-            step[3] |= made
-        for key, (where, ops, outside, made, inner) in steps.items():
+                step = steps[key] = _Step(where, stack.site)
+            step.ops += built.ops
+            step.outside |= built.inputs - created  # tensors that existed before this step
+            step.made |= built.made
+        for key, step in steps.items():
             loop = self.loops.get(key)
             if loop is None:
                 if len(self.loops) >= _MAX_KEYS:  # bounded: forget what has not repeated
                     self.loops = {k: v for k, v in self.loops.items() if v.best > 1}
-                loop = self.loops[key] = _Loop(where, inner)
-            loop.step(ops, outside, made)
+                loop = self.loops[key] = _Loop(step.where, step.inner)
+            loop.step(step.ops, step.outside, step.made)
 
     def graphlint_graph_released(self, graph_id):
         self._judge(graph_id)
@@ -142,6 +143,28 @@ class OpInRunLoop(Rule):
                 loop.where,
                 related=related,
             )
+
+
+@dataclass(slots=True)
+class _Built:
+    """The ops one line built into a graph since its last run. The stack of the first is kept
+    (so the probe hands over the whole of it)."""
+
+    stack: Stack
+    ops: int = 0
+    inputs: set[int] = field(default_factory=set)  # ids of the ops they read
+    made: set[int] = field(default_factory=set)  # their ids
+
+
+@dataclass(slots=True)
+class _Step:
+    """What one step of a run loop built, from one of the loop's lines."""
+
+    where: Frame  # the loop's line
+    inner: Frame  # the line that built the first op
+    ops: int = 0
+    outside: set[int] = field(default_factory=set)  # ids of ops older than this step it read
+    made: set[int] = field(default_factory=set)
 
 
 class _Loop:
