@@ -326,3 +326,36 @@ def test_a_run_over_a_tree_forgets_the_files_that_are_gone(tmp_path, extra, prun
     _run(paths[1:], config, tmp_path)
     entries = Cache.open(str(tmp_path), _static_rules(config), config).entries
     assert (paths[0] not in entries) == pruned and paths[1] in entries
+
+
+# -- start-up (the pre-commit case) ------------------------------------------------------------
+_IMPORTED_BY_CHECK = """
+import sys
+from graphlint.cli import main
+sys.argv = ["graphlint", "check", "--no-cache", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exit:
+    print("exit", exit.code, *sorted(m for m in sys.modules if m.split(".")[0] in ("pathspec", "tensorflow")))
+"""
+
+
+def _modules_after_check(cwd: Path, *args: str) -> tuple[str, set[str]]:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORTED_BY_CHECK, *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.splitlines()[-1].split()
+    assert out[0] == "exit"
+    return out[1], {m.split(".")[0] for m in out[2:]}
+
+
+def test_checking_one_named_file_does_not_import_the_gitignore_matcher(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.graphlint]\n")
+    (tmp_path / "one.py").write_bytes((SAMPLES / "rules" / "gl101_bad.py").read_bytes())
+    status, modules = _modules_after_check(tmp_path, "one.py")
+    assert status == "1"  # its GL101 was found
+    assert modules == set()
+    (tmp_path / "pyproject.toml").write_text('[tool.graphlint]\nexclude = ["build/"]\n')
+    assert _modules_after_check(tmp_path, "one.py") == ("1", {"pathspec"})  # an exclude needs it

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from graphlint.config import Config, ConfigError
+
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_EXCLUDE = frozenset(
     {
@@ -29,8 +31,10 @@ DEFAULT_EXCLUDE = frozenset(
 SUFFIXES = (".py", ".ipynb")  # notebooks: graphlint.static.notebook
 
 
-def _spec(lines) -> pathspec.PathSpec:
+def _spec(lines) -> "pathspec.PathSpec":
     """A spec of valid patterns; raises ValueError naming the first invalid one."""
+    import pathspec  # here: a file named on the command line with no exclude never needs it
+
     lines = list(lines)
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
@@ -42,6 +46,8 @@ def _spec(lines) -> pathspec.PathSpec:
 
 
 def _valid(line: str) -> bool:
+    import pathspec
+
     try:
         pathspec.GitIgnoreSpec.from_lines([line]).match_file("x")
     except Exception:
@@ -49,8 +55,10 @@ def _valid(line: str) -> bool:
     return True
 
 
-def _lenient_spec(lines) -> pathspec.PathSpec:
+def _lenient_spec(lines) -> "pathspec.PathSpec":
     """A ``.gitignore``'s spec: invalid lines are left out, as git itself ignores them."""
+    import pathspec
+
     try:
         return _spec(lines)
     except ValueError:
@@ -77,7 +85,7 @@ class _Ignores:
         return _Ignores(self.specs + [(directory, spec)]) if spec is not None else self
 
 
-def _read_spec(path: str) -> pathspec.PathSpec | None:
+def _read_spec(path: str) -> "pathspec.PathSpec | None":
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
