@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.static.hits import report_hits
 from graphlint.static.keras_layers import layers_created_in_call
 
 _TF_VARIABLES = frozenset({"ResourceVariable", "UninitializedVariable", "Variable"})
+
+
+@dataclass(slots=True)
+class _Site:
+    """The layer parts made at one line of a ``call()``: the first one, and how many in all."""
+
+    site: tuple  # the line's Frame
+    layer_class: str  # the layer whose call() made it
+    part: str  # "layer" or "variable"
+    part_class: str
+    call_count: int  # the layer object's call that made the first one
+    call_site: tuple | None  # where that call was made
+    n: int = 1
 
 
 class LayerCreatedInCall(Rule):
@@ -62,7 +77,7 @@ class LayerCreatedInCall(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.sites: dict[tuple, list] = {}  # (path, line) -> [site, class, part, part class, call, n, call site]
+        self.sites: dict[tuple, _Site] = {}  # (path, line) -> the parts made there
 
     # -- runtime form ----------------------------------------------------------------------
     def graphlint_layer_part_created(self, layer_class, call_count, part, part_class, site, call_site):
@@ -70,18 +85,22 @@ class LayerCreatedInCall(Rule):
             return  # the first call builds the layer
         entry = self.sites.get(site[:2])
         if entry is None:
-            self.sites[site[:2]] = [site, layer_class, part, part_class, call_count, 1, call_site]
+            self.sites[site[:2]] = _Site(site, layer_class, part, part_class, call_count, call_site)
         else:
-            entry[5] += 1
+            entry.n += 1
 
     def graphlint_run_finished(self):
-        for site, layer_class, part, part_class, call_count, n, call_site in self.sites.values():
-            if part == "layer":
+        for entry in self.sites.values():
+            site, layer_class, part_class, call_count, n = (
+                entry.site, entry.layer_class, entry.part_class, entry.call_count, entry.n
+            )
+            if entry.part == "layer":
                 what, made = f"a new `{part_class}` layer", f"the `{part_class}`"
             else:
                 what = made = "a new variable" if part_class in _TF_VARIABLES else f"a new `{part_class}`"
                 made = "the variable"
             again = f", {n} times in all" if n > 1 else ""
+            call_site = entry.call_site
             related = [(call_site, f"call {call_count} of the `{layer_class}` object is made here")] if call_site else []
             self.report(
                 f"`{layer_class}.{site.function}()` created {what} on call {call_count} of the same "
