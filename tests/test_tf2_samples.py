@@ -190,7 +190,7 @@ def test_gl501_two_valued_flags_in_combination_are_bounded_on_purpose(values, fi
 def test_gl501_definition_site_follows_wrapped():
     import functools
 
-    from graphlint.probes.tf_function import _definition
+    from graphlint.probes._functions import definition
 
     def step(x):
         return x
@@ -199,7 +199,7 @@ def test_gl501_definition_site_follows_wrapped():
     def wrapper(*args):
         return step(*args)
 
-    assert _definition(wrapper).line == step.__code__.co_firstlineno
+    assert definition(wrapper).line == step.__code__.co_firstlineno
 
 
 def test_argument_summaries_are_plain_data():

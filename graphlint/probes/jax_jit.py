@@ -15,13 +15,12 @@ import contextlib
 import itertools
 import os
 import sys
-import weakref
 from typing import Callable, Iterator
 
 from graphlint.events import ITEMS_MAX, Argument, shape_text, summarize
 from graphlint.probes._base import Probe
+from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes.patching import WRAPPER_FILENAME
-from graphlint.probes.tf_function import _definition, _display_name
 from graphlint.stacks import Frame, is_user_file, user_site
 
 __tracebackhide__ = True
@@ -113,25 +112,17 @@ def _arguments(ji, args, kwargs) -> tuple[Argument, ...]:
     return tuple(out)
 
 
-class _JitInfo:
-    __slots__ = ("fid", "name", "definition", "ji", "traces")
-
-    def __init__(self, fid, name, definition, ji):
-        self.fid = fid
-        self.name = name
-        self.definition = definition
-        self.ji = ji  # the PjitInfo JAX passes to every trace of this function (no user object)
-        self.traces = 0
-
-
-class JaxProbe(Probe):
+class JaxProbe(WatchedFunctions, Probe):
     """Watches the ``jax.jit`` functions the user's code makes, and their traces."""
 
     name = "jax-jit"
+    framework = "jax"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         super().__init__(hook, warn)
-        self._jits: dict[int, _JitInfo] = {}  # id(PjitInfo) -> info
+        # id(PjitInfo) -> info; the PjitInfo JAX passes to every trace of the function is the
+        # info's handle (no user object)
+        self._functions: dict[int, FunctionInfo] = {}
         self._fids = itertools.count(1)
         self._dirs: tuple[str, ...] = ()
 
@@ -140,7 +131,7 @@ class JaxProbe(Probe):
         return [("jax.jit creation", self._patch_make_jit), ("jax.jit tracing", self._patch_tracing)]
 
     def forget(self) -> None:
-        self._jits.clear()
+        self._functions.clear()
 
     # -- creation --------------------------------------------------------------------------
     def _patch_make_jit(self):
@@ -176,30 +167,9 @@ class JaxProbe(Probe):
         ji = getattr(jitted, "_jit_info", None)
         if ji is None:
             return
-        info = _JitInfo(f"jax-{next(self._fids)}", _display_name(fun, "function"), _definition(fun), ji)
-        key = id(ji)
-        self._jits[key] = info
-        try:
-            fin = weakref.finalize(jitted, self._released, key, info.fid)
-            fin.atexit = False
-        except TypeError:  # pragma: no cover - a jitted function that takes no weak reference
-            pass
+        info = FunctionInfo(f"jax-{next(self._fids)}", display_name(fun, "function"), definition(fun), ji)
         code = frame.f_code
-        self._fire(
-            self.hook.graphlint_function_created,
-            function_id=info.fid,
-            name=info.name,
-            definition_site=info.definition,
-            site=Frame(code.co_filename, frame.f_lineno, code.co_name),
-            by_user=True,
-            framework="jax",
-        )
-
-    def _released(self, key, fid):
-        info = self._jits.get(key)
-        if info is not None and info.fid == fid:
-            del self._jits[key]
-        self._fire_release(self.hook.graphlint_function_released, function_id=fid)
+        self._watch(id(ji), jitted, info, Frame(code.co_filename, frame.f_lineno, code.co_name), by_user=True)
 
     # -- tracing ---------------------------------------------------------------------------
     def _patch_tracing(self):
@@ -221,24 +191,13 @@ class JaxProbe(Probe):
         self.patcher.patch(pjit, "_trace_for_jit", wrap)
 
     def _traced(self, ji, rest, kw) -> None:
-        info = self._jits.get(id(ji))
-        if info is None or info.ji is not ji:
+        info = self._functions.get(id(ji))
+        if info is None or info.handle is not ji:
             return
-        info.traces += 1
         # _trace_for_jit(fun, ji, ctx_mesh, dbg, avals, args, kwargs)
         args = kw.get("args", rest[3] if len(rest) > 3 else ())
         kwargs = kw.get("kwargs", rest[4] if len(rest) > 4 else {})
-        self._fire(
-            self.hook.graphlint_function_traced,
-            function_id=info.fid,
-            name=info.name,
-            definition_site=info.definition,
-            site=user_site(3),
-            arguments=_arguments(ji, args, kwargs),
-            trace_count=info.traces,
-            input_signature=False,
-            reduce_retracing=False,
-        )
+        self._fire_traced(info, _arguments(ji, args, kwargs), user_site(3))
 
 
 @contextlib.contextmanager

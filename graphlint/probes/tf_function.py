@@ -19,10 +19,13 @@ from typing import Callable
 
 from graphlint.events import Argument, summarize
 from graphlint.probes._base import Probe
-from graphlint.stacks import Frame, is_user_file, user_site
+from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
+from graphlint.probes._models import WatchedModels
+from graphlint.stacks import is_user_file, user_site
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
+
 
 def _arguments(function_type, args, kwargs) -> tuple[Argument, ...]:
     names = list(getattr(function_type, "parameters", {}) or ())
@@ -34,53 +37,6 @@ def _arguments(function_type, args, kwargs) -> tuple[Argument, ...]:
     return tuple(out)
 
 
-def _definition(python_function) -> Frame | None:
-    """The user's ``def`` line of the function a tf.function wraps, if it is user code."""
-    fn = python_function
-    for _ in range(8):
-        wrapped = getattr(fn, "__wrapped__", None)  # functools.wraps: the decorated function
-        if callable(wrapped):
-            fn = wrapped
-            continue
-        code = getattr(fn, "__code__", None)
-        if code is not None:
-            if is_user_file(code.co_filename):
-                return Frame(code.co_filename, code.co_firstlineno, code.co_name)
-            return None
-        nxt = getattr(fn, "__func__", None) or getattr(fn, "func", None) or getattr(fn, "__wrapped__", None)
-        if nxt is None:
-            nxt = getattr(type(fn), "__call__", None)
-            if nxt is None or nxt is fn:
-                return None
-        fn = nxt
-    return None
-
-
-def _display_name(python_function, fallback: str) -> str:
-    fn = python_function
-    for _ in range(4):
-        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-        if isinstance(name, str):
-            return name
-        fn = getattr(fn, "__func__", None) or getattr(fn, "func", None)
-        if fn is None:
-            break
-    return type(python_function).__name__ if fallback == "function" else fallback
-
-
-class _FunctionInfo:
-    __slots__ = ("fid", "name", "definition", "ref", "traces", "input_signature", "reduce_retracing")
-
-    def __init__(self, fid, name, definition, ref, input_signature, reduce_retracing):
-        self.fid = fid
-        self.name = name
-        self.definition = definition
-        self.ref = ref
-        self.traces = 0
-        self.input_signature = input_signature
-        self.reduce_retracing = reduce_retracing
-
-
 def _building_tf1_graph() -> bool:
     """Building a graph: TF1 graph mode, tf.Graph().as_default(), or tracing an outer
     tf.function (the new function is part of that trace, made once per outer trace)."""
@@ -89,17 +45,17 @@ def _building_tf1_graph() -> bool:
     return not context.executing_eagerly()
 
 
-class FunctionProbe(Probe):
+class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
     """Installs the TF2 probes; they fire hooks on ``hook`` until :meth:`uninstall`."""
 
     name = "tf-function"
+    framework = "tensorflow"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         super().__init__(hook, warn)
-        self._functions: dict[int, _FunctionInfo] = {}  # id(function cache) -> info
-        self._models: dict[int, weakref.ref] = {}
+        self._functions: dict[int, FunctionInfo] = {}  # id(function cache) -> info
         self._fids = itertools.count(1)
-        self._mids = itertools.count(1)
+        self._init_models()
         self._tf_dir = ""
         self._applying_dirs: tuple[str, ...] = ()
         self._session = 0
@@ -149,17 +105,14 @@ class FunctionProbe(Probe):
     def _function_created(self, function, caller) -> None:
         cache = function._function_cache
         python_function = function._python_function
-        info = _FunctionInfo(
+        info = FunctionInfo(
             next(self._fids),
-            _display_name(python_function, function._name),
-            _definition(python_function),
+            display_name(python_function, function._name),
+            definition(python_function),
             weakref.ref(function),
             function.input_signature is not None,
             bool(getattr(function, "_reduce_retracing", False)),
         )
-        self._functions[id(cache)] = info
-        fin = weakref.finalize(function, self._function_released, id(cache), info.fid)
-        fin.atexit = False
         # Made by the user's own tf.function(...) call, or by a library (Keras), by TensorFlow
         # itself (tf.data's map/filter functions, SavedModel loading) or by the per-instance
         # copy TensorFlow makes for a decorated method (Function._clone)? The frame that
@@ -177,21 +130,7 @@ class FunctionProbe(Probe):
             frame = frame.f_back
         if by_user and _building_tf1_graph():
             by_user = False  # made while building a TF1 graph: part of that graph's build (GL101/GL102)
-        self._fire(
-            self.hook.graphlint_function_created,
-            function_id=info.fid,
-            name=info.name,
-            definition_site=info.definition,
-            site=user_site(2),
-            by_user=by_user,
-            framework="tensorflow",
-        )
-
-    def _function_released(self, key, fid):
-        info = self._functions.get(key)
-        if info is not None and info.fid == fid:
-            del self._functions[key]
-        self._fire_release(self.hook.graphlint_function_released, function_id=fid)
+        self._watch(id(cache), function, info, user_site(2), by_user)
 
     def _patch_tracing(self):
         from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
@@ -216,10 +155,9 @@ class FunctionProbe(Probe):
         info = self._functions.get(id(cache)) if cache is not None else None
         if info is None:
             return  # tf.data's and TensorFlow's own helper functions: not a tf.function
-        function = info.ref()
+        function = info.handle()
         if function is None or function._function_cache is not cache:
             return
-        info.traces += 1
         # The arguments as the call gave them (canonicalised to the parameters) are the
         # caller's locals; if TensorFlow ever renames them, the traced types stand in.
         local_vars = caller.f_locals if caller.f_code.co_name == "_maybe_define_function" else {}
@@ -230,17 +168,7 @@ class FunctionProbe(Probe):
                 summarize(name, getattr(p, "type_constraint", None))
                 for name, p in getattr(function_type, "parameters", {}).items()
             )
-        self._fire(
-            self.hook.graphlint_function_traced,
-            function_id=info.fid,
-            name=info.name,
-            definition_site=info.definition,
-            site=user_site(3),
-            arguments=arguments,
-            trace_count=info.traces,
-            input_signature=info.input_signature,
-            reduce_retracing=info.reduce_retracing,
-        )
+        self._fire_traced(info, arguments, user_site(3))
 
     # -- Keras -----------------------------------------------------------------------------
     def _patch_keras_models(self):
@@ -248,31 +176,14 @@ class FunctionProbe(Probe):
         from keras.src.models import functional, model
 
         self._global_state = global_state
-        probe = self
-
-        def wrap(original):
-            def __init__(self, *args, **kwargs):
-                original(self, *args, **kwargs)
-                seen = probe._models.get(id(self))
-                if probe.active and (seen is None or seen() is not self):
-                    try:
-                        probe._model_built(self)
-                    except Exception as exc:  # never break the program; said once
-                        probe.internal(exc, "model built")
-
-            return __init__
-
-        self.patcher.patch(model.Model, "__init__", wrap)
+        self._patch_model_init(model.Model)
         if "__init__" in vars(functional.Functional):
-            self.patcher.patch(functional.Functional, "__init__", wrap)
+            self._patch_model_init(functional.Functional)
 
     def _model_built(self, model) -> None:
         if not self.active:
             return
-        key = id(model)
-        self._models[key] = weakref.ref(model)
-        fin = weakref.finalize(model, self._models.pop, key, None)
-        fin.atexit = False
+        self._track_model(model)
         tracker = self._global_state.GLOBAL_STATE_TRACKER
         if self._tracker is None or self._tracker() is not tracker:
             self._session += 1  # clear_session() replaced Keras' global state
@@ -287,53 +198,9 @@ class FunctionProbe(Probe):
             frame = frame.f_back
         if frame is None or not is_user_file(frame.f_code.co_filename):
             return
-        site = Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-        self._fire(
-            self.hook.graphlint_keras_model_built,
-            model_id=next(self._mids),
-            class_name=type(model).__name__,
-            site=site,
-            session=self._session,
-        )
+        self._fire_model_built(next(self._mids), model, frame, self._session)
 
     def _patch_predict(self):
         from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 
-        probe = self
-
-        def wrap(original):
-            def predict(self, x, batch_size=None, *args, **kwargs):
-                if probe.active:
-                    try:
-                        probe._predict(self, x, batch_size)
-                    except Exception as exc:  # never break the program; said once
-                        probe.internal(exc, "predict")
-                return original(self, x, batch_size, *args, **kwargs)
-
-            return predict
-
-        self.patcher.patch(TensorFlowTrainer, "predict", wrap)
-
-    def _predict(self, model, x, batch_size) -> None:
-        leaf = x
-        for _ in range(4):
-            if isinstance(leaf, dict) and leaf:
-                leaf = next(iter(leaf.values()))
-            elif isinstance(leaf, (list, tuple)) and leaf:
-                leaf = leaf[0]
-            else:
-                break
-        rows = None
-        shape = getattr(leaf, "shape", None)
-        if shape is not None and len(shape) > 0:
-            try:
-                rows = int(shape[0])
-            except (TypeError, ValueError):
-                rows = None
-        self._fire(
-            self.hook.graphlint_predict_called,
-            model_class=type(model).__name__,
-            rows=rows,
-            batch_size=batch_size,
-            site=user_site(2),
-        )
+        self._patch_predict_of(TensorFlowTrainer)

@@ -10,26 +10,24 @@ identity numbers the session.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import weakref
 
 from graphlint.probes._base import Probe
-from graphlint.probes.tf_function import FunctionProbe
-from graphlint.stacks import Frame, is_user_file
+from graphlint.probes._models import WatchedModels
+from graphlint.stacks import is_user_file
 
 __tracebackhide__ = True
 
 
-class TfKerasModelProbe(Probe):
+class TfKerasModelProbe(WatchedModels, Probe):
     """Fires ``graphlint_keras_model_built`` and ``graphlint_predict_called`` for tf-keras."""
 
     name = "tf-keras"
 
     def __init__(self, hook, warn=None):
         super().__init__(hook, warn)
-        self._models: dict[int, weakref.ref] = {}
-        self._mids = itertools.count(1)
+        self._init_models()
         self._session = 0
         self._graph = None  # weak reference to tf-keras' backend graph of the current session
         self._backend = None
@@ -46,21 +44,7 @@ class TfKerasModelProbe(Probe):
         from tf_keras.src.engine import training
 
         self._backend = backend
-        probe = self
-
-        def wrap(original):
-            def __init__(self, *args, **kwargs):
-                original(self, *args, **kwargs)
-                seen = probe._models.get(id(self))
-                if probe.active and (seen is None or seen() is not self):
-                    try:
-                        probe._model_built(self)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
-
-            return __init__
-
-        self.patcher.patch(training.Model, "__init__", wrap)
+        self._patch_model_init(training.Model)
 
     def _session_number(self) -> tuple:
         graph = getattr(self._backend._GRAPH, "graph", None)
@@ -72,10 +56,7 @@ class TfKerasModelProbe(Probe):
         return ("tf_keras", self._session)
 
     def _model_built(self, model) -> None:
-        key = id(model)
-        self._models[key] = weakref.ref(model)
-        fin = weakref.finalize(model, self._models.pop, key, None)
-        fin.atexit = False
+        self._track_model(model)
         session = self._session_number()
         # The user's line that builds the model: past tf-keras' and TensorFlow's own frames
         # (its __init__ chain runs through tracking decorators) and a subclass's
@@ -90,30 +71,9 @@ class TfKerasModelProbe(Probe):
             frame = frame.f_back
         if frame is None:
             return
-        self._fire(
-            self.hook.graphlint_keras_model_built,
-            model_id=("tf_keras", next(self._mids)),
-            class_name=type(model).__name__,
-            site=Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name),
-            session=session,
-        )
+        self._fire_model_built(("tf_keras", next(self._mids)), model, frame, session)
 
     def _patch_predict(self):
         from tf_keras.src.engine import training
 
-        probe = self
-
-        def wrap(original):
-            def predict(self, x, batch_size=None, *args, **kwargs):
-                if probe.active:
-                    try:
-                        probe._predict(self, x, batch_size)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
-                return original(self, x, batch_size, *args, **kwargs)
-
-            return predict
-
-        self.patcher.patch(training.Model, "predict", wrap)
-
-    _predict = FunctionProbe._predict  # the same reading of the batch as for Keras 3
+        self._patch_predict_of(training.Model)

@@ -1,0 +1,94 @@
+"""What the Keras 3 and tf-keras probes share: a model class's ``__init__`` and ``predict``
+wrapped, each model built counted once (tracked by weak reference), and the batch ``predict``
+was given read — so both fire ``graphlint_keras_model_built`` and
+``graphlint_predict_called`` the same way."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from graphlint.stacks import Frame, user_site
+
+
+class WatchedModels:
+    """Mixin for a :class:`~graphlint.probes._base.Probe`; the probe implements
+    ``_model_built(model)`` (where the model was built, in which Keras session)."""
+
+    def _init_models(self) -> None:
+        self._models: dict[int, weakref.ref] = {}
+        self._mids = itertools.count(1)
+
+    def _patch_model_init(self, cls) -> None:
+        probe = self
+
+        def wrap(original):
+            def __init__(self, *args, **kwargs):
+                original(self, *args, **kwargs)
+                seen = probe._models.get(id(self))
+                if probe.active and (seen is None or seen() is not self):
+                    try:
+                        probe._model_built(self)
+                    except Exception as exc:  # never break the program; said once
+                        probe.internal(exc, "model built")
+
+            return __init__
+
+        self.patcher.patch(cls, "__init__", wrap)
+
+    def _patch_predict_of(self, cls) -> None:
+        probe = self
+
+        def wrap(original):
+            def predict(self, x, batch_size=None, *args, **kwargs):
+                if probe.active:
+                    try:
+                        probe._predict(self, x, batch_size)
+                    except Exception as exc:  # never break the program; said once
+                        probe.internal(exc, "predict")
+                return original(self, x, batch_size, *args, **kwargs)
+
+            return predict
+
+        self.patcher.patch(cls, "predict", wrap)
+
+    def _track_model(self, model) -> None:
+        """Remember ``model`` (weakly) so that a subclass's chain of ``__init__`` counts once."""
+        key = id(model)
+        self._models[key] = weakref.ref(model)
+        fin = weakref.finalize(model, self._models.pop, key, None)
+        fin.atexit = False
+
+    def _fire_model_built(self, model_id, model, frame, session) -> None:
+        """Fire ``graphlint_keras_model_built`` for ``model``, built at ``frame`` (the user's)."""
+        self._fire(
+            self.hook.graphlint_keras_model_built,
+            model_id=model_id,
+            class_name=type(model).__name__,
+            site=Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name),
+            session=session,
+        )
+
+    def _predict(self, model, x, batch_size) -> None:
+        leaf = x
+        for _ in range(4):
+            if isinstance(leaf, dict) and leaf:
+                leaf = next(iter(leaf.values()))
+            elif isinstance(leaf, (list, tuple)) and leaf:
+                leaf = leaf[0]
+            else:
+                break
+        rows = None
+        shape = getattr(leaf, "shape", None)
+        if shape is not None and len(shape) > 0:
+            try:
+                rows = int(shape[0])
+            except (TypeError, ValueError):
+                rows = None
+        self._fire(
+            self.hook.graphlint_predict_called,
+            model_class=type(model).__name__,
+            rows=rows,
+            batch_size=batch_size,
+            site=user_site(2),
+        )
