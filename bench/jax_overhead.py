@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
+
+from timing import pairs
 
 PROGRAM = textwrap.dedent(
     """
@@ -104,16 +104,6 @@ IN_PROCESS = textwrap.dedent(
 )
 
 
-def timed(cmd: list[str]) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-        sys.exit(f"jax_overhead: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
-    return elapsed
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=3)
@@ -129,8 +119,8 @@ def main() -> None:
             fh.write(PROGRAM.format(steps=args.steps))
         with open(empty, "w") as fh:
             fh.write("pass\n")
-        plain, instrumented = pairs([sys.executable, program], [graphlint, "run", program], args.pairs)
-        start_plain, start_gl = pairs([sys.executable, empty], [graphlint, "run", empty], args.pairs)
+        plain, instrumented = pairs([sys.executable, program], [graphlint, "run", program], args.pairs, warm_up=True)
+        start_plain, start_gl = pairs([sys.executable, empty], [graphlint, "run", empty], args.pairs, warm_up=True)
         inproc = os.path.join(tmp, "inproc.py")
         body = PROGRAM.format(steps=0).replace('print("loss", float(value))', "")
         with open(inproc, "w") as fh:
@@ -152,20 +142,6 @@ def main() -> None:
         f"in one process, {args.steps // 4:,} steps, min of {args.reps}: plain {one:.3f} s, instrumented "
         f"{two:.3f} s, ratio {two / one:.3f} ({(two - one) * 1e6 / (args.steps // 4):+.1f} µs per step)"
     )
-
-
-def pairs(plain_cmd: list[str], gl_cmd: list[str], n: int) -> tuple[list[float], list[float]]:
-    """One untimed run of each (bytecode caches), then ``n`` pairs, alternating which goes first."""
-    timed(plain_cmd), timed(gl_cmd)
-    plain, instrumented = [], []
-    for i in range(n):
-        if i % 2:
-            instrumented.append(timed(gl_cmd))
-            plain.append(timed(plain_cmd))
-        else:
-            plain.append(timed(plain_cmd))
-            instrumented.append(timed(gl_cmd))
-    return plain, instrumented
 
 
 if __name__ == "__main__":

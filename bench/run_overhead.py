@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
-import time
+
+from timing import pairs
 
 PROGRAM = textwrap.dedent(
     """
@@ -68,16 +67,6 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def timed(cmd: list[str]) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-        sys.exit(f"run_overhead: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
-    return elapsed
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=3)
@@ -89,15 +78,7 @@ def main() -> None:
         program = os.path.join(tmp, "train.py")
         with open(program, "w") as fh:
             fh.write(PROGRAM.format(ops=args.ops, runs=args.runs))
-        plain_cmd, gl_cmd = [sys.executable, program], [graphlint, "run", program]
-        plain, instrumented = [], []
-        for i in range(args.pairs):
-            if i % 2:
-                instrumented.append(timed(gl_cmd))
-                plain.append(timed(plain_cmd))
-            else:
-                plain.append(timed(plain_cmd))
-                instrumented.append(timed(gl_cmd))
+        plain, instrumented = pairs([sys.executable, program], [graphlint, "run", program], args.pairs)
     ratio = statistics.median(g / p for g, p in zip(instrumented, plain))
     print(
         f"{args.ops:,} ops built + {args.runs:,} sess.run, whole process, median of {args.pairs} pairs: "

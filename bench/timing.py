@@ -1,0 +1,39 @@
+"""Whole processes timed for the overhead benchmarks (``run_overhead.py``, ``jax_overhead.py``):
+one command (it must exit 0: a failing command stops the benchmark rather than looking fast),
+and alternating pairs of ``python PROGRAM`` / ``graphlint run PROGRAM``."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+
+def timed(cmd: list[str]) -> float:
+    """Seconds ``cmd`` takes; the benchmark stops if it exits other than 0."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+        bench = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+        sys.exit(f"{bench}: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
+    return elapsed
+
+
+def pairs(plain_cmd: list[str], gl_cmd: list[str], n: int, warm_up: bool = False) -> tuple[list[float], list[float]]:
+    """``n`` pairs, alternating which goes first: (plain seconds, instrumented seconds).
+    ``warm_up``: one untimed run of each first (bytecode caches written)."""
+    if warm_up:
+        timed(plain_cmd), timed(gl_cmd)
+    plain, instrumented = [], []
+    for i in range(n):
+        if i % 2:
+            instrumented.append(timed(gl_cmd))
+            plain.append(timed(plain_cmd))
+        else:
+            plain.append(timed(plain_cmd))
+            instrumented.append(timed(gl_cmd))
+    return plain, instrumented
