@@ -149,6 +149,36 @@ def test_a_file_that_names_no_framework_but_calls_a_model_of_the_tree_is_reporte
     assert os.path.basename(found[0].related[0].location.path) == "forecaster.py"
 
 
+def test_a_file_checked_and_followed_is_parsed_once_with_the_findings_of_a_fresh_run(tmp_path, monkeypatch):
+    """forecaster.py is checked itself and followed from main.py: one parse serves both, in
+    either order, and every file's findings are those of a run that checks it alone."""
+    from graphlint.static import project
+
+    (tmp_path / "forecaster.py").write_text(FORECASTER)
+    (tmp_path / "main.py").write_text(
+        "import numpy as np\nfrom forecaster import forecast\n\nfor day in range(7):\n    print(forecast(np.ones((1, 4))))\n"
+    )
+    paths = [str(tmp_path / "forecaster.py"), str(tmp_path / "main.py")]
+    config = Config(root=str(tmp_path))
+    rules = _static_rules(config)
+
+    def alone(path):
+        project.forget()
+        return check_file(path, rules, config).findings
+
+    expected = {path: alone(path) for path in paths}
+    assert [f.code for f in expected[paths[1]]] == ["GL101"]
+    assert expected[paths[1]][0].related[0].location.path == paths[0]
+    parses = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    for order in (paths, paths[::-1]):
+        project.forget()
+        parses.clear()
+        assert {path: check_file(path, rules, config).findings for path in order} == expected
+        assert len(parses) == 2, order  # not 3: the engine and the follower share forecaster.py's
+
+
 # -- the cache ---------------------------------------------------------------------------------
 def _run(paths: list[str], config: Config, cache_root: Path | None, monkeypatch=None) -> tuple[list, list[str]]:
     """(findings, the files analysed afresh) of one `graphlint check` run."""

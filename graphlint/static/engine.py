@@ -146,8 +146,13 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         data = _notebook(path, data, result)
         if isinstance(data, list):
             return data  # its GL001, or nothing for a notebook in another language
-    decode = bool(rules) and _RELEVANT.search(data) is not None
-    text, tree, encoding = _parse(path, data, decode=decode)
+    plain = rules and result.notebook is None and data.isascii()  # decoded alike everywhere
+    loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
+    if loaded is not None:
+        text, tree, encoding = loaded.text, loaded.tree, "utf-8"
+    else:
+        decode = bool(rules) and _RELEVANT.search(data) is not None
+        text, tree, encoding = _parse(path, data, decode=decode)
     if tree is None:
         return [encoding]  # the GL001 finding
     if not rules:
@@ -158,9 +163,11 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
     try:
-        module = Module(path, text, tree)
+        module = loaded.relocated(path) if loaded is not None else Module(path, text, tree)
     except RecursionError:
         return [syntax_error(path, "too deeply nested to analyse")]
+    if plain:
+        project.checked(path, result.read.digest, module)
     sink = FileSink(path)
     for cls in rules:
         # only the static form: no runtime state is built for a file

@@ -70,6 +70,15 @@ class Module(ModuleBuilder, ModuleQuestions):
         self._stmts(tree.body, _Ctx())
         self._link_calls()
 
+    def relocated(self, path: str) -> "Module":
+        """This model named by another path (the same file, as given on the command line or
+        as a module of the tree), with fixes and memos of its own: the engine and
+        :func:`graphlint.static.project.load` share one parse and build of a file."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.path, twin.edits, twin.cache, twin._per_call = path, [], {}, {}
+        return twin
+
     # -- questions rules ask ---------------------------------------------------------------
     def location(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)

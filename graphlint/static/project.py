@@ -18,6 +18,7 @@ checked file's package.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 
 from graphlint.static.module import ClassInfo, Function, Module
@@ -36,6 +37,13 @@ _modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unr
 _found: dict[tuple, str | None] = {}  # (directory, dotted) -> file path
 
 
+#: The engine's models of the files it analysed last (see :func:`checked`), by absolute path,
+#: with the digest of their bytes: a module of the tree found among them is not parsed again.
+_recent: dict[str, tuple[str, Module]] = {}
+RECENT = 32
+_digests: dict[str, str] = {}  # absolute path -> digest of the bytes :func:`load` parsed
+
+
 def load(path: str) -> Module | None:
     """The parsed :class:`Module` of ``path``, or None when it cannot be read or parsed."""
     path = os.path.abspath(path)
@@ -46,13 +54,39 @@ def load(path: str) -> Module | None:
         if os.path.getsize(path) <= MAX_BYTES:
             with open(path, "rb") as fh:
                 data = fh.read()
-            tree = ast.parse(data, filename=path)
-            text = data.decode("utf-8", "replace")
-            module = Module(path, text, tree)
+            recent = _recent.get(path)
+            if recent is not None and data.isascii() and recent[0] == digest(data):
+                module = recent[1].relocated(path)  # the same bytes the engine just analysed
+            else:
+                tree = ast.parse(data, filename=path)
+                module = Module(path, data.decode("utf-8", "replace"), tree)
+            if data.isascii():
+                _digests[path] = digest(data)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
         module = None
     _modules[path] = module
     return module
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def loaded(path: str, data_digest: str) -> Module | None:
+    """The model :func:`load` made of ``path`` from bytes of this digest (ASCII: decoded as
+    the engine decodes them), or None: the engine then need not parse the file again."""
+    path = os.path.abspath(path)
+    return _modules.get(path) if _digests.get(path) == data_digest else None
+
+
+def checked(path: str, data_digest: str, module: Module) -> None:
+    """The engine analysed ``module`` (of ASCII bytes of this digest): kept among the last
+    :data:`RECENT`, for :func:`load` to reuse when a later file imports it."""
+    path = os.path.abspath(path)
+    if path not in _modules:
+        _recent[path] = (data_digest, module)
+        if len(_recent) > RECENT:
+            del _recent[next(iter(_recent))]
 
 
 _roots_of: dict[str, list[str]] = {}
@@ -96,7 +130,7 @@ resolutions: dict[str, dict[tuple[int, str], str | None]] = {}
 
 def forget() -> None:
     """Drop what this process remembers of the files (a new ``graphlint check`` run in it)."""
-    for memo in (_modules, _found, _roots_of, _looked_up, resolutions):
+    for memo in (_modules, _found, _roots_of, _looked_up, resolutions, _recent, _digests):
         memo.clear()
 
 
