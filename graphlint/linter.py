@@ -21,7 +21,31 @@ from graphlint.suppression import line_suppresses, selected
 
 
 class _PluginManager(pluggy.PluginManager):
-    """Rules' ``graphlint_*`` methods are hook implementations without a decorator."""
+    """Rules' ``graphlint_*`` methods are hook implementations without a decorator.
+
+    ``graphlint_stamp`` changes whenever hook implementations may have changed, so that the
+    probes' compiled hook calls (``graphlint/probes/_dispatch.py``) know when to rebuild.
+    """
+
+    graphlint_stamp = 0
+
+    def register(self, plugin, name=None):
+        try:
+            return super().register(plugin, name)
+        finally:
+            self.graphlint_stamp += 1
+
+    def unregister(self, plugin=None, name=None):
+        try:
+            return super().unregister(plugin, name)
+        finally:
+            self.graphlint_stamp += 1
+
+    def add_hookspecs(self, module_or_class):
+        try:
+            return super().add_hookspecs(module_or_class)
+        finally:
+            self.graphlint_stamp += 1
 
     def parse_hookimpl_opts(self, plugin, name):
         if not name.startswith("graphlint_"):

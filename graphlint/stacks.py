@@ -94,12 +94,18 @@ class _Mark:
     CPython puts the new frame at the dead frame's address. The slot is only consulted while a
     tracer (``sys.settrace``) runs, and a frame whose slot is empty gets no local trace events;
     the mark answers any such event with itself and does nothing, so tracing is unchanged.
+
+    ``outer`` caches the user's frames outside this one (a :class:`Stack`): the callers of a
+    running function stay where they are for as long as it runs, so they are walked once per
+    invocation, not once per op (never for a generator or coroutine, whose caller can change
+    from one resumption to the next).
     """
 
-    __slots__ = ("token", "lasti", "site", "__weakref__")
+    __slots__ = ("token", "lasti", "site", "outer", "__weakref__")
 
     def __init__(self, token: int, lasti: int, site: "Frame"):
         self.token, self.lasti, self.site = token, lasti, site
+        self.outer: Stack | None = None
 
     def __call__(self, frame, event, arg):
         return self
@@ -114,6 +120,9 @@ _LIVE_MAX = 50_000
 
 _tuple_new = tuple.__new__  # builds a Frame/Stack without the NamedTuple's Python-level __new__
 _gettrace = sys.gettrace
+_getframe = sys._getframe
+# Generators, coroutines, async generators: suspended and resumed, possibly by another caller.
+_SUSPENDABLE = 0x20 | 0x80 | 0x100 | 0x200
 
 
 def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
@@ -152,34 +161,61 @@ def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
 
 def capture(depth: int = 1) -> Stack:
     """The user's frames above the caller's ``depth``-th frame, outermost first."""
-    return _walk(sys._getframe(depth + 1))
+    return _walk(_getframe(depth + 1))
 
 
-def _user_frames(frame):
-    """``(frame, code, filename)`` for each user frame from ``frame`` outwards."""
+def _user_frame(frame):
+    """The first user frame from ``frame`` outwards (``frame`` itself included), or ``None``."""
     known = _is_user
     while frame is not None:
-        code = frame.f_code
-        filename = code.co_filename
+        filename = frame.f_code.co_filename
         user = known.get(filename)
         if user is None:
             user = is_user_file(filename)
         if user:
-            yield frame, code, filename
+            return frame
         frame = frame.f_back
+    return None
 
 
 def _walk(frame) -> Stack:
     """The user's frames from ``frame`` outwards, as a Stack (outermost first)."""
-    frames: list[Frame] = []
-    calls: list[int] = []
-    for user_frame, code, filename in _user_frames(frame):
-        site, call = _site_and_call(user_frame, code, filename)
-        frames.append(site)
-        calls.append(call)
-    frames.reverse()
-    calls.reverse()
-    return _tuple_new(Stack, (tuple(frames), tuple(calls)))
+    frame = _user_frame(frame)
+    if frame is None:
+        return _EMPTY
+    code = frame.f_code
+    site, call = _site_and_call(frame, code, code.co_filename)
+    outer = _outer(frame)
+    return _tuple_new(Stack, (outer.frames + (site,), outer.calls + (call,)))
+
+
+def _outer(frame) -> Stack:
+    """The user's frames outside the user frame ``frame``, cached on the marks of the frames
+    walked (see :class:`_Mark`); walks only up to the first frame whose callers are known."""
+    chain = []  # user frames from `frame` outwards, until one whose outer stack is known
+    outer = _EMPTY
+    while frame is not None:
+        mark = frame.f_trace
+        if type(mark) is not _Mark or frame.f_code.co_flags & _SUSPENDABLE:
+            mark = None
+        elif mark.outer is not None:
+            outer = mark.outer
+            if chain:  # this frame is a caller: it is part of the stack
+                code = frame.f_code
+                site, call = _site_and_call(frame, code, code.co_filename)
+                outer = _tuple_new(Stack, (outer.frames + (site,), outer.calls + (call,)))
+            break
+        chain.append((frame, mark))
+        frame = _user_frame(frame.f_back)
+    for i in range(len(chain) - 1, -1, -1):
+        frame, mark = chain[i]
+        if mark is not None:
+            mark.outer = outer
+        if i:
+            code = frame.f_code
+            site, call = _site_and_call(frame, code, code.co_filename)
+            outer = _tuple_new(Stack, (outer.frames + (site,), outer.calls + (call,)))
+    return outer
 
 
 class LazyStack:
@@ -205,7 +241,8 @@ class LazyStack:
             if frame is None:
                 self._stack = _tuple_new(Stack, ((self.site,), (self.call,)))
             else:
-                self._stack = _walk(frame)
+                outer = _outer(frame)
+                self._stack = _tuple_new(Stack, (outer.frames + (self.site,), outer.calls + (self.call,)))
         return self._stack
 
     def release(self) -> None:
@@ -237,16 +274,35 @@ class LazyStack:
 
 def capture_lazy(depth: int = 1) -> LazyStack:
     """The innermost user frame above the caller's ``depth``-th frame, lazily with the rest."""
-    for frame, code, filename in _user_frames(sys._getframe(depth + 1)):
-        site, call = _site_and_call(frame, code, filename)
-        return LazyStack(frame, site, call)
-    empty = LazyStack(None, None, 0)
-    empty._stack = _tuple_new(Stack, ((), ()))
-    return empty
+    frame = _getframe(depth + 1)
+    known = _is_user
+    while frame is not None:  # _user_frame, inlined: this runs once per op
+        filename = frame.f_code.co_filename
+        user = known.get(filename)
+        if user is None:
+            user = is_user_file(filename)
+        if user:
+            break
+        frame = frame.f_back
+    if frame is None:
+        empty = LazyStack(None, None, 0)
+        empty._stack = _EMPTY
+        return empty
+    mark = frame.f_trace
+    if type(mark) is _Mark and mark.lasti == frame.f_lasti:  # the same line as last time
+        return LazyStack(frame, mark.site, mark.token)
+    code = frame.f_code
+    site, call = _site_and_call(frame, code, code.co_filename)
+    return LazyStack(frame, site, call)
 
 
 def user_site(depth: int = 1) -> Frame | None:
     """The innermost user frame above the caller's ``depth``-th frame, or ``None``."""
-    for frame, code, filename in _user_frames(sys._getframe(depth + 1)):
-        return Frame(filename, frame.f_lineno, code.co_name)
-    return None
+    frame = _user_frame(_getframe(depth + 1))
+    if frame is None:
+        return None
+    code = frame.f_code
+    return Frame(code.co_filename, frame.f_lineno, code.co_name)
+
+
+_EMPTY = _tuple_new(Stack, ((), ()))

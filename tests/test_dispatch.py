@@ -109,3 +109,37 @@ def test_a_wrapper_implementation_goes_through_pluggy(linter_and_rule):
     assert hook.plan() is _dispatch._PLUGGY
     hook(**event(5))
     assert calls == [("before", 5), ("after", 5)] and rule.seen == [5]
+
+
+class Failing(Rule):
+    code = "XX901"
+    name = "failing"
+    summary = "fails on graph_created"
+
+    def graphlint_graph_created(self, graph_id):
+        raise RuntimeError(f"boom {graph_id}")
+
+
+def test_a_failing_rule_is_a_gl000_finding_and_the_others_still_run():
+    linter = Linter(rules=[Recorder, Failing])
+    rule = next(p for p in linter.pm.get_plugins() if isinstance(p, Recorder))
+    hook = fast(linter)
+    assert hook.current() not in (_dispatch._PLUGGY, _dispatch.NOBODY)
+    hook(**event(6))
+    assert rule.seen == [6]
+    [finding] = linter.finish()
+    assert finding.code == "GL000" and "boom 6" in finding.message
+
+
+def test_a_rule_registered_or_unregistered_between_calls_is_seen_at_once(linter_and_rule):
+    linter, rule = linter_and_rule
+    hook = fast(linter)
+    hook(**event(1))
+    late = Recorder(rule._sink)
+    linter.pm.register(late)
+    hook(**event(2))
+    linter.pm.unregister(rule)
+    hook(**event(3))
+    assert rule.seen == [1, 2] and late.seen == [2, 3]
+    linter.pm.unregister(late)
+    assert hook.current() is _dispatch.NOBODY

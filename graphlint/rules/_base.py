@@ -36,6 +36,9 @@ def _isolated(method):
     functools.update_wrapper(wrapper, method)
     del wrapper.__wrapped__  # pluggy must see the wrapper's own parameters
     wrapper._graphlint_isolated = True
+    # The probes' compiled dispatch (graphlint/probes/_dispatch.py) calls this method itself,
+    # inside the same try/except, one Python frame fewer per event.
+    wrapper._graphlint_method = method
     return wrapper
 
 

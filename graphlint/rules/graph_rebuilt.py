@@ -151,12 +151,16 @@ class GraphRebuilt(Rule):
         else:
             copy = group.copies[token]
         copy.end = index
-        if not copy.model and op.type in _MODEL_OPS:
+        # (placeholders and variables take no inputs: only input-less ops need their type read)
+        if not copy.model and not inputs and op.type in _MODEL_OPS:
             copy.model = True
-        if len(copy.made) < _IDS_KEPT:
-            copy.made.add(id(op))
+        made = copy.made
+        if len(made) < _IDS_KEPT:
+            made.add(id(op))
             if inputs:  # ops from the C API (import_graph_def, while loops) left out: reading is costly
-                copy.reads.update(id(t.op) for t in inputs)
+                reads = copy.reads
+                for t in inputs:
+                    reads.add(id(t.op))
 
     def graphlint_session_run(self, graph_id):
         state = self.graphs.get(graph_id)
