@@ -610,3 +610,25 @@ def test_gl101_a_function_of_another_module_that_builds_and_runs_called_in_a_loo
         f"    print({function}(np.ones((1, 4))))\n"
     )
     assert found(main) == ({("GL101", 5)} if reported else set())
+
+
+# One count of a loop's runs for every analysis (static.retracing_loops.loop_count): literals,
+# names bound once, range, enumerate, zip, sorted; at and just below GL102's min-repeats (3).
+@pytest.mark.parametrize(
+    "setup, iterable, reported",
+    [
+        ("STEPS = 2", "range(STEPS)", False),
+        ("STEPS = 3", "range(STEPS)", True),
+        ("STEPS = int(input())", "range(STEPS)", True),  # unknown: may run often
+        ("MODES = ('a', 'b')", "enumerate(MODES)", False),
+        ("MODES = ('a', 'b', 'c')", "zip(MODES, range(10))", True),
+        ("MODES = ('a', 'b')", "zip(MODES, range(10))", False),
+        ("MODES = ['a', 'b']", "sorted(MODES)", False),
+        ("MODES = ['a', 'b']\nMODES.append('c')", "MODES", True),  # grown: no fixed length
+    ],
+)
+def test_a_loop_runs_as_often_as_the_source_fixes(tmp_path, setup, iterable, reported):
+    body = setup + "\nx = tf.constant(1.0)\nsess = tf1.Session()\n"
+    path = _write(tmp_path, body + f"for item in {iterable}:\n    sess.run(tf.square(x))  # op\n")
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if text.endswith("# op"))
+    assert found(path) == ({("GL102", line)} if reported else set())

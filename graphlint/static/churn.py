@@ -7,6 +7,7 @@ import ast
 from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import GRAPH, ClassInfo
+from graphlint.static.retracing_loops import runs_at_most
 from graphlint.static.tfapi import CLEAR_SESSION, TF_FUNCTION, is_keras_model
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
@@ -29,7 +30,7 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
         elsewhere = None if builder or call.target is not None else _built_elsewhere(module, call)
         if not (builder or elsewhere or _is_model(call, model_classes)):
             continue
-        if _below_threshold(call, options) or _kept(module, call, loops[-1]):
+        if runs_at_most(module, call, options.get("max-per-site", 2)) or _kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
         if elsewhere is not None:
             what, where = elsewhere
@@ -80,17 +81,6 @@ def _built_elsewhere(module, call):
     if builds is None or any(c.name == CLEAR_SESSION for c in target.calls):
         return None
     return f"`{target.name}()`", other.location(builds.node)
-
-
-def _below_threshold(call, options) -> bool:
-    """The loops around the call run it no more than the runtime's ``max-per-site``."""
-    total = 1
-    for loop in call.loops:
-        n = loop.count()
-        if n is None:
-            return False
-        total *= n
-    return total <= options.get("max-per-site", 2)
 
 
 def _kept(module, call, loop) -> bool:

@@ -23,6 +23,7 @@ from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import guarded
 from graphlint.static.rebuilds import rebuilds
+from graphlint.static.retracing_loops import times_run
 from graphlint.static.tensor_operators import tensor_operators
 from graphlint.static.tfapi import builds_ops, is_minimize
 from graphlint.static.variables import reusing
@@ -188,13 +189,8 @@ def _thin_runner(module, call) -> bool:
 
 def _repeats(module, call, options) -> bool:
     """Whether the loops around ``call`` can run it ``min-repeats`` times."""
-    total = 1
-    for loop in call.loops:
-        n = loop.count()
-        if n is None:
-            return True
-        total *= n
-    if total >= options.get("min-repeats", 3):
+    n = times_run(module, call)
+    if n is None or n >= options.get("min-repeats", 3):
         return True
     return call.scope is not None and module.per_call(call.scope) is not None
 

@@ -32,7 +32,6 @@ from graphlint.static.scopes import (  # noqa: F401 (re-exported: the analyses i
     WithItem,
     Loop,
     _train_op,
-    literal_count,
     first_time_guard,
     guarded,
     CallSite,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import ONCE_METHODS, guarded
+from graphlint.static.retracing_loops import times_run
 from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 
 
@@ -47,7 +48,7 @@ def rebuilds(module) -> list[Rebuild]:
         elif any(c.api in PLACEHOLDERS for c in builds) and any(
             builds_ops(c.name) and c.api not in PLACEHOLDERS for c in free
         ):
-            in_loop = next((s for s in callers if s.loops and _repeats(s)), None)
+            in_loop = next((s for s in callers if s.loops and _repeats(module, s)), None)
             if in_loop is not None:
                 reason, sites = f"is called in a loop (line {in_loop.line})", callers
         if reason is not None:
@@ -84,15 +85,10 @@ def _exclusive(a, b) -> bool:
     return False
 
 
-def _repeats(site) -> bool:
+def _repeats(module, site) -> bool:
     """A loop around the call that runs more than once, as far as the source tells."""
-    total = 1
-    for loop in site.loops:
-        n = loop.count()
-        if n is None:
-            return True
-        total *= n
-    return total >= 2
+    n = times_run(module, site)
+    return n is None or n >= 2
 
 
 def _builds_and_runs(module, fn):
@@ -115,7 +111,7 @@ def rebuilt_elsewhere(module) -> list[Hit]:
         if loop.is_comprehension or loop.resets_state():
             continue
         for call in loop.calls:
-            if call.target is not None or call.under_graph_default() or guarded(call.ifs) or not _repeats(call):
+            if call.target is not None or call.under_graph_default() or guarded(call.ifs) or not _repeats(module, call):
                 continue
             resolved = project.resolve_function(module, call)
             if resolved is None or resolved[0] is module:

@@ -1,5 +1,6 @@
-"""What the source fixes about loops and names, for :mod:`graphlint.static.retracing`: the
-values a ``for`` target takes and how many, ints bound once to a literal, a scope's bindings.
+"""What the source fixes about loops and names: how many times a loop runs (:func:`loop_count`,
+which every analysis asks), and for :mod:`graphlint.static.retracing` the values a ``for``
+target takes, ints bound once to a literal, a scope's bindings.
 
 Unknown stays unknown: ``range(epochs)`` with ``epochs`` read from the command line has no
 count, and a name bound twice is no constant.
@@ -156,27 +157,79 @@ def _range_len(module, scope, call) -> int | None:
         return None
 
 
+def loop_count(module, loop) -> int | None:
+    """How many times a loop's body runs when the source fixes it (its iterable's
+    :func:`iterations`); None for a ``while`` loop or an iterable of unknown length."""
+    key = ("loop-count", id(loop.node))
+    cache = module.cache
+    if key not in cache:
+        node = loop.node
+        it = node.generators[0].iter if loop.is_comprehension else getattr(node, "iter", None)
+        cache[key] = None if it is None else iterations(module, loop.scope, it)
+    return cache[key]
+
+
+def times_run(module, site) -> int | None:
+    """How many times the loops around a call site run it (the product of their
+    :func:`loop_count`); None when the source does not fix one of them."""
+    total = 1
+    for loop in site.loops:
+        n = loop_count(module, loop)
+        if n is None:
+            return None
+        total *= n
+    return total
+
+
+def runs_at_most(module, site, limit: int) -> bool:
+    """Whether the source says the loops around a call site run it at most ``limit`` times (a
+    runtime rule's threshold: the static form stays silent where the runtime would)."""
+    n = times_run(module, site)
+    return n is not None and n <= limit
+
+
+def _unwrapped(module, it):
+    """``it`` without the wrappers that keep its length (``tqdm(x)``, ``list(x)``, ``reversed(x)``)."""
+    while isinstance(it, ast.Call) and dotted_name(module, it.func) in _WRAPPERS and it.args:
+        it = it.args[0]
+    return it
+
+
+def iterations(module, scope, iterable) -> int | None:
+    """How many items the source says ``iterable`` yields: a literal (or a name bound once to
+    one), ``range(...)`` of fixed ints, ``enumerate``/``sorted``/``zip`` (the shortest known) of
+    those, through length-keeping wrappers; None when unknown."""
+    it = _unwrapped(module, iterable)
+    if not isinstance(it, ast.Call):
+        return _length(module, scope, it)
+    name = dotted_name(module, it.func)
+    if name in RANGES:
+        return _range_len(module, scope, it)
+    if name in ("enumerate", "sorted") and it.args:
+        return iterations(module, scope, it.args[0])
+    if name == "zip" and it.args and not it.keywords:
+        known = [n for n in (iterations(module, scope, a) for a in it.args) if n is not None]
+        return min(known) if known else None
+    return None
+
+
 def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
     """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
     times the loop runs when the source fixes it."""
-    it = iterable
-    while isinstance(it, ast.Call) and dotted_name(module, it.func) in _WRAPPERS and it.args:
-        it = it.args[0]
-    out: dict = {"__count__": None}
+    it = _unwrapped(module, iterable)
+    out: dict = {"__count__": iterations(module, scope, it)}
+    count = out["__count__"]
     if isinstance(it, ast.Call) and dotted_name(module, it.func) in RANGES:
-        count = out["__count__"] = _range_len(module, scope, it)
         if isinstance(target, ast.Name):
             out[target.id] = Var("value", count, loop, f"the loop variable of `{ast.unparse(it)}`", target.id)
     elif isinstance(it, ast.Call) and dotted_name(module, it.func) == "itertools.count":
         if isinstance(target, ast.Name):
             out[target.id] = Var("value", None, loop, f"the loop variable of `{ast.unparse(it)}`", target.id)
     elif isinstance(it, ast.Call) and dotted_name(module, it.func) == "enumerate" and it.args:
-        count = out["__count__"] = _length(module, scope, it.args[0])
         if isinstance(target, (ast.Tuple, ast.List)) and target.elts and isinstance(target.elts[0], ast.Name):
             out[target.elts[0].id] = Var("value", count, loop, "the index of `enumerate`", target.elts[0].id)
     elif literal(module, scope, it) is not None:
         it = literal(module, scope, it)
-        count = out["__count__"] = _length(module, scope, it)
         if count is not None and isinstance(target, ast.Name) and all(isinstance(e, ast.Constant) for e in it.elts):
             distinct = len({repr(e.value) for e in it.elts})
             out[target.id] = Var("value", distinct, loop, f"the loop variable over {distinct} literal values", target.id)

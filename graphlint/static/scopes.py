@@ -1,6 +1,7 @@
 """What :class:`graphlint.static.module.Module` is made of: calls, loops, ``with`` items,
 functions and classes of one file, placed in their scopes; and the TensorFlow names and
-source shapes (literal loop counts, first-time guards) the analyses share."""
+source shapes (first-time guards) the analyses share; how many times a loop runs is
+:func:`graphlint.static.retracing_loops.loop_count`."""
 
 from __future__ import annotations
 
@@ -101,36 +102,10 @@ class Loop:
         """Whether each iteration starts from a fresh graph (or Keras state)."""
         return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
 
-    def count(self) -> int | None:
-        """How many times the body runs, when the source says so (a literal list, ``range(3)``)."""
-        node = self.node
-        it = node.generators[0].iter if isinstance(node, _COMPS) else getattr(node, "iter", None)
-        return literal_count(it)
-
-
 def _train_op(label: str) -> bool:
     """``Optimizer(...).minimize`` / ``.apply_gradients``: the origin label of a training op."""
     inner, _, method = label.rpartition("().")
     return method in ("minimize", "apply_gradients") and is_optimizer(inner)
-
-
-def literal_count(it) -> int | None:
-    """The number of items of a literal iterable (``[a, b]``, ``range(2)``, ``enumerate((a, b))``)."""
-    if isinstance(it, (ast.List, ast.Tuple, ast.Set)):
-        return None if any(isinstance(e, ast.Starred) for e in it.elts) else len(it.elts)
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords:
-        args = it.args
-        if it.func.id == "range" and 1 <= len(args) <= 2 and all(
-            isinstance(a, ast.Constant) and type(a.value) is int for a in args
-        ):
-            return max(0, args[-1].value - (args[0].value if len(args) == 2 else 0))
-        if it.func.id in ("enumerate", "reversed", "sorted") and len(args) == 1:
-            return literal_count(args[0])
-        if it.func.id == "zip" and args:
-            counts = [literal_count(a) for a in args]
-            known = [c for c in counts if c is not None]
-            return min(known) if known else None
-    return None
 
 
 def first_time_guard(test) -> bool:

@@ -17,6 +17,7 @@ import ast
 from graphlint.static.hits import Hit
 from graphlint.static.loops import has_run_loop
 from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, guarded
+from graphlint.static.retracing_loops import loop_count, runs_at_most
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefault"})
 
@@ -73,16 +74,6 @@ def _own_graph(call) -> bool:
     )
 
 
-def _below_threshold(call, options) -> bool:
-    total = 1
-    for loop in call.loops:
-        n = loop.count()
-        if n is None:
-            return False
-        total *= n
-    return total <= options.get("max-per-site", 2)
-
-
 def _runs_elsewhere(module, loop) -> bool:
     return not loop.is_comprehension and any(module.is_session_run(c) for c in loop.calls)
 
@@ -98,7 +89,7 @@ def _graph_per_item(module, fn):
         if guarded(site.ifs):
             continue
         for loop in site.loops:
-            if _runs_elsewhere(module, loop) and loop.count() is None:
+            if _runs_elsewhere(module, loop) and loop_count(module, loop) is None:
                 return f"is called per item in a loop that runs a session (line {site.line})", site
         caller = site.scope
         if caller is not None and caller.is_method and caller.name in PER_CALL_METHODS:
@@ -114,7 +105,8 @@ def session_churn(module, options: dict) -> list[Hit]:
             continue
         fn = call.scope
         if call.loops:
-            if any(loop.resets_state() for loop in call.loops) or _below_threshold(call, options):
+            limit = options.get("max-per-site", 2)
+            if any(loop.resets_state() for loop in call.loops) or runs_at_most(module, call, limit):
                 continue  # a fresh graph per iteration needs its own session
             if _own_graph(call) or _kept_or_shared(module, call):
                 continue
