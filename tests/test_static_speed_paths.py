@@ -60,6 +60,28 @@ def test_the_prefilter_loses_no_finding_on_the_corpus():
     assert differ == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("root", [SAMPLES, CORPUS], ids=["samples", "corpus"])
+def test_the_process_pool_finds_what_one_process_finds(root):
+    """Workers check runs of neighbouring files and share parses within a run: the same
+    findings as one process checking every file in order."""
+    from graphlint.static import check_files
+
+    if not root.is_dir():
+        pytest.skip(f"{root} is not here")
+    config = load(None, start=str(root))
+    rules = _static_rules(config)
+    files = collect([str(root)], config)
+    assert len(files) >= 64  # enough for the pool (engine.PARALLEL_MIN_FILES)
+
+    def findings(results):
+        return sorted((f.location.path, f.location.line, f.code, f.message, repr(f.related)) for r in results for f in r.findings)
+
+    serial = findings(check_files(files, rules, config, jobs=1))
+    assert len(serial) >= 3
+    assert findings(check_files(files, rules, config, jobs=2)) == serial
+
+
 def _relevant(tmp_path: Path, source: str, name: str = "checked.py") -> bool:
     path = tmp_path / name
     data = textwrap.dedent(source).encode()

@@ -28,6 +28,8 @@ from graphlint.suppression import only_selected, without_noqa
 MAX_BYTES = 10 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
+#: Runs of neighbouring files per worker process: enough to even out the workers' loads.
+BATCHES_PER_JOB = 10
 #: Files that may name TensorFlow, Keras or JAX are decoded before parsing (the others are
 #: ASCII without a coding cookie); whether the analysis runs is decided from the parsed
 #: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
@@ -270,10 +272,7 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
     import multiprocessing  # here: one file (pre-commit) never starts a pool
     from concurrent.futures import ProcessPoolExecutor
 
-    # Largest first, dealt round-robin into batches: every worker gets an even share.
-    sized = sorted(paths, key=_size, reverse=True)
-    n_batches = min(len(paths), jobs * 8)
-    batches = [sized[i::n_batches] for i in range(n_batches)]
+    batches = _batches(paths, jobs * BATCHES_PER_JOB)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(
@@ -284,6 +283,20 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
             if progress:
                 progress(len(batch))
     return results
+
+
+def _batches(paths: list[str], n: int) -> list[list[str]]:
+    """``paths`` cut, in their order, into ``n`` runs of as many files, the runs of the most
+    source first. Neighbours stay together: a package's modules, which its files' analyses
+    follow, are parsed once in the worker that checks them (graphlint.static.project)."""
+    step = -(-len(paths) // max(1, n))
+    runs = [paths[i:i + step] for i in range(0, len(paths), step)]
+    return sorted(runs, key=lambda run: sum(map(_work_size, run)), reverse=True)
+
+
+def _work_size(path: str) -> int:
+    """About how much work a file is: its bytes (a notebook's are mostly outputs, not code)."""
+    return _size(path) // (10 if path.endswith(".ipynb") else 1)
 
 
 def _size(path: str) -> int:
