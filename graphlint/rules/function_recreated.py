@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from graphlint.findings import Severity
 from graphlint.rules import _jax
 from graphlint.rules._base import Rule
+from graphlint.stacks import Frame
 from graphlint.static.recreation import recreated_functions, report
 from graphlint.static.hits import report_hits
 from graphlint.static.jax_jit import jit_recreated
@@ -16,8 +17,8 @@ from graphlint.static.jax_jit import jit_recreated
 class _Site:
     """The functions made at one line, and how often they were traced."""
 
-    site: tuple  # the line's Frame
-    definition: tuple | None  # where the wrapped function is defined
+    site: Frame  # the line
+    definition: Frame | None  # where the wrapped function is defined
     framework: str  # "tensorflow" or "jax"
     functions: int = 0
     traces: int = 0

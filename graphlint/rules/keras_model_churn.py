@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.stacks import Frame
 from graphlint.static.churn import keras_model_churn
 from graphlint.static.hits import report_hits
 
@@ -14,7 +15,7 @@ from graphlint.static.hits import report_hits
 class _Site:
     """The Keras models built at one line in one Keras session."""
 
-    site: tuple  # the line's Frame
+    site: Frame  # the line
     class_name: str  # the first model's class
     models: int = 0
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.stacks import Frame
 from graphlint.static.hits import report_hits
 from graphlint.static.keras_layers import layers_created_in_call
 
@@ -16,12 +17,12 @@ _TF_VARIABLES = frozenset({"ResourceVariable", "UninitializedVariable", "Variabl
 class _Site:
     """The layer parts made at one line of a ``call()``: the first one, and how many in all."""
 
-    site: tuple  # the line's Frame
+    site: Frame  # the line
     layer_class: str  # the layer whose call() made it
     part: str  # "layer" or "variable"
     part_class: str
     call_count: int  # the layer object's call that made the first one
-    call_site: tuple | None  # where that call was made
+    call_site: Frame | None  # where that call was made
     n: int = 1
 
 

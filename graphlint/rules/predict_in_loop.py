@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
+from graphlint.stacks import Frame
 from graphlint.text import plural
 
 _DEFAULT_BATCH = 32  # Keras' predict batch size when none is given
@@ -15,7 +16,7 @@ _DEFAULT_BATCH = 32  # Keras' predict batch size when none is given
 class _Site:
     """The small-batch ``predict`` calls at one line."""
 
-    site: tuple  # the line's Frame
+    site: Frame  # the line
     calls: int = 0
     rows: int = 0  # the largest batch among them
 
