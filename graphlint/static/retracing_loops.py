@@ -42,13 +42,35 @@ def dotted_name(module, func) -> str | None:
     return func.id if isinstance(func, ast.Name) else None
 
 
-def walk_scope(body):
-    """The nodes of a block, not descending into nested defs, classes or lambdas."""
+_SCOPE_TYPES = frozenset(_SCOPES)
+_LOOP_TARGETS = frozenset({ast.For, ast.AsyncFor, ast.comprehension})
+
+
+#: Nodes that bind no name and hold nothing that does: :func:`assignments` need not visit them.
+_LEAVES = frozenset(
+    {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del}
+    | {cls for base in (ast.operator, ast.unaryop, ast.boolop, ast.cmpop) for cls in base.__subclasses__()}
+)
+
+
+def walk_scope(body, skip: frozenset = frozenset()):
+    """The nodes of a block, not descending into nested defs, classes or lambdas (in the
+    order of ``ast.iter_child_nodes``, depth first), leaving out nodes of the ``skip`` types."""
     stack = list(reversed(body))
+    pop, push, node_type, scopes = stack.pop, stack.extend, ast.AST, _SCOPE_TYPES | skip
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        stack.extend(c for c in reversed(list(ast.iter_child_nodes(node))) if not isinstance(c, _SCOPES))
+        children = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, node_type):
+                if type(value) not in scopes:
+                    children.append(value)
+            elif type(value) is list:
+                children += [v for v in value if isinstance(v, node_type) and type(v) not in scopes]
+        if children:
+            push(reversed(children))
 
 
 def assignments(module, scope) -> dict:
@@ -58,19 +80,22 @@ def assignments(module, scope) -> dict:
         return module.cache[key]
     out: dict = {}
     body = scope.node.body if scope is not None else module.tree.body
-    for node in walk_scope(body):
-        if isinstance(node, ast.Assign):
+    for node in walk_scope(body, _LEAVES):
+        cls = type(node)  # ast.parse makes exactly these classes
+        if cls is ast.Assign:
             for t in node.targets:
                 _bind(out, t, "=" if isinstance(t, ast.Name) else "?", node.value)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            _bind(out, node.target, "=", node.value)
-        elif isinstance(node, ast.AugAssign):
+        elif cls is ast.AnnAssign:
+            if node.value is not None:
+                _bind(out, node.target, "=", node.value)
+        elif cls is ast.AugAssign:
             _bind(out, node.target, "+=", node.value)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        elif cls in _LOOP_TARGETS:
             _bind(out, node.target, "?", None)
-        elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
-            _bind(out, node.optional_vars, "?", None)
-        elif isinstance(node, ast.NamedExpr):
+        elif cls is ast.withitem:
+            if node.optional_vars is not None:
+                _bind(out, node.optional_vars, "?", None)
+        elif cls is ast.NamedExpr:
             _bind(out, node.target, "=", node.value)
     if scope is not None:
         for p in scope.params:
