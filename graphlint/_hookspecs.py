@@ -119,13 +119,16 @@ def graphlint_function_created(function_id, name, definition_site, site, by_user
 
 @hookspec
 def graphlint_function_traced(
-    function_id, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing
+    function_id, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing,
+    ahead_of_time,
 ):
     """``tf.function`` ``function_id`` traced a new graph for the call at ``site``.
 
     ``arguments`` is a tuple of :class:`graphlint.events.Argument` (plain data:
     kind, type, shape, dtype, truncated value, identity); ``trace_count`` counts the function's
-    traces so far; ``input_signature`` and ``reduce_retracing`` tell how it was declared."""
+    traces so far; ``input_signature`` and ``reduce_retracing`` tell how it was declared;
+    ``ahead_of_time`` is true for a trace asked for by ``get_concrete_function`` (for its
+    graph or output signature), not by a call."""
 
 
 @hookspec

@@ -90,8 +90,11 @@ class WatchedFunctions:
             del self._functions[key]
         self._fire_release(self.hook.graphlint_function_released, function_id=fid)
 
-    def _fire_traced(self, info: FunctionInfo, arguments: tuple, site: Frame | None) -> None:
-        """Count a trace of a watched function and fire ``graphlint_function_traced``."""
+    def _fire_traced(
+        self, info: FunctionInfo, arguments: tuple, site: Frame | None, ahead_of_time: bool = False
+    ) -> None:
+        """Count a trace of a watched function and fire ``graphlint_function_traced``
+        (``ahead_of_time``: asked for by ``get_concrete_function``, not by a call)."""
         info.traces += 1
         self._fire(
             self.hook.graphlint_function_traced,
@@ -103,4 +106,5 @@ class WatchedFunctions:
             trace_count=info.traces,
             input_signature=info.input_signature,
             reduce_retracing=info.reduce_retracing,
+            ahead_of_time=ahead_of_time,
         )

@@ -168,7 +168,16 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
                 summarize(name, getattr(p, "type_constraint", None))
                 for name, p in getattr(function_type, "parameters", {}).items()
             )
-        self._fire_traced(info, arguments, user_site(3))
+        self._fire_traced(info, arguments, user_site(3), self._ahead_of_time(caller))
+
+    def _ahead_of_time(self, frame) -> bool:
+        """Was this trace asked for by ``get_concrete_function`` (for the function's graph or
+        output signature: an export, shape inference), not by a call?"""
+        while frame is not None and frame.f_code.co_filename.startswith(self._tf_dir):
+            if frame.f_code.co_name == "get_concrete_function":
+                return True
+            frame = frame.f_back
+        return False
 
     # -- Keras -----------------------------------------------------------------------------
     def _patch_keras_models(self):

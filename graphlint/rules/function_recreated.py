@@ -32,8 +32,10 @@ class FunctionRecreated(Rule):
     loop, or inside a function that runs again and again: a per-call method (`predict`,
     `__call__`, ...) or a function called in a loop. At runtime (`graphlint run`), it reports
     a line of your code that made more than `max-per-site` `tf.function`s that were each
-    traced, with the count (functions that Keras makes, and the per-instance copies of a
-    decorated method, are not counted). The same for `jax.jit` — `jax.jit(f)`,
+    traced for a call, with the count (functions that Keras makes, the per-instance copies of a
+    decorated method, functions made while another `tf.function` is traced, and functions only
+    traced by `get_concrete_function` — for their output signature or graph, as shape inference
+    and exports do, never called — are not counted). The same for `jax.jit` — `jax.jit(f)`,
     `jax.jit(lambda ...)`, `@jax.jit`/`@partial(jax.jit, ...)` on a nested def, `jax.jit` inside
     `jax.vmap(...)` — at runtime (distinct jitted functions made at one line, each traced) and
     statically.
@@ -80,6 +82,8 @@ class FunctionRecreated(Rule):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.created: dict[int, tuple] = {}  # function id -> (site, definition, framework)
+        self.called: set[int] = set()  # functions traced for a call
+        self.ahead: dict[int, int] = {}  # function id -> traces for get_concrete_function alone
         self.sites: dict[tuple, _Site] = {}  # (path, line) -> what was made there
 
     # -- runtime form ----------------------------------------------------------------------
@@ -87,20 +91,27 @@ class FunctionRecreated(Rule):
         if by_user and site is not None:
             self.created[function_id] = (site, definition_site, framework)
 
-    def graphlint_function_traced(self, function_id, trace_count):
+    def graphlint_function_traced(self, function_id, ahead_of_time):
         made = self.created.get(function_id)
         if made is None:
+            return
+        if ahead_of_time:  # traced for its graph or output signature only (get_concrete_function)
+            self.ahead[function_id] = self.ahead.get(function_id, 0) + 1
             return
         site, definition, framework = made
         entry = self.sites.get(site[:2])
         if entry is None:
             entry = self.sites[site[:2]] = _Site(site, definition, framework)
         entry.traces += 1
-        if trace_count == 1:
+        if function_id not in self.called:  # its first trace for a call: a new function at work
+            self.called.add(function_id)
             entry.functions += 1
+            entry.traces += self.ahead.pop(function_id, 0)
 
     def graphlint_function_released(self, function_id):
         self.created.pop(function_id, None)
+        self.called.discard(function_id)
+        self.ahead.pop(function_id, None)
 
     def graphlint_run_finished(self):
         limit = self.config["max-per-site"]
@@ -120,6 +131,8 @@ class FunctionRecreated(Rule):
                 )
         self.sites.clear()
         self.created.clear()
+        self.called.clear()
+        self.ahead.clear()
 
     # -- static form -----------------------------------------------------------------------
 
