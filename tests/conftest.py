@@ -100,6 +100,22 @@ def run_sample():
 
 
 @pytest.fixture
+def graph_probes(monkeypatch) -> list:
+    """The probe recorder: every ``GraphProbe`` made during the test, in order."""
+    from graphlint.probes import tf_graph
+
+    made = []
+    init = tf_graph.GraphProbe.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(tf_graph.GraphProbe, "__init__", record)
+    return made
+
+
+@pytest.fixture
 def pre_commit_snapshot(tmp_path):
     """For tests of the pre-commit hook: ``(pre-commit executable, environment, snapshot)``,
     the snapshot a committed git copy of this working tree (pre-commit installs from it;

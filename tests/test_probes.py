@@ -129,18 +129,6 @@ def test_public_instrument_is_callable_whatever_was_imported_first():
 
 
 # -- (b) no leaks -----------------------------------------------------------------------------
-def _probes_created(monkeypatch):
-    made = []
-    init = tf_graph.GraphProbe.__init__
-
-    def record(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        made.append(self)
-
-    monkeypatch.setattr(tf_graph.GraphProbe, "__init__", record)
-    return made
-
-
 def _per_graph_state(linter):
     """Every PerGraph a rule keeps, with the graph ids it holds."""
     held = {}
@@ -153,12 +141,11 @@ def _per_graph_state(linter):
     return held
 
 
-def test_building_and_dropping_many_graphs_leaks_nothing(monkeypatch):
-    probes = _probes_created(monkeypatch)
+def test_building_and_dropping_many_graphs_leaks_nothing(graph_probes):
     linter, warn = _quiet_linter()
     refs = []
     with instrument(linter, warn=warn):
-        (probe,) = probes
+        (probe,) = graph_probes
         for i in range(1000):
             graph = tf.Graph()
             with graph.as_default():

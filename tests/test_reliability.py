@@ -617,23 +617,14 @@ def _churn_graphs(n: int) -> None:
         del graph, sess, x, w, y, z, init
 
 
-def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(monkeypatch):
+def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(graph_probes):
     """State measured after 200 and after 400 graphs (each run by three sessions) must not
     have grown: any per-graph entry kept shows as growth. (2,000 graphs took 8 minutes on CI's
     two cores; bench/memory.py churns 10,000.)"""
     from graphlint.linter import Linter
     from graphlint.instrument import instrument
-    from graphlint.probes import tf_graph
     from graphlint.rules import Rule
 
-    probes = []
-    init = tf_graph.GraphProbe.__init__
-
-    def record(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        probes.append(self)
-
-    monkeypatch.setattr(tf_graph.GraphProbe, "__init__", record)
     linter = Linter(warn=lambda m: None)
     sizes = []
     with instrument(linter, warn=lambda m: None):
@@ -641,7 +632,7 @@ def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(monkeypatch)
         for n in (50, 150, 200):
             _churn_graphs(n)
             gc.collect()
-            sizes.append({type(r).__name__: _state_size(r) for r in rules} | {"probe": _state_size(probes[0])})
+            sizes.append({type(r).__name__: _state_size(r) for r in rules} | {"probe": _state_size(graph_probes[0])})
     grown = {k: (sizes[1][k], sizes[2][k]) for k in sizes[0] if sizes[2][k] > sizes[1][k] or sizes[2][k] > 50}
     assert grown == {}, f"state that grows with the number of graphs (after 200 vs 400): {grown}"
     findings = linter.finish()
