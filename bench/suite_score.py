@@ -4,7 +4,7 @@
         [--junit PLAIN.xml PLUGIN.xml ...]
 
 ``REPORT`` files are ``--graphlint-report=FILE.json`` outputs of the same suite (two runs, a run
-under ``-n 2``): they must hold the same findings. ``LABELS`` is a tab-separated file with the
+under ``-n 2``): they must hold the same findings, messages (and so counts) included. ``LABELS`` is a tab-separated file with the
 columns ``suite``, ``code``, ``path`` (relative to the suite root), ``line``, ``test`` (the
 test id, or ``*`` for every test), ``verdict`` (``TP``, ``FP``, ``DEB``: debatable, left out of
 precision) and ``note``. ``--junit`` files (the plain run first) must give every test the same
@@ -57,8 +57,10 @@ def main(argv=None) -> int:
     status = 0
     runs = [_findings(r, args.root) for r in args.reports]
     for other, name in zip(runs[1:], args.reports[1:]):
-        if [f[:4] for f in other] != [f[:4] for f in runs[0]]:
+        if other != runs[0]:  # the same findings, with the same messages (counts included)
             print(f"reports differ: {args.reports[0]} and {name}")
+            for finding in sorted(set(runs[0]) ^ set(other))[:20]:
+                print(f"  {'only in ' + name if finding in other else 'only in ' + args.reports[0]}: {finding}")
             status = 1
     counts = {"TP": 0, "FP": 0, "DEB": 0}
     for code, path, line, test, message in runs[0]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import textwrap
 
@@ -326,6 +327,57 @@ def test_xdist_gives_the_same_findings_summary_report_and_exit_status(suite):
     assert parallel_doc == serial_doc
     assert _summary(parallel) == _summary(serial)
     assert parallel.parseoutcomes()["failed"] == serial.parseoutcomes()["failed"] == 1
+
+
+TRACE_CACHE = """
+import tensorflow as tf
+
+
+def _on_cpu(x):
+    return x + 1.0
+
+
+def select(x):  # an implementation selector: a new tf.function per call, meant for inside a trace
+    return tf.function(_on_cpu)(x)
+
+
+@tf.function(autograph=False)
+def sample(x):
+    return select(x)
+
+
+def test_first_traces_sample():
+    for n in (1, 2, 3):
+        sample(tf.ones([n]))
+
+
+def test_second_reuses_the_traces():
+    for n in (1, 2, 3):
+        sample(tf.ones([n]))
+
+
+def test_churns():
+    for _ in range(3):
+        tf.function(_on_cpu)(tf.ones([1]))
+"""
+
+
+def test_the_report_of_a_test_does_not_depend_on_the_traces_earlier_tests_left(suite):
+    """A module-level tf.function's trace cache outlives the test that filled it: the functions
+    made while it is traced are part of that trace, wherever it happens — two runs, the second
+    test alone and a run under -n 2 give the same report (the per-call churn is still found)."""
+    pytester = suite(test_cache=TRACE_CACHE)
+    _, serial = _report(pytester, "serial.json", "-p", "no:randomly")
+    _, again = _report(pytester, "again.json", "-p", "no:randomly")
+    _, alone = _report(pytester, "alone.json", "test_cache.py::test_second_reuses_the_traces")
+    found = [(f["code"], f["test"], f["line"], f["message"]) for f in serial["findings"]]
+    assert found == [("GL502", "test_cache.py::test_churns", 29, found[0][3])], found
+    assert "made 3 new functions" in found[0][3]
+    assert again["findings"] == serial["findings"]
+    assert alone["findings"] == []
+    if importlib.util.find_spec("xdist") is not None:
+        _, parallel = _report(pytester, "parallel.json", "-n", "2")
+        assert parallel["findings"] == serial["findings"]
 
 
 def test_without_the_option_no_probe_is_installed(suite):
