@@ -48,7 +48,8 @@ _LOOP_TARGETS = frozenset({ast.For, ast.AsyncFor, ast.comprehension})
 
 #: Nodes that bind no name and hold nothing that does: :func:`assignments` need not visit them.
 _LEAVES = frozenset(
-    {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del}
+    {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.Import, ast.ImportFrom, ast.alias, ast.Pass}
+    | {ast.Break, ast.Continue, ast.Global, ast.Nonlocal}
     | {cls for base in (ast.operator, ast.unaryop, ast.boolop, ast.cmpop) for cls in base.__subclasses__()}
 )
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from graphlint.static.names import api
 from graphlint.static.tfapi import is_optimizer
@@ -161,8 +160,8 @@ class CallSite:
     def line(self) -> int:
         return self.node.lineno
 
-    @cached_property
-    def method(self) -> str | None:
+    @property
+    def method(self) -> str | None:  # a property: cheaper than functools.cached_property's lock
         func = self.node.func if isinstance(self.node, ast.Call) else self.node
         return func.attr if isinstance(func, ast.Attribute) else None
 
