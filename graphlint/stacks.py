@@ -125,6 +125,26 @@ _getframe = sys._getframe
 _SUSPENDABLE = 0x20 | 0x80 | 0x100 | 0x200
 
 
+# id(code) -> (code, {instruction offset: line}). CPython finds a frame's line by reading the
+# code's line table from its start, so ``f_lineno`` costs microseconds deep in a long function
+# or a module's top level, where model-building scripts build their ops; each offset is read once.
+_lines: dict[int, tuple[object, dict[int, int]]] = {}
+_LINES_MAX = 10_000
+
+
+def _line(frame, code, lasti: int) -> int:
+    entry = _lines.get(id(code))
+    if entry is None or entry[0] is not code:
+        if len(_lines) >= _LINES_MAX:
+            _lines.clear()
+        entry = _lines[id(code)] = (code, {})
+    table = entry[1]
+    line = table.get(lasti)
+    if line is None:
+        line = table[lasti] = frame.f_lineno
+    return line
+
+
 def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
     """A user frame's :class:`Frame` and its invocation id.
 
@@ -139,10 +159,10 @@ def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
     if type(mark) is _Mark:
         if mark.lasti == lasti:
             return mark.site, mark.token
-        site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+        site = _tuple_new(Frame, (filename, _line(frame, code, lasti), code.co_name))
         mark.lasti, mark.site = lasti, site
         return site, mark.token
-    site = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+    site = _tuple_new(Frame, (filename, _line(frame, code, lasti), code.co_name))
     if mark is None and _gettrace() is None:
         token = next(_tokens)
         frame.f_trace = _Mark(token, lasti, site)

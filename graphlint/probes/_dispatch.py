@@ -126,19 +126,30 @@ class FastHook:
         call(**kwargs)
 
 
+_compiled: dict[tuple, object] = {}  # the code of one shape of plan, compiled once
+
+
 def _compile(name: str, params: tuple[str, ...], plan: tuple):
     """One function calling every implementation of ``plan`` with the arguments it names."""
     if not plan:
         return NOBODY
+    shape = (name, params, tuple((argnames, on_error is not None) for _, argnames, on_error in plan))
+    code = _compiled.get(shape)
+    if code is None:
+        lines = [f"def {name}({', '.join(params)}):"]
+        for i, (_, argnames, on_error) in enumerate(plan):
+            call = f"_f{i}({', '.join(argnames)})"
+            if on_error is None:
+                lines.append(f"    {call}")
+            else:
+                lines += ["    try:", f"        {call}", "    except Exception as exc:", f"        _e{i}(exc, {name!r})"]
+        code = compile("\n".join(lines), f"<graphlint dispatch of {name}>", "exec")
+        if len(_compiled) < 1_000:
+            _compiled[shape] = code
     namespace: dict[str, Any] = {}
-    lines = [f"def {name}({', '.join(params)}):"]
-    for i, (function, argnames, on_error) in enumerate(plan):
+    for i, (function, _, on_error) in enumerate(plan):
         namespace[f"_f{i}"] = function
-        call = f"_f{i}({', '.join(argnames)})"
-        if on_error is None:
-            lines.append(f"    {call}")
-        else:
+        if on_error is not None:
             namespace[f"_e{i}"] = on_error
-            lines += ["    try:", f"        {call}", "    except Exception as exc:", f"        _e{i}(exc, {name!r})"]
-    exec(compile("\n".join(lines), f"<graphlint dispatch of {name}>", "exec"), namespace)
+    exec(code, namespace)
     return namespace[name]

@@ -71,6 +71,10 @@ class GraphProbe(SessionPatches, Probe):
         )
         return info
 
+    def fire_about(self, hook, graph, **kwargs) -> None:
+        """Fire ``hook`` about ``graph`` (registered on first sight): with the graph and its id."""
+        self._fire(hook, graph=graph, graph_id=self.graph_info(graph).gid, **kwargs)
+
     def _graph_released(self, key, gid):
         info = self._graphs.get(key)
         if info is not None and info.gid == gid:
@@ -178,13 +182,7 @@ class GraphProbe(SessionPatches, Probe):
                 caller = sys._getframe(1).f_code.co_filename
                 if not is_user_file(caller):  # TensorFlow's own `with graph:` is not the user's
                     return original(self)
-                info = probe.graph_info(self)
-                probe._fire(
-                    probe.hook.graphlint_graph_entered,
-                    graph=self,
-                    graph_id=info.gid,
-                    site=user_site(1),
-                )
+                probe.fire_about(probe.hook.graphlint_graph_entered, self, site=user_site(1))
                 return original(self)
 
             return __enter__
@@ -197,18 +195,15 @@ class GraphProbe(SessionPatches, Probe):
 
         if context.executing_eagerly():
             return
-        graph = self._ops.get_default_graph()
-        info = self.graph_info(graph)
         try:
             name = var.op.name
         except (AttributeError, ValueError):
             name = getattr(var, "name", "").split(":")[0]
         stack = capture(3)
         via = "get_variable" if getattr(self._local, "in_store", 0) else "Variable"
-        self._fire(
+        self.fire_about(
             self.hook.graphlint_variable_created,
-            graph=graph,
-            graph_id=info.gid,
+            self._ops.get_default_graph(),
             name=name,
             requested_name=requested,
             via=via,

@@ -234,12 +234,9 @@ class SessionPatches:
             checkpoint_names = sorted(name for name, _ in checkpoint_utils.list_variables(save_path))
         except Exception:
             return  # no readable checkpoint: TensorFlow's own error says so
-        graph = sess.graph
-        info = self.graph_info(graph)
-        self._fire(
+        self.fire_about(
             self.hook.graphlint_checkpoint_restore,
-            graph=graph,
-            graph_id=info.gid,
+            sess.graph,
             saver_names=saver_names,
             checkpoint_names=checkpoint_names,
             save_path=save_path,
