@@ -106,7 +106,7 @@ def probes(path: str, tree: ast.Module, nodes: list | None = None) -> list[tuple
     """The look-ups of the file's absolute imports, as the cache stores them: (file, level,
     dotted, the file found or None)."""
     here = os.path.abspath(path)
-    return [(here, 0, dotted, project.module_file(path, dotted)) for dotted in lookups(tree, nodes)]
+    return [(here, 0, dotted, project.module_file(path, dotted, 0, here)) for dotted in lookups(tree, nodes)]
 
 
 def decide(path: str, tree: ast.Module, data: bytes) -> tuple[bool, list]:

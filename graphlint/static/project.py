@@ -93,8 +93,8 @@ _roots_of: dict[str, list[str]] = {}
 
 
 def _roots(path: str) -> list[str]:
-    """The directories an absolute import in ``path`` is looked for in."""
-    here = os.path.dirname(os.path.abspath(path))
+    """The directories an absolute import in ``path`` (an absolute path) is looked for in."""
+    here = os.path.dirname(path)
     cached = _roots_of.get(here)
     if cached is not None:
         return cached
@@ -134,11 +134,12 @@ def forget() -> None:
         memo.clear()
 
 
-def module_file(path: str, dotted: str, level: int = 0) -> str | None:
-    """The file :func:`find_module` reads for ``import dotted`` in the file ``path``, or None."""
+def module_file(path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
+    """The file :func:`find_module` reads for ``import dotted`` in the file ``path`` (``here``:
+    its absolute path, when known), or None."""
     if not dotted and not level:
         return None
-    here = os.path.abspath(path)
+    here = here or os.path.abspath(path)
     if level:
         directory = os.path.dirname(here)
         for _ in range(level - 1):
@@ -147,7 +148,7 @@ def module_file(path: str, dotted: str, level: int = 0) -> str | None:
     else:
         if dotted.split(".", 1)[0] in _LIBRARIES:
             return None
-        roots = _roots(path)
+        roots = _roots(here)
     for root in roots:
         found = _file_for(root, dotted) if dotted else _file_for(root, "__init__")
         if found is not None and os.path.abspath(found) != here:
@@ -155,11 +156,20 @@ def module_file(path: str, dotted: str, level: int = 0) -> str | None:
     return None
 
 
+def absolute(module: Module) -> str:
+    """The absolute path of a module's file, computed once per model."""
+    here = module.__dict__.get("_absolute")
+    if here is None:
+        here = module._absolute = os.path.abspath(module.path)
+    return here
+
+
 def find_module(module: Module, dotted: str, level: int = 0) -> Module | None:
     """The user's module that ``import dotted`` (``level`` dots for a relative import) names
     from ``module``, when its file lies in the checked tree; else None."""
-    found = module_file(module.path, dotted, level)
-    resolutions.setdefault(os.path.abspath(module.path), {})[(level, dotted)] = found
+    here = absolute(module)
+    found = module_file(module.path, dotted, level, here)
+    resolutions.setdefault(here, {})[(level, dotted)] = found
     return load(found) if found is not None else None
 
 
