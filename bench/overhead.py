@@ -10,14 +10,21 @@ warm-up, a fresh ``tf.Graph`` per repetition:
 
 Prints seconds (min and median over the repetitions) and the ratio instrumented/plain (of the
 minima, the least noisy figure on a shared machine). Run: ``python bench/overhead.py [--reps N]``.
+
+``--baseline DIR`` compares two graphlints: this one and the ``graphlint`` package in DIR (e.g.
+``git archive REV graphlint | tar -x -C DIR``). Each repetition then runs in a fresh process per
+graphlint (DIR first on its ``PYTHONPATH``), the two alternating, each timing plain and
+instrumented in that process; it prints both rows: before → after side by side in one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -130,28 +137,62 @@ def measure(fn, size: int, reps: int) -> tuple[list[float], list[float]]:
     return plain, inst
 
 
+def compare(args) -> list[tuple[str, list[float], list[float]]]:
+    """``--baseline``: every repetition in two fresh processes, this graphlint's and DIR's."""
+    base = os.path.abspath(args.baseline)
+    if not os.path.isfile(os.path.join(base, "graphlint", "__init__.py")):
+        sys.exit(f"overhead: {base} holds no graphlint package")
+    variants = {"": None, "baseline ": dict(os.environ, PYTHONPATH=base)}
+    cmd = [sys.executable, os.path.abspath(__file__), "--reps", "1", "--ops", str(args.ops), "--runs", str(args.runs), "--json"]
+    if args.only:
+        cmd += ["--only", args.only]
+    rows: dict[str, tuple[list[float], list[float]]] = {}
+    for rep in range(args.reps):
+        for prefix in (list(variants) if rep % 2 == 0 else list(variants)[::-1]):
+            proc = subprocess.run(cmd, env=variants[prefix], capture_output=True, text=True)
+            if proc.returncode != 0:
+                sys.exit(f"overhead: the {prefix or 'current '}run exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+            for name, plain, inst in json.loads(proc.stdout.splitlines()[-1]):
+                row = rows.setdefault(prefix + name, ([], []))
+                row[0].extend(plain)
+                row[1].extend(inst)
+    order = list(dict.fromkeys(name.removeprefix("baseline ") for name in rows))
+    return sorted(
+        ((name, plain, inst) for name, (plain, inst) in rows.items()),
+        key=lambda row: (order.index(row[0].removeprefix("baseline ")), row[0].startswith("baseline ")),
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="repetitions per variant (default 5)")
     parser.add_argument("--ops", type=int, default=BUILD_OPS)
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--only", choices=["build", "run"])
+    parser.add_argument("--baseline", metavar="DIR", help="a folder with another graphlint package to compare")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # --baseline's child processes
     args = parser.parse_args(argv)
 
     rows = []
-    if args.only in (None, "build"):
-        rows.append((f"build {args.ops} ops", *measure(timed_build, args.ops, args.reps)))
-    if args.only in (None, "run"):
-        rows.append((f"{args.runs} sess.run", *measure(timed_runs, args.runs, args.reps)))
+    if args.baseline:
+        rows = compare(args)
+    else:
+        if args.only in (None, "build"):
+            rows.append((f"build {args.ops} ops", *measure(timed_build, args.ops, args.reps)))
+        if args.only in (None, "run"):
+            rows.append((f"{args.runs} sess.run", *measure(timed_runs, args.runs, args.reps)))
+    if args.json:
+        print(json.dumps(rows))
+        return 0
 
     print(f"TensorFlow {tf.__version__}, Python {sys.version.split()[0]}, {args.reps} reps each")
-    head = f"{'workload':<22}{'plain min':>11}{'instr min':>11}{'plain med':>11}{'instr med':>11}{'ratio min':>11}{'ratio med':>11}"
+    head = f"{'workload':<31}{'plain min':>11}{'instr min':>11}{'plain med':>11}{'instr med':>11}{'ratio min':>11}{'ratio med':>11}"
     print(head)
     print("-" * len(head))
     for name, plain, inst in rows:
         pm, im = min(plain), min(inst)
         pd, id_ = statistics.median(plain), statistics.median(inst)
-        print(f"{name:<22}{pm:>10.3f}s{im:>10.3f}s{pd:>10.3f}s{id_:>10.3f}s{im / pm:>11.3f}{id_ / pd:>11.3f}")
+        print(f"{name:<31}{pm:>10.3f}s{im:>10.3f}s{pd:>10.3f}s{id_:>10.3f}s{im / pm:>11.3f}{id_ / pd:>11.3f}")
     return 0
 
 

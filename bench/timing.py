@@ -11,10 +11,11 @@ import sys
 import time
 
 
-def timed(cmd: list[str]) -> float:
-    """Seconds ``cmd`` takes; the benchmark stops if it exits other than 0."""
+def timed(cmd: list[str], env: dict | None = None) -> float:
+    """Seconds ``cmd`` takes (in ``env``, default this one); the benchmark stops if it exits
+    other than 0."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
