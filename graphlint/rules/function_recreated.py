@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphlint.findings import Severity
 from graphlint.rules import _jax
@@ -22,6 +22,7 @@ class _Site:
     framework: str  # "tensorflow" or "jax"
     functions: int = 0
     traces: int = 0
+    wrapped: dict = field(default_factory=dict)  # the wrapped function (def line or name) -> functions
 
 
 class FunctionRecreated(Rule):
@@ -31,7 +32,8 @@ class FunctionRecreated(Rule):
     Flags `tf.function` applied — as a call or as the decorator of a nested `def` — inside a
     loop, or inside a function that runs again and again: a per-call method (`predict`,
     `__call__`, ...) or a function called in a loop. At runtime (`graphlint run`), it reports
-    a line of your code that made more than `max-per-site` `tf.function`s that were each
+    a line of your code that made more than `max-per-site` `tf.function`s of the same wrapped
+    function (a line that wraps distinct functions once each compiles each of them once), each
     traced for a call, with the count (functions that Keras makes, the per-instance copies of a
     decorated method, functions made while another `tf.function` is traced, and functions only
     traced by `get_concrete_function` — for their output signature or graph, as shape inference
@@ -81,15 +83,16 @@ class FunctionRecreated(Rule):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.created: dict[int, tuple] = {}  # function id -> (site, definition, framework)
+        self.created: dict[int, tuple] = {}  # function id -> (site, definition, framework, wrapped)
         self.called: set[int] = set()  # functions traced for a call
         self.ahead: dict[int, int] = {}  # function id -> traces for get_concrete_function alone
         self.sites: dict[tuple, _Site] = {}  # (path, line) -> what was made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_function_created(self, function_id, definition_site, site, by_user, framework):
+    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework):
         if by_user and site is not None:
-            self.created[function_id] = (site, definition_site, framework)
+            wrapped = definition_site[:2] if definition_site is not None else name
+            self.created[function_id] = (site, definition_site, framework, wrapped)
 
     def graphlint_function_traced(self, function_id, ahead_of_time):
         made = self.created.get(function_id)
@@ -98,7 +101,7 @@ class FunctionRecreated(Rule):
         if ahead_of_time:  # traced for its graph or output signature only (get_concrete_function)
             self.ahead[function_id] = self.ahead.get(function_id, 0) + 1
             return
-        site, definition, framework = made
+        site, definition, framework, wrapped = made
         entry = self.sites.get(site[:2])
         if entry is None:
             entry = self.sites[site[:2]] = _Site(site, definition, framework)
@@ -107,6 +110,7 @@ class FunctionRecreated(Rule):
             self.called.add(function_id)
             entry.functions += 1
             entry.traces += self.ahead.pop(function_id, 0)
+            entry.wrapped[wrapped] = entry.wrapped.get(wrapped, 0) + 1
 
     def graphlint_function_released(self, function_id):
         self.created.pop(function_id, None)
@@ -117,7 +121,10 @@ class FunctionRecreated(Rule):
         limit = self.config["max-per-site"]
         for entry in self.sites.values():
             site, definition, functions = entry.site, entry.definition, entry.functions
-            if functions > limit:
+            # The same function wrapped again and again; a line that wraps distinct functions
+            # once each (a list of functions compiled in a comprehension, a helper called with
+            # different functions) compiles each of them once.
+            if functions > limit and max(entry.wrapped.values()) > limit:
                 related = [(definition, "the function it wraps is defined here")] if definition else []
                 if definition is not None and definition[:2] == site[:2]:
                     related = []  # a lambda: defined on the line that wraps it
