@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from graphlint.events import shape_text
 from graphlint.findings import Severity
 from graphlint.rules import _jax
@@ -33,7 +35,10 @@ class FunctionRetraced(Rule):
     Keras' own train/predict functions) and, when one is traced more than `max-traces` times,
     names the call that retraces, the function's definition and, for each argument that changed
     between traces, what changed: a Python value (`lr: float 0.1 → 0.05 → …`), a tensor shape
-    (`x: (3, 4) → (5, 4)`), a dtype, or a new Python object on every call.
+    (`x: (3, 4) → (5, 4)`), a dtype, or a new Python object on every call. Traces that only
+    combine a few fixed values — flags of at most two values, or tensors' dtypes and shapes that
+    change in two or more ways, each value coming back in later traces, as a test that runs
+    every dtype with every shape — stop when the combinations do: not reported.
 
     `graphlint check` finds the source-visible form before anything runs: a call of a
     `tf.function` (decorated, `tf.function(f)`, a decorated method through `self` or an
@@ -146,6 +151,8 @@ class FunctionRetraced(Rule):
         changes = _changes(state.calls)
         if changes and all(len({a.key for a in seq}) <= 2 for _, _, seq in changes):
             return  # flags and optional arguments in combination: a bounded set of traces, on purpose
+        if _sweep(changes):
+            return  # every combination of a few fixed sets (dtypes x shapes), each value coming back
         name = f"`{state.name}()`"
         fix = _fix(changes, state) or self.fix
         if state.framework == "jax":
@@ -211,6 +218,20 @@ def _changes(calls) -> list[tuple[str, str, list]]:
             text = f"`{name}` " + _arrow([a.describe() for a in seq])
         out.append((text, cause, seq))
     return out
+
+
+def _sweep(changes) -> bool:
+    """A loop over fixed sets of tensor types, as a test runs every dtype with every shape: only
+    tensors changed, in two or more ways (a dtype and a shape count apart), and every value of
+    each comes back in a later trace. Growth never revisits a shape (a longer batch); Python
+    values (step counters, learning rates) are judged as they are, even when they repeat."""
+    varying = []
+    for _, _, seq in changes:
+        if {a.kind for a in seq} != {"tensor"}:
+            return False
+        parts = [[a.dtype for a in seq], [repr(a.shape) for a in seq]]
+        varying.extend(values for values in parts if len(set(values)) > 1)
+    return len(varying) >= 2 and all(min(Counter(values).values()) >= 2 for values in varying)
 
 
 def _arrow(parts: list[str]) -> str:
