@@ -144,7 +144,10 @@ def main() -> None:
     gl = [graphlint, "check", "--exit-zero", *extra]
     rf = [ruff, "check", "--select", "E,F,B", "--isolated", "--exit-zero", "--quiet", "--cache-dir", os.path.join(caches, "ruff")]
     modes = {"cold": (gl + ["--no-cache"], rf + ["--no-cache"]), "warm": (gl, rf)}
-    print(f"{os.cpu_count()} cores; median of {args.pairs} alternating pairs; exit statuses checked")
+    print(
+        f"{os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f}); median of {args.pairs} alternating pairs; "
+        "exit statuses checked"
+    )
     if not args.no_compile:
         # What `pip install` does for an installed package; an editable install under
         # PYTHONDONTWRITEBYTECODE=1 (these machines) otherwise compiles every edited module at
@@ -172,6 +175,7 @@ def main() -> None:
                 f"one file   {mode}  graphlint {g:6.3f} s  ruff {r:6.3f} s  ratio {ratio:5.1f}x (goal <= 0.10 s, bar <= 0.15 s wall)"
                 + cpu_note()
             )
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall times)")
     finally:
         shutil.rmtree(caches, ignore_errors=True)
 
