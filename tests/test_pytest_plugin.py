@@ -380,6 +380,85 @@ def test_the_report_of_a_test_does_not_depend_on_the_traces_earlier_tests_left(s
         assert parallel["findings"] == serial["findings"]
 
 
+TF_TEST_SHAPES = """
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+
+@tf.function
+def scale(x, factor):
+    return x * factor
+
+
+def output_spec(fn, *specs):
+    return tf.function(fn, autograph=False).get_concrete_function(*specs).structured_outputs
+
+
+class Scaler(tf.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.w = tf.Variable(tf.ones([width]))
+        self.f = tf.function(self.scale, input_signature=[tf.TensorSpec([width], tf.float32)])
+
+    def scale(self, x):
+        return x * self.w
+
+
+class TestShapes(tf.test.TestCase):
+    def test_every_dtype_with_every_size(self):
+        for dtype in (tf.float16, tf.float32, tf.float64):
+            for n in (1, 2, 3):
+                self.assertAllClose(scale(tf.ones([n], dtype), 2.0), [2.0] * n)
+
+    def test_a_helper_compiles_each_function_it_is_given(self):
+        def check(fn, *args):
+            return self.evaluate(tf.function(fn)(*args))
+
+        self.assertAllClose(check(tf.math.exp, 0.0), 1.0)
+        self.assertAllClose(check(tf.math.log, 1.0), 0.0)
+        self.assertAllClose(check(tf.math.sqrt, 4.0), 2.0)
+        self.assertAllClose(check(lambda a: a + 1.0, 1.0), 2.0)
+
+    def test_output_specs_of_several_models(self):
+        for width in (1, 2, 3, 4):
+            spec = output_spec(lambda x: tf.tile(x, [1, width]), tf.TensorSpec([None, 2], tf.float32))
+            self.assertEqual(spec.shape.as_list(), [None, 2 * width])
+
+    def test_dataset_pipelines(self):
+        for batch in (1, 2, 4):
+            ds = tf.data.Dataset.range(8).map(lambda v: v * 2).filter(lambda v: v > 2).batch(batch)
+            self.assertEqual(sum(len(b) for b in ds), 6)
+
+    def test_saved_model_round_trips(self):
+        for width in (1, 2, 3):
+            module = Scaler(width)
+            self.assertAllClose(module.f(tf.ones([width])), [1.0] * width)
+            path = os.path.join(self.get_temp_dir(), f"m{width}")
+            tf.saved_model.save(module, path, signatures=module.f.get_concrete_function())
+            loaded = tf.saved_model.load(path)
+            self.assertAllClose(loaded.f(tf.ones([width])), [1.0] * width)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_parameterized_dtypes(dtype):
+    assert scale(tf.ones([2], dtype), 2.0).numpy().tolist() == [2.0, 2.0]
+"""
+
+
+def test_ordinary_tf2_test_shapes_give_no_findings(suite):
+    """What TF2 test suites do on purpose: every dtype with every size, a helper wrapping each
+    function it checks in tf.function, output specs by get_concrete_function, tf.data
+    pipelines, modules that make their own tf.function in __init__, SavedModel round trips,
+    parameterized tests."""
+    pytester = suite(test_shapes=TF_TEST_SHAPES)
+    result, doc = _report(pytester, "shapes.json", "-p", "no:randomly", "--graphlint-fail-on=warning")
+    assert [(f["code"], f["test"], f["message"]) for f in doc["findings"]] == []
+    result.assert_outcomes(passed=8, skipped=1)  # skipped: tf.test.TestCase.test_session
+
+
 def test_without_the_option_no_probe_is_installed(suite):
     source = HEADER + """
 from tensorflow.python.framework import ops

@@ -35,7 +35,7 @@ class FunctionRecreated(Rule):
     a line of your code that made more than `max-per-site` `tf.function`s of the same wrapped
     function (a line that wraps distinct functions once each compiles each of them once), each
     traced for a call, with the count (functions that Keras makes, the per-instance copies of a
-    decorated method, functions made while another `tf.function` is traced, and functions only
+    decorated method and the functions an `__init__` makes for its object, functions made while another `tf.function` is traced, and functions only
     traced by `get_concrete_function` — for their output signature or graph, as shape inference
     and exports do, never called — are not counted). The same for `jax.jit` — `jax.jit(f)`,
     `jax.jit(lambda ...)`, `@jax.jit`/`@partial(jax.jit, ...)` on a nested def, `jax.jit` inside
@@ -90,7 +90,8 @@ class FunctionRecreated(Rule):
 
     # -- runtime form ----------------------------------------------------------------------
     def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework):
-        if by_user and site is not None:
+        # Made in __init__: the new object's own function, as a decorated method's per-instance copy.
+        if by_user and site is not None and site.function != "__init__":
             wrapped = definition_site[:2] if definition_site is not None else name
             self.created[function_id] = (site, definition_site, framework, wrapped)
 
