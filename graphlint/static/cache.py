@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
 from graphlint.static import project
+from graphlint.static.project import digest  # noqa: F401 (the engine's digest of a file's bytes)
 
 DIRECTORY = ".graphlint_cache"
 #: Another folder for the cache (CI, a read-only checkout), as ``RUFF_CACHE_DIR`` for ruff.
@@ -35,10 +36,6 @@ FORMAT = 1
 PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
 KEEP = 8
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass

@@ -69,6 +69,7 @@ def load(path: str) -> Module | None:
 
 
 def digest(data: bytes) -> str:
+    """A file's bytes as the cache and the engine name them (SHA-256, hex)."""
     return hashlib.sha256(data).hexdigest()
 
 
