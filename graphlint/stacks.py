@@ -125,24 +125,27 @@ _getframe = sys._getframe
 _SUSPENDABLE = 0x20 | 0x80 | 0x100 | 0x200
 
 
-# id(code) -> (code, {instruction offset: line}). CPython finds a frame's line by reading the
+# id(code) -> (code, {instruction offset: Frame}). CPython finds a frame's line by reading the
 # code's line table from its start, so ``f_lineno`` costs microseconds deep in a long function
-# or a module's top level, where model-building scripts build their ops; each offset is read once.
-_lines: dict[int, tuple[object, dict[int, int]]] = {}
-_LINES_MAX = 10_000
+# or a module's top level, where model-building scripts build their ops: each offset is read
+# once. And every call of a function shares one Frame per line: the stacks rules keep add no
+# new objects for the garbage collector to walk again and again (a Frame, a tuple subclass,
+# is never untracked as a plain tuple of strings and ints is).
+_sites: dict[int, tuple[object, dict[int, Frame]]] = {}
+_SITES_MAX = 10_000
 
 
-def _line(frame, code, lasti: int) -> int:
-    entry = _lines.get(id(code))
+def _site(frame, code, lasti: int, filename: str) -> Frame:
+    entry = _sites.get(id(code))
     if entry is None or entry[0] is not code:
-        if len(_lines) >= _LINES_MAX:
-            _lines.clear()
-        entry = _lines[id(code)] = (code, {})
+        if len(_sites) >= _SITES_MAX:
+            _sites.clear()
+        entry = _sites[id(code)] = (code, {})
     table = entry[1]
-    line = table.get(lasti)
-    if line is None:
-        line = table[lasti] = frame.f_lineno
-    return line
+    site = table.get(lasti)
+    if site is None:
+        site = table[lasti] = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+    return site
 
 
 def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
@@ -159,10 +162,10 @@ def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
     if type(mark) is _Mark:
         if mark.lasti == lasti:
             return mark.site, mark.token
-        site = _tuple_new(Frame, (filename, _line(frame, code, lasti), code.co_name))
+        site = _site(frame, code, lasti, filename)
         mark.lasti, mark.site = lasti, site
         return site, mark.token
-    site = _tuple_new(Frame, (filename, _line(frame, code, lasti), code.co_name))
+    site = _site(frame, code, lasti, filename)
     if mark is None and _gettrace() is None:
         token = next(_tokens)
         frame.f_trace = _Mark(token, lasti, site)
@@ -290,6 +293,12 @@ class LazyStack:
         return self.materialize() == (other.materialize() if isinstance(other, LazyStack) else other)
 
     __hash__ = None
+
+
+def kept(stack) -> Stack:
+    """What a rule keeps of a ``stack`` it was handed (a :class:`Stack` or a :class:`LazyStack`):
+    the plain :class:`Stack`, whole, and not the lazy object around it."""
+    return stack.materialize() if type(stack) is LazyStack else stack
 
 
 def capture_lazy(depth: int = 1) -> LazyStack:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import PerGraph
-from graphlint.stacks import Frame, Stack, capture
-from graphlint.static.hits import report_hits
-from graphlint.static.rebuilds import graph_rebuilt
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame, Stack
 
 
 class _Copy:
@@ -123,6 +124,9 @@ class GraphRebuilt(Rule):
 
     def check_module(self, module):
         """Static form: see :func:`graphlint.static.rebuilds.graph_rebuilt`."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.rebuilds import graph_rebuilt
+
         report_hits(self, module, graph_rebuilt(module))
 
     def __init__(self, sink, options=None):
@@ -147,7 +151,9 @@ class GraphRebuilt(Rule):
             group.token = token
             copy = group.copies.get(token)
             if copy is None:
-                copy = group.copies[token] = _Copy(stack, index)
+                from graphlint.stacks import kept
+
+                copy = group.copies[token] = _Copy(kept(stack), index)
         else:
             copy = group.copies[token]
         copy.end = index
@@ -166,6 +172,8 @@ class GraphRebuilt(Rule):
         state = self.graphs.get(graph_id)
         if state is not None and state.run_index != state.last_index:
             state.run_index = state.last_index  # ops were built since: who is running them?
+            from graphlint.stacks import capture
+
             state.ran.update(capture(0).calls)
 
     def graphlint_graph_released(self, graph_id):

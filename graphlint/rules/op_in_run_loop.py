@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.stacks import Frame, Stack, capture
-from graphlint.static.hits import report_hits
-from graphlint.static.loops import op_in_run_loop
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame, Stack
 
 
 class OpInRunLoop(Rule):
@@ -56,6 +57,9 @@ class OpInRunLoop(Rule):
 
     def check_module(self, module):
         """Static form: see :func:`graphlint.static.loops.op_in_run_loop`."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.loops import op_in_run_loop
+
         report_hits(self, module, op_in_run_loop(module, self.config))
 
     def __init__(self, sink, options=None):
@@ -72,7 +76,9 @@ class OpInRunLoop(Rule):
         pending = self.pending[graph_id]
         entry = pending.get(site[:2])
         if entry is None:
-            entry = pending[site[:2]] = _Built(stack)
+            from graphlint.stacks import kept
+
+            entry = pending[site[:2]] = _Built(kept(stack))
         entry.ops += 1
         entry.made.add(id(op))
         if inputs and len(entry.inputs) < _MAX_INPUTS:  # C-API ops (inputs None) left out: costly to read
@@ -83,6 +89,8 @@ class OpInRunLoop(Rule):
         pending = self.pending.pop(graph_id, None)
         if not pending or not ops_added:
             return
+        from graphlint.stacks import capture
+
         run = capture(0).calls  # the user's invocations running the graph now
         created = set().union(*(entry.made for entry in pending.values()))
         steps: dict[tuple, _Step] = {}
