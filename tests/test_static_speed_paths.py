@@ -411,3 +411,46 @@ def test_checking_one_named_file_does_not_import_the_gitignore_matcher(tmp_path)
     assert modules == set()
     (tmp_path / "pyproject.toml").write_text('[tool.graphlint]\nexclude = ["build/"]\n')
     assert _modules_after_check(tmp_path, "one.py") == ("1", {"pathspec"})  # an exclude needs it
+
+
+_ALL_IMPORTED_BY_CHECK = _IMPORTED_BY_CHECK.replace('if m.split(".")[0] in ("pathspec", "tensorflow")', "")
+#: The runtime engine and what only it needs: `graphlint check` must import none of them.
+_RUNTIME_ONLY = (
+    "graphlint.stacks", "graphlint.events", "graphlint.linter", "graphlint.probes", "graphlint.runner",
+    "graphlint._hookspecs", "graphlint.lastwords", "graphlint.plugin", "graphlint.jupyter", "pluggy", "tensorflow",
+    "jax", "keras", "importlib.metadata",
+)
+
+
+def _imported(cwd: Path, *args: str) -> tuple[str, set[str]]:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _ALL_IMPORTED_BY_CHECK, *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.splitlines()[-1].split()
+    assert out[0] == "exit"
+    return out[1], set(out[2:])
+
+
+def _runtime_modules(modules: set[str]) -> set[str]:
+    return {m for m in modules if m in _RUNTIME_ONLY or m.startswith(tuple(p + "." for p in _RUNTIME_ONLY))}
+
+
+def test_checking_one_file_imports_no_runtime_code_and_only_the_selected_rules_analyses(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.graphlint]\n")
+    (tmp_path / "one.py").write_bytes((SAMPLES / "rules" / "gl101_bad.py").read_bytes())
+    (tmp_path / "plain.py").write_text("import os\n\nprint(os.sep)\n")
+    status, modules = _imported(tmp_path, "one.py")
+    assert status == "1"  # its GL101 was found
+    assert _runtime_modules(modules) == set()
+    assert "graphlint.static.rebuilds" in modules  # GL101's analysis ran
+    status, modules = _imported(tmp_path, "--select", "GL101", "one.py")
+    assert status == "1" and _runtime_modules(modules) == set()
+    assert "graphlint.static.rebuilds" in modules
+    # the analyses of rules not selected are never loaded
+    assert {"graphlint.static.retracing", "graphlint.static.sessions", "graphlint.static.loops"} & modules == set()
+    # a file that imports no framework reaches no rule: none of the analyses is loaded
+    status, modules = _imported(tmp_path, "plain.py")
+    assert status == "0" and _runtime_modules(modules) == set()
+    assert {"graphlint.static.rebuilds", "graphlint.static.retracing", "graphlint.static.churn"} & modules == set()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from graphlint.stacks import Frame, Stack
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame, Stack
 
 T = TypeVar("T")
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
 from graphlint.rules import _jax
 from graphlint.rules._base import Rule
-from graphlint.stacks import Frame
-from graphlint.static.recreation import recreated_functions, report
-from graphlint.static.hits import report_hits
-from graphlint.static.jax_jit import jit_recreated
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame
 
 
 @dataclass(slots=True)
@@ -146,5 +146,9 @@ class FunctionRecreated(Rule):
 
     def check_module(self, module) -> None:
         """Static form: see :func:`graphlint.static.recreation.recreated_functions`."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.jax_jit import jit_recreated
+        from graphlint.static.recreation import recreated_functions, report
+
         report(self, module, recreated_functions(module, self.config))
         report_hits(self, module, jit_recreated(module), fix=_jax.RECREATED_FIX)  # the JAX form: jax.jit

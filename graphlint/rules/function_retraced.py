@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from graphlint.events import shape_text
 from graphlint.findings import Severity
 from graphlint.rules import _jax
 from graphlint.rules._base import Rule
-from graphlint.static.retracing import retraced_calls
 
 _TRACES_KEPT = 64  # argument summaries remembered per function (the count goes on)
 _SHOWN = 4  # values shown per changing argument
@@ -101,6 +99,8 @@ class FunctionRetraced(Rule):
 
     # -- static form -----------------------------------------------------------------------
     def check_module(self, module) -> None:
+        from graphlint.static.retracing import retraced_calls
+
         for found in retraced_calls(module, self.config["max-traces"]):
             name = f"`{found.function.name}()`"
             causes = "; ".join(
@@ -198,6 +198,8 @@ def _changes(calls) -> list[tuple[str, str, list]]:
             if len({a.dtype for a in seq}) > 1:
                 cause, parts = "dtype", [a.dtype for a in seq]
             else:
+                from graphlint.events import shape_text
+
                 cause, parts = "shape", [shape_text(a.shape) for a in seq]
             text = f"`{name}` {cause} " + _arrow(parts)
         elif kinds == {"python"} and len(types) == 1:

@@ -2,8 +2,6 @@
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.static.churn import graph_not_default
-from graphlint.static.hits import report_hits
 
 
 class GraphNotDefault(Rule):
@@ -41,6 +39,9 @@ class GraphNotDefault(Rule):
 
     def check_module(self, module):
         """Static form: see :func:`graphlint.static.churn.graph_not_default`."""
+        from graphlint.static.churn import graph_not_default
+        from graphlint.static.hits import report_hits
+
         report_hits(self, module, graph_not_default(module, self.config))
 
     def graphlint_graph_entered(self, site):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.stacks import Frame
-from graphlint.static.churn import keras_model_churn
-from graphlint.static.hits import report_hits
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame
 
 
 @dataclass(slots=True)
@@ -94,4 +95,7 @@ class KerasModelChurn(Rule):
     # -- static form -----------------------------------------------------------------------
     def check_module(self, module) -> None:
         """Static form: see :func:`graphlint.static.churn.keras_model_churn`."""
+        from graphlint.static.churn import keras_model_churn
+        from graphlint.static.hits import report_hits
+
         report_hits(self, module, keras_model_churn(module, self.config))

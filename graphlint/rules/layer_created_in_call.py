@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.stacks import Frame
-from graphlint.static.hits import report_hits
-from graphlint.static.keras_layers import layers_created_in_call
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame
 
 _TF_VARIABLES = frozenset({"ResourceVariable", "UninitializedVariable", "Variable"})
 
@@ -119,4 +120,7 @@ class LayerCreatedInCall(Rule):
 
     # -- static form -----------------------------------------------------------------------
     def check_module(self, module) -> None:
+        from graphlint.static.hits import report_hits
+        from graphlint.static.keras_layers import layers_created_in_call
+
         report_hits(self, module, layers_created_in_call(module))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.stacks import Frame
 from graphlint.text import plural
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame
 
 _DEFAULT_BATCH = 32  # Keras' predict batch size when none is given
 

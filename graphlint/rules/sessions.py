@@ -7,9 +7,6 @@ from dataclasses import dataclass, field
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
-from graphlint.stacks import capture
-from graphlint.static.hits import report_hits
-from graphlint.static.sessions import session_churn
 
 
 @dataclass(slots=True)
@@ -66,6 +63,9 @@ class SessionChurn(Rule):
 
     def check_module(self, module):
         """Static form: see :func:`graphlint.static.sessions.session_churn`."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.sessions import session_churn
+
         report_hits(self, module, session_churn(module, self.config))
 
     def __init__(self, sink, options=None):
@@ -170,6 +170,8 @@ class FetchChurn(Rule):
             return
         # Counted per call path: one line of a loop that runs ever new combinations, not a
         # test that evaluates a dozen different tensors once each from its own lines.
+        from graphlint.stacks import capture
+
         path = tuple(f[:2] for f in capture(0).frames) or (site[:2],)
         self.sessions[session_id][path] += 1
         self.frames.setdefault(path, site)

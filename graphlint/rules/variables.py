@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from graphlint.findings import Severity
 from graphlint.rules._base import Rule
 from graphlint.rules._state import VariableSites, two_sites
-from graphlint.static.hits import report_hits
-from graphlint.static.keras_layers import duplicate_layer_names
-from graphlint.static.variables import variable_exists
 
 _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
@@ -110,6 +106,9 @@ class VariableRenamed(Rule):
 
     def check_module(self, module) -> None:
         """Static form (Keras only): see :func:`graphlint.static.keras_layers.duplicate_layer_names`."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.keras_layers import duplicate_layer_names
+
         report_hits(self, module, duplicate_layer_names(module), fix=_KERAS_NAME_FIX)
 
 
@@ -162,6 +161,9 @@ class VariableExists(Rule):
     def check_module(self, module):
         """Static forms: get_variable whose "already exists" error is caught; one full name
         created twice on one path; and get_variable in a function that rebuilds its model."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.variables import variable_exists
+
         report_hits(self, module, variable_exists(module))
 
     def __init__(self, sink, options=None):
@@ -235,6 +237,8 @@ class ReuseMissingVariable(Rule):
     def graphlint_variable_refused(self, graph_id, name, reason, site):
         if reason != "missing":
             return
+        import difflib
+
         close = difflib.get_close_matches(name, self.sites.names(graph_id), n=1, cutoff=0.6)
         related = [(self.sites.get(graph_id, close[0]), f"did you mean '{close[0]}', created here?")] if close else []
         self.report(
