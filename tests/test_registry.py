@@ -70,3 +70,35 @@ def test_a_zip_on_the_path_uses_importlib_metadata(tmp_path, monkeypatch):
         zf.writestr("zz_rules-0.1.dist-info/entry_points.txt", "[graphlint]\nZZ400 = zz_rules:ZZ\n")
     monkeypatch.syspath_prepend(str(archive))
     assert "ZZ400" in discover_rules()
+
+
+def test_hooks_are_isolated_from_the_first_instance_on_not_when_a_rule_is_loaded():
+    from graphlint.config import Config
+    from graphlint.linter import Sink
+    from graphlint.rules._base import Rule
+
+    class Parent(Rule):
+        code, name = "XY910", "xy-parent"
+
+        def graphlint_graph_entered(self, site):
+            raise KeyError("parent")
+
+    class Child(Parent):
+        code, name = "XY911", "xy-child"
+
+        def graphlint_session_created(self, graph_id, site):
+            raise ValueError("child")
+
+    # discovering the rules (`graphlint check`) compiles no wrapper
+    assert not any(getattr(cls.__dict__[hook], "_graphlint_isolated", False)
+                   for cls, hook in ((Parent, "graphlint_graph_entered"), (Child, "graphlint_session_created")))
+    assert not hasattr(Child.for_static(Sink(Config()), None).graphlint_session_created, "_graphlint_isolated")
+    sink = Sink(Config())
+    child = Child(sink)  # Parent never instantiated: its inherited hook is isolated all the same
+    child.graphlint_graph_entered(site=None)
+    child.graphlint_session_created(graph_id=1, site=None)
+    assert sorted(f.message for f in sink.findings()) == [
+        "rule XY911 failed in graphlint_graph_entered: KeyError: 'parent'",
+        "rule XY911 failed in graphlint_session_created: ValueError: child",
+    ]
+    assert Parent.graphlint_graph_entered._graphlint_isolated and Child.graphlint_session_created._graphlint_isolated
