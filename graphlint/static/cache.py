@@ -18,7 +18,6 @@ JSON, not pickle: a cache folder checked into a repository must not run code.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -126,7 +125,7 @@ def context_key(rules: list[type], config) -> str:
         "cwd": os.getcwd(),
     }
     text = json.dumps(context, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
+    return project.sha256(text.encode()).hexdigest()[:24]
 
 
 class Cache:

@@ -8,7 +8,6 @@ the findings that were reported (``--fix``).
 from __future__ import annotations
 
 import ast
-import hashlib
 import io
 import os
 import re
@@ -186,7 +185,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     result.read.probes += probes
     if module.edits:
         result.edits = list(module.edits)
-        result.digest = hashlib.sha256(data).hexdigest()
+        result.digest = digest(data)
         result.encoding = encoding
     return found
 
@@ -201,7 +200,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return [syntax_error(path, str(exc), exc.line, exc.column)]
     if notebook is None:
         return []
-    notebook.digest = hashlib.sha256(data).hexdigest()
+    notebook.digest = digest(data)
     result.notebook = notebook
     return notebook.source.encode("utf-8")
 
@@ -324,7 +323,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
                 data = fh.read(MAX_BYTES + 1)
         except OSError:
             continue
-        if hashlib.sha256(data).hexdigest() != result.digest:
+        if digest(data) != result.digest:
             continue
         notebook = result.notebook
         text = data.decode(notebook.encoding if notebook is not None else result.encoding)
