@@ -12,6 +12,7 @@ import io
 import os
 import re
 import stat
+import symtable
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -149,6 +150,8 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             return data  # its GL001, or nothing for a notebook in another language
     plain = rules and result.notebook is None and data.isascii()  # decoded alike everywhere
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
+    if loaded is None and result.notebook is None and not full and _needs_only_syntax(path, data, rules, result):
+        return []
     if loaded is not None:
         text, tree, encoding = loaded.text, loaded.tree, "utf-8"
     else:
@@ -185,9 +188,31 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     result.read.probes += probes
     if module.edits:
         result.edits = list(module.edits)
-        result.digest = digest(data)
+        result.digest = result.read.digest if result.notebook is None else digest(data)
         result.encoding = encoding
     return found
+
+
+def _needs_only_syntax(path: str, data: bytes, rules: list, result: FileResult) -> bool:
+    """True when no rule can report on this file and its source compiles: a syntax check
+    then does, without the ``ast`` tree (``symtable`` runs the same parser and builds no
+    Python objects: ~40% less time than :func:`ast.parse`). Decided from the import
+    statements read from the bytes (:func:`prefilter.scan_imports`), when they tell; a file
+    that does not compile is parsed again for its GL001."""
+    if rules:
+        nodes = prefilter.scan_imports(data)
+        if nodes is None:
+            return False
+        relevant, probes = prefilter.decide_imports(path, nodes, data)
+        if relevant:
+            return False
+    try:
+        symtable.symtable(data, path, "exec")
+    except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001
+        return False
+    if rules:
+        result.read.probes = probes
+    return True
 
 
 def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Finding]:
@@ -200,7 +225,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return [syntax_error(path, str(exc), exc.line, exc.column)]
     if notebook is None:
         return []
-    notebook.digest = digest(data)
+    notebook.digest = result.read.digest  # of the file's bytes
     result.notebook = notebook
     return notebook.source.encode("utf-8")
 

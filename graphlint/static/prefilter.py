@@ -20,6 +20,11 @@ Never stricter than the analysis: the same import statements :class:`Module` bin
 from are read here (also inside functions, ``if``, ``try``, ``with`` and ``match``), and a test
 compares the result of this path with the full analysis of every file on the samples and on
 a corpus of real code (``tests/test_static_speed_paths.py``).
+
+Before the parse, :func:`scan_imports` reads the import statements of most files from their
+bytes alone (every ``import`` word stands in a whole-line import statement or a comment); a
+file they leave out of the analysis needs only a syntax check, which costs less than building
+its ``ast`` tree (graphlint.static.engine).
 """
 
 from __future__ import annotations
@@ -112,8 +117,13 @@ def probes(path: str, tree: ast.Module, nodes: list | None = None) -> list[tuple
 def decide(path: str, tree: ast.Module, data: bytes) -> tuple[bool, list]:
     """Whether the analysis of this parsed file can report anything (see the module doc),
     and the look-ups that decided it (:func:`probes`)."""
-    nodes = imports(tree)
-    looked = probes(path, tree, nodes)
+    return decide_imports(path, imports(tree), data)
+
+
+def decide_imports(path: str, nodes: list, data: bytes) -> tuple[bool, list]:
+    """:func:`decide` for a file's import statements (those of its tree, or of
+    :func:`scan_imports`)."""
+    looked = probes(path, None, nodes)
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.level:
             return True, looked  # the user's own package
@@ -125,3 +135,89 @@ def decide(path: str, tree: ast.Module, data: bytes) -> tuple[bool, list]:
 def relevant(path: str, tree: ast.Module, data: bytes) -> bool:
     """Whether the analysis of this parsed file can report anything (see the module doc)."""
     return decide(path, tree, data)[0]
+
+
+# -- import statements read from the bytes, before the parse --------------------------------
+_DOTTED = rb"\w+(?:[ \t]*\.[ \t]*\w+)*"
+_ALIAS = rb"\w+(?:[ \t]+as[ \t]+\w+)?"
+#: One whole import statement from the start of its line: ``import a.b as c, d``, ``from .x
+#: import y as z, w``, ``from x import *`` or a parenthesised list of names over several
+#: lines (no comment inside), then an optional comment and the end of the line.
+_STATEMENT = re.compile(
+    rb"[ \t]*(?:import[ \t]+(?P<names>" + _DOTTED + rb"(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*" + _DOTTED
+    + rb"(?:[ \t]+as[ \t]+\w+)?)*)"
+    + rb"|from[ \t]+(?P<dots>\.*)[ \t]*(?P<module>" + _DOTTED + rb")?[ \t]+import[ \t]*(?:(?P<star>\*)|(?P<aliases>"
+    + _ALIAS + rb"(?:[ \t]*,[ \t]*" + _ALIAS + rb")*)|\((?P<listed>\s*" + _ALIAS + rb"(?:\s*,\s*" + _ALIAS
+    + rb")*\s*,?\s*)\)))[ \t]*(?:#[^\r\n]*)?\r?$",
+    re.M,
+)
+_SPACE = re.compile(rb"\s+")
+_AS = re.compile(rb"\s+as\s+")
+_WORD_BYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+#: A coding cookie (PEP 263), on the first two lines; ASCII bytes decode alike in these codecs.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
+_ASCII_CODECS = re.compile(rb"(?i)(utf[-_]?8(-sig)?|ascii|us-ascii|latin[-_]?1|iso[-_]?8859[-_]?\d+|cp125\d)$")
+
+
+def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
+    """The import statements of a source, read without parsing it, or None when the bytes
+    alone cannot tell: an ``import`` word that is neither in a whole-line import statement
+    nor in a plain comment (a docstring's example, ``if x: import y``, a continued line), or
+    a coding cookie naming a codec that may decode ASCII bytes otherwise.
+
+    Never misses an import the parser finds: each one spells the keyword ``import`` in ASCII,
+    and a word not explained sends the file to the parser. Statements are matched in ASCII
+    only: a name the parser would normalise (NFKC) fails the match, and so sends the file to
+    the parser too. Text that only looks like an import (in a docstring) is taken as one,
+    which can only make a file relevant, never hide one.
+    """
+    head = data[: data.find(b"\n", data.find(b"\n") + 1) + 1 or len(data)]  # the first two lines
+    cookie = _COOKIE.search(head)
+    if cookie is not None and _ASCII_CODECS.match(cookie.group(1)) is None:
+        return None
+    found: list[ast.Import | ast.ImportFrom] = []
+    find, rfind, end = data.find, data.rfind, len(data)
+    covered = -1
+    at = find(b"import")
+    while at >= 0:
+        after = at + 6
+        if (at and data[at - 1] in _WORD_BYTE) or (after < end and data[after] in _WORD_BYTE) or at < covered:
+            at = find(b"import", after)
+            continue  # part of a longer name (``importlib``, ``__import__``), or already read
+        start = rfind(b"\n", 0, at) + 1
+        match = _STATEMENT.match(data, start)
+        if match is not None and match.end() > at and not _continued(data, start):
+            found.append(_node(match))
+            covered = match.end()
+        else:
+            before = data[start:at]
+            hash_at = before.find(b"#")
+            if hash_at < 0 or b"'" in before or b'"' in before:
+                return None  # not a statement the bytes can tell, nor in a plain comment
+        at = find(b"import", after)
+    return found
+
+
+def _continued(data: bytes, start: int) -> bool:
+    """The line before ``start`` ends with a backslash: a statement began there."""
+    return data.endswith(b"\\\n", 0, start) or data.endswith(b"\\\r\n", 0, start)
+
+
+def _node(match: re.Match) -> ast.Import | ast.ImportFrom:
+    """The ``ast`` node of an import statement :data:`_STATEMENT` matched."""
+    names = match.group("names")
+    if names is not None:
+        return ast.Import(names=[_alias(part) for part in names.split(b",")])
+    module = match.group("module")
+    module = _SPACE.sub(b"", module).decode("ascii") if module else None
+    if match.group("star") is not None:
+        aliases = [ast.alias(name="*", asname=None)]
+    else:
+        listed = (match.group("aliases") or match.group("listed")).split(b",")
+        aliases = [_alias(part) for part in listed if part.strip()]
+    return ast.ImportFrom(module=module, names=aliases, level=len(match.group("dots")))
+
+
+def _alias(part: bytes) -> ast.alias:
+    name, *other = _AS.split(part.strip())  # ``name`` or ``name as other``
+    return ast.alias(name=_SPACE.sub(b"", name).decode("ascii"), asname=other[0].decode("ascii") if other else None)

@@ -1,0 +1,168 @@
+"""The imports read from a file's bytes before the parse (graphlint.static.prefilter.scan_imports)
+and the syntax-only check of the files they leave out of the analysis (graphlint.static.engine):
+never an import the parser finds missed, never a file analysed less, never a GL001 changed."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from graphlint.config import Config
+from graphlint.registry import discover_rules
+from graphlint.static import check_file
+from graphlint.static.prefilter import decide, decide_imports, imports, scan_imports
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
+
+
+def _tensorflow_tree() -> Path | None:
+    spec = importlib.util.find_spec("tensorflow")
+    return Path(spec.origin).parent / "python" if spec is not None and spec.origin else None
+
+
+def _key(node) -> tuple:
+    names = tuple((a.name, a.asname) for a in node.names)
+    if isinstance(node, ast.Import):
+        return ("import", names)
+    return ("from", node.level, node.module, names)
+
+
+def _agrees(path: str, data: bytes) -> bool | None:
+    """None when the scan cannot tell; else whether it found every import of the tree (it may
+    find more: text in a docstring) and decided the file at least as relevant, with at least
+    the tree's look-ups."""
+    scanned = scan_imports(data)
+    if scanned is None:
+        return None
+    tree = ast.parse(data)
+    assert {_key(n) for n in imports(tree)} <= {_key(n) for n in scanned}, path
+    exact, exact_probes = decide(path, tree, data)
+    fast, fast_probes = decide_imports(path, scanned, data)
+    assert fast or not exact, path
+    assert set(exact_probes) <= set(fast_probes), path
+    return True
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import a.b as c, d\n", [("import", (("a.b", "c"), ("d", None)))]),
+        ("from . import x\n", [("from", 1, None, (("x", None),))]),
+        ("from ..p.q import (r,\n    s as t,\n)\n", [("from", 2, "p.q", (("r", None), ("s", "t")))]),
+        ("from m import *  # all\n", [("from", 0, "m", (("*", None),))]),
+        ("import a . b\r\nfrom  x  import  y  as  z # c\r\n", [("import", (("a.b", None),)), ("from", 0, "x", (("y", "z"),))]),
+        ("def f():\n    import tensorflow as tf\n", [("import", (("tensorflow", "tf"),))]),
+        ("# import nothing\nx = 1  # import nothing either\n", []),
+        ("# caf\u00e9: non-ASCII text elsewhere\nimport os\n", [("import", (("os", None),))]),
+        ("import importlib\nm = importlib.import_module('x')\ny = __import__('z')\n", [("import", (("importlib", None),))]),
+        ("", []),
+    ],
+)
+def test_the_scan_reads_whole_line_import_statements(source, expected):
+    scanned = scan_imports(source.encode())
+    assert [_key(n) for n in scanned] == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if x: import tensorflow as tf\n",  # not at the start of its line
+        "try: import tensorflow\nexcept ImportError: pass\n",
+        "x = 1; import tensorflow\n",
+        '"""Example:\n\n    >>> import tensorflow as tf\n"""\n',
+        "s = '# ' + 'import tensorflow'\n",  # a '#' inside a string is not a comment
+        "from tensorflow \\\n    import keras\n",  # a continued line
+        "from x import (a,  # a comment inside\n    b)\n",
+        "# -*- coding: cp037 -*-\nimport os\n",  # a codec that decodes ASCII bytes otherwise
+        "import \uff54ensorflow\n",  # a name the parser normalises (NFKC) to `tensorflow`
+        "x = \"\"\"\n # \"\"\" ; import tensorflow\n",  # a '#' inside a string, the import after it
+    ],
+)
+def test_the_scan_leaves_to_the_parser_what_the_bytes_cannot_tell(source):
+    assert scan_imports(source.encode()) is None
+
+
+def test_a_docstring_that_looks_like_an_import_only_adds_one(tmp_path):
+    """Text the scan takes for an import can only make a file relevant: here the docstring
+    line is read as `import tensorflow`, so the file is analysed, as the parser would not ask."""
+    source = b'"""Usage:\nimport tensorflow as tf\n"""\nimport os\n'
+    assert [_key(n) for n in scan_imports(source)] == [("import", (("tensorflow", "tf"),)), ("import", (("os", None),))]
+    path = str(tmp_path / "doc.py")
+    assert decide_imports(path, scan_imports(source), source)[0]
+    assert not decide(path, ast.parse(source), source)[0]
+
+
+def _trees() -> list[Path]:
+    return [ROOT / "samples", ROOT / "graphlint"]
+
+
+def _check_tree(root: Path) -> tuple[int, int]:
+    told = total = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as fh:
+                    data = fh.read()
+                try:
+                    ast.parse(data)
+                except (SyntaxError, ValueError):
+                    continue
+                total += 1
+                told += _agrees(path, data) is not None
+    return told, total
+
+
+def test_the_scan_finds_every_import_of_the_samples_and_graphlint():
+    for root in _trees():
+        told, total = _check_tree(root)
+        assert total >= 50
+        # the scan answers for most files (graphlint's own docstrings often name `import`)
+        assert told >= (0.8 if root.name == "samples" else 0.4) * total, (root, told, total)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["corpus", "tensorflow"])
+def test_the_scan_finds_every_import_of_real_code(which):
+    root = CORPUS if which == "corpus" else _tensorflow_tree()
+    if root is None or not root.is_dir():
+        pytest.skip(f"{which} is not here")
+    told, total = _check_tree(root)
+    assert total >= 500
+    assert told >= 0.8 * total, (told, total)
+
+
+def _static_rules() -> list[type]:
+    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\nx = (\n",  # a syntax error in a file no rule can report on
+        "import os\n\ndef f(:\n    pass\n",
+        "import os\nprint 'python 2'\n",
+        "import os\n" + "(" * 300 + ")" * 300 + "\n",  # too deeply nested for the parser
+        "nonlocal x\n",  # refused by the compiler's symbol table, accepted by ast.parse: no GL001
+        "import os\nx = '\\d'\n",  # an invalid escape warns, never fails
+        "import os\nx = 1\n",
+    ],
+)
+def test_the_syntax_only_check_reports_what_the_parse_reports(tmp_path, source):
+    path = tmp_path / "plain.py"
+    path.write_text(source)
+    config = Config(root=str(tmp_path))
+    rules = _static_rules()
+
+    def found(**kw):
+        return [(f.code, f.message, f.location.line, f.location.column) for f in check_file(str(path), rules, config, **kw).findings]
+
+    assert found() == found(full=True)
+    assert [code for code, *_ in found()] == (["GL001"] if "x = 1" not in source and "nonlocal" not in source and "\\d" not in source else [])
+    # with no rule selected, a file is only checked for its syntax: the same GL001
+    assert [f.code for f in check_file(str(path), [], config).findings] == [code for code, *_ in found()]
