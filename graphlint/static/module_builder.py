@@ -23,7 +23,10 @@ from graphlint.static.scopes import (
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
 _COMP_TYPES = frozenset(_COMPS)
+#: Expressions that hold no other expression, so no call.
+_LEAVES = frozenset({ast.Name, ast.Constant})
 _EXPR = ast.expr
+_EXPR_STMT, _RETURN = ast.Expr, ast.Return
 _NO_CALLS = frozenset({ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
 #: Fields that never hold an expression (operators, contexts, identifiers, flags).
 _NOT_EXPR = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment", "attr", "id", "arg", "level", "is_async", "simple"})
@@ -116,13 +119,20 @@ class ModuleBuilder:
         if cls not in NESTED:  # most statements: no statements inside, only expressions
             if cls in _NO_CALLS:
                 return
+            if cls is _EXPR_STMT or cls is _RETURN:  # the commonest: one expression
+                value = node.value
+                if value is not None and type(value) not in _LEAVES:
+                    self._exprs([(value, ctx, None)])
+                return
             if cls is ast.Assign:
                 for target in node.targets:
                     self._assign_origin(target, node.value, ctx)
             elif (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
                 self._assign_origin(node.target, node.value if cls is ast.AnnAssign else None, ctx)
-            for child in _expr_children(node):
-                self._expr(child, ctx)
+            children = [(child, ctx, None) for child in _expr_children(node) if type(child) not in _LEAVES]
+            if children:
+                children.reverse()
+                self._exprs(children)
         elif isinstance(node, _FUNCS):
             self._function(node, ctx)
         elif isinstance(node, ast.ClassDef):
@@ -236,45 +246,60 @@ class ModuleBuilder:
 
     def _expr(self, root, ctx: _Ctx) -> None:
         """Every call in an expression, iteratively (deep expressions do not recurse)."""
-        stack = [(root, ctx, None)]
-        pop, push = stack.pop, stack.append
+        if type(root) not in _LEAVES:
+            self._exprs([(root, ctx, None)])
+
+    def _exprs(self, stack: list) -> None:
+        """Every call in the expressions of ``stack`` — ``(node, ctx, parent call)``, the last
+        first — in one walk. Names and constants hold no call: they are never pushed."""
+        pop, push, record, resolve = stack.pop, stack.append, self._record_call, self.bindings.resolve
         while stack:
             node, c, parent = pop()
             cls = type(node)  # ast.parse makes exactly these classes, never subclasses
-            if cls is _NAME or cls is _CONSTANT:
-                continue
             if cls is _CALL:
-                self._record_call(node, self.bindings.resolve(node.func), c, parent)
-                push((node.func, c, None))
+                func = node.func
+                record(node, resolve(func), c, parent)
+                while type(func) is _ATTRIBUTE:  # ``a.b.c(...)``: only its root can hold a call
+                    func = func.value
+                if type(func) not in _LEAVES:
+                    push((func, c, None))
                 for arg in node.args:
-                    push((arg, c, node))
+                    if type(arg) not in _LEAVES:
+                        push((arg, c, node))
                 for kw in node.keywords:
-                    push((kw.value, c, node))
+                    if type(kw.value) not in _LEAVES:
+                        push((kw.value, c, node))
             elif cls is _ATTRIBUTE:
-                push((node.value, c, None))
+                value = node.value
+                while type(value) is _ATTRIBUTE:
+                    value = value.value
+                if type(value) not in _LEAVES:
+                    push((value, c, None))
             elif cls is _LAMBDA:
                 for d in node.args.defaults:
-                    push((d, c, None))
+                    if type(d) not in _LEAVES:
+                        push((d, c, None))
             elif cls in _COMP_TYPES:
                 gens = node.generators
-                stack.append((gens[0].iter, c, None))
+                push((gens[0].iter, c, None))
                 loop = Loop(node, c.scope, depth=(len(c.withs), len(c.ifs)))
                 self.loops.append(loop)
                 inner = c.child(loops=c.loops + (loop,), block=c.block + ((id(node), "comp"),))
                 for gen in gens:
                     if gen is not gens[0]:
-                        stack.append((gen.iter, inner, None))
+                        push((gen.iter, inner, None))
                     for cond in gen.ifs:
-                        stack.append((cond, inner, None))
-                if isinstance(node, ast.DictComp):
-                    stack.append((node.key, inner, None))
-                    stack.append((node.value, inner, None))
+                        push((cond, inner, None))
+                if cls is ast.DictComp:
+                    push((node.key, inner, None))
+                    push((node.value, inner, None))
                 else:
-                    stack.append((node.elt, inner, None))
+                    push((node.elt, inner, None))
             else:
                 keep = parent if cls is ast.Starred else None
                 for child in _expr_children(node):
-                    push((child, c, keep))
+                    if type(child) not in _LEAVES:
+                        push((child, c, keep))
 
     def _link_calls(self) -> None:
         """Which of the user's own functions and classes each call reaches."""
