@@ -150,8 +150,11 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             return data  # its GL001, or nothing for a notebook in another language
     plain = rules and result.notebook is None and data.isascii()  # decoded alike everywhere
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
-    if loaded is None and result.notebook is None and not full and _needs_only_syntax(path, data, rules, result):
-        return []
+    scanned = None
+    if loaded is None and result.notebook is None and not full:
+        scanned = _scan(path, data, rules, result)
+        if scanned is _SYNTAX_ONLY:
+            return []
     if loaded is not None:
         text, tree, encoding = loaded.text, loaded.tree, "utf-8"
     else:
@@ -161,9 +164,10 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         return [encoding]  # the GL001 finding
     if not rules:
         return []
-    relevant, result.read.probes = prefilter.decide(path, tree, data)  # a module that appears counts
-    if not full and not relevant:
-        return []
+    if scanned is None:  # (else the scan found it relevant, with its look-ups)
+        relevant, result.read.probes = prefilter.decide(path, tree, data)  # a module that appears counts
+        if not full and not relevant:
+            return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
     try:
@@ -193,26 +197,32 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     return found
 
 
-def _needs_only_syntax(path: str, data: bytes, rules: list, result: FileResult) -> bool:
-    """True when no rule can report on this file and its source compiles: a syntax check
-    then does, without the ``ast`` tree (``symtable`` runs the same parser and builds no
-    Python objects: ~40% less time than :func:`ast.parse`). Decided from the import
-    statements read from the bytes (:func:`prefilter.scan_imports`), when they tell; a file
-    that does not compile is parsed again for its GL001."""
+#: What :func:`_scan` says of a file that compiles and that no rule can report on.
+_SYNTAX_ONLY = "syntax only"
+
+
+def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool | None:
+    """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
+    when they tell: True when a rule may report on the file (it is parsed and analysed),
+    :data:`_SYNTAX_ONLY` when none can and the source compiles — a syntax check then does,
+    without the ``ast`` tree (``symtable`` runs the same parser and builds no Python objects:
+    ~40% less time than :func:`ast.parse`) — and None when the parse must decide (the bytes
+    cannot tell, or the source does not compile: parsed again for its GL001).
+
+    The scan may take a docstring's text for an import, so it finds a file relevant that the
+    parsed imports would not: that file is analysed for nothing, never left out."""
     if rules:
         nodes = prefilter.scan_imports(data)
         if nodes is None:
-            return False
-        relevant, probes = prefilter.decide_imports(path, nodes, data)
+            return None
+        relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
-            return False
+            return True
     try:
         symtable.symtable(data, path, "exec")
     except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001
-        return False
-    if rules:
-        result.read.probes = probes
-    return True
+        return None
+    return _SYNTAX_ONLY
 
 
 def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Finding]:
