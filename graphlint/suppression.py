@@ -41,6 +41,8 @@ def line_suppresses(line: str, code: str) -> bool:
 def without_noqa(findings: list[Finding], text: str) -> list[Finding]:
     """``findings`` of the source ``text`` minus those its ``# noqa`` comments (on their line)
     and ``# graphlint: noqa`` lines (the whole file) silence."""
+    if not findings:
+        return findings
     file_codes: list[str] = []
     for match in FILE_NOQA.finditer(text):
         codes = _codes(match)

@@ -137,6 +137,21 @@ def guarded(ifs) -> bool:
     return any(branch == "body" and first_time_guard(node.test) for node, branch in ifs)
 
 
+class _stored:
+    """A property computed on first use and then stored on the instance, where later reads
+    find it without a call (as ``functools.cached_property``, without its lock on 3.11). For
+    what a call site derives from its node, which never changes."""
+
+    def __init__(self, compute):
+        self.compute, self.name, self.__doc__ = compute, compute.__name__, compute.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.compute(obj)
+        return value
+
+
 @dataclass(eq=False)
 class CallSite:
     """A call (or a bare decorator) in the file."""
@@ -156,21 +171,21 @@ class CallSite:
     target: "Function | None" = None  # the user's own function it calls, when known
     local_class: "ClassInfo | None" = None  # the user's own class it instantiates, when known
 
-    @property
+    @_stored
     def line(self) -> int:
         return self.node.lineno
 
-    @property
-    def method(self) -> str | None:  # a property: cheaper than functools.cached_property's lock
+    @_stored
+    def method(self) -> str | None:
         func = self.node.func if isinstance(self.node, ast.Call) else self.node
         return func.attr if isinstance(func, ast.Attribute) else None
 
-    @property
+    @_stored
     def receiver(self) -> ast.expr | None:
         func = self.node.func if isinstance(self.node, ast.Call) else None
         return func.value if isinstance(func, ast.Attribute) else None
 
-    @property
+    @_stored
     def api(self) -> str | None:
         """The TensorFlow part of the name: ``Session`` for ``tensorflow.compat.v1.Session``."""
         return api(self.name)
