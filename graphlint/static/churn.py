@@ -15,20 +15,19 @@ _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
 
 def keras_model_churn(module, options: dict) -> list[Hit]:
     """GL503's static form: a Keras model built in a loop that never calls ``clear_session()``."""
-    model_classes = {name for name, cls in module.classes.items() if any(is_keras_model(b) for b in cls.bases)}
-    builders = {}
-    for fn in module.functions:
-        builds = next((c for c in fn.calls if _is_model(c, model_classes)), None)
-        if builds is not None and not any(c.name == CLEAR_SESSION for c in fn.calls):
-            builders[id(fn)] = builds
+    model_classes = _model_classes(module)
+    clears: dict = {}  # id(loop) -> whether something in it calls clear_session()
     found = []
     for call in module.calls:
-        loops = [loop for loop in call.loops if not loop.is_comprehension]
-        if not loops or any(c.name == CLEAR_SESSION for loop in call.loops for c in loop.calls):
+        if not call.loops:
             continue
-        builder = call.target is not None and id(call.target) in builders
-        elsewhere = None if builder or call.target is not None else _built_elsewhere(module, call)
-        if not (builder or elsewhere or _is_model(call, model_classes)):
+        loops = [loop for loop in call.loops if not loop.is_comprehension]
+        if not loops or any(_clears(loop, clears) for loop in call.loops):
+            continue
+        inner = _builder(module, call.target, model_classes) if call.target is not None else None
+        elsewhere = None if inner is not None or call.target is not None else _built_elsewhere(module, call)
+        model = _is_model(call, model_classes)
+        if not (inner is not None or elsewhere or model):
             continue
         if runs_at_most(module, call, options.get("max-per-site", 2)) or _kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
@@ -42,7 +41,7 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                     ((where, "the model is built here"),),
                 )
             )
-        elif _is_model(call, model_classes):
+        elif model:
             found.append(
                 Hit(
                     call.node,
@@ -51,7 +50,6 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                 )
             )
         else:
-            inner = builders[id(call.target)]
             found.append(
                 Hit(
                     call.node,
@@ -61,6 +59,34 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                 )
             )
     return found
+
+
+def _clears(loop, memo: dict) -> bool:
+    key = id(loop)
+    if key not in memo:
+        memo[key] = any(c.name == CLEAR_SESSION for c in loop.calls)
+    return memo[key]
+
+
+def _model_classes(module) -> set:
+    """The names of the module's classes that derive from a Keras model. Once per module."""
+    found = module.cache.get("keras-model-classes")
+    if found is None:
+        found = {name for name, cls in module.classes.items() if any(is_keras_model(b) for b in cls.bases)}
+        module.cache["keras-model-classes"] = found
+    return found
+
+
+def _builder(module, fn, model_classes):
+    """The first call by which ``fn`` builds a Keras model, when it never calls
+    ``clear_session()``; else None. Once per function."""
+    key = ("keras-builder", id(fn))
+    if key not in module.cache:
+        builds = next((c for c in fn.calls if _is_model(c, model_classes)), None)
+        if builds is not None and any(c.name == CLEAR_SESSION for c in fn.calls):
+            builds = None
+        module.cache[key] = builds
+    return module.cache[key]
 
 
 def _built_elsewhere(module, call):
@@ -76,9 +102,8 @@ def _built_elsewhere(module, call):
         if any(is_keras_model(b) for b in target.bases):
             return f"`{target.name}`, a Keras model class,", other.location(target.node)
         return None
-    classes = {name for name, cls in other.classes.items() if any(is_keras_model(b) for b in cls.bases)}
-    builds = next((c for c in target.calls if _is_model(c, classes)), None)
-    if builds is None or any(c.name == CLEAR_SESSION for c in target.calls):
+    builds = _builder(other, target, _model_classes(other))
+    if builds is None:
         return None
     return f"`{target.name}()`", other.location(builds.node)
 

@@ -27,14 +27,10 @@ def rebuilds(module) -> list[Rebuild]:
     if cached is not None:
         return cached
     found = []
+    model_builds = _model_builds(module)
     for fn in module.functions:
-        if fn.name in ONCE_METHODS or fn.resets_state():
-            continue
-        if any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list):
-            continue
-        free = [c for c in fn.calls if not c.under_graph_default()]
-        builds = [c for c in free if builds_model(c.name) or is_minimize(module, c)]
-        if not builds:
+        builds = model_builds.get(id(fn))
+        if builds is None or fn.name in ONCE_METHODS or fn.resets_state() or _compiled(module, fn):
             continue
         callers = [s for s in module.repeated_callers(fn) if not guarded(s.ifs)]
         reason = None
@@ -46,7 +42,7 @@ def rebuilds(module) -> list[Rebuild]:
             elif len(same) >= 2:
                 reason, sites = f"is called {len(same)} times, and each call runs the model it built", same
         elif any(c.api in PLACEHOLDERS for c in builds) and any(
-            builds_ops(c.name) and c.api not in PLACEHOLDERS for c in free
+            builds_ops(c.name) and c.api not in PLACEHOLDERS and not c.under_graph_default() for c in fn.calls
         ):
             in_loop = next((s for s in callers if s.loops and _repeats(module, s)), None)
             if in_loop is not None:
@@ -91,34 +87,60 @@ def _repeats(module, site) -> bool:
     return n is None or n >= 2
 
 
+def _model_builds(module) -> dict:
+    """Each function's calls that build a part of a model (placeholders, variables, layers,
+    ``minimize``, ``Saver()``) into the default graph, not under an ``as_default()``, in order:
+    ``{id(function): [CallSite, ...]}``, functions that build none left out. Once per module."""
+    found = module.cache.get("model-builds")
+    if found is None:
+        found = {}
+        for fn in module.functions:
+            builds = [
+                c for c in fn.calls if (builds_model(c.name) or is_minimize(module, c)) and not c.under_graph_default()
+            ]
+            if builds:
+                found[id(fn)] = builds
+        module.cache["model-builds"] = found
+    return found
+
+
+def _compiled(module, fn) -> bool:
+    """Decorated with ``@tf.function``: it builds into the function's own graph."""
+    return any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list)
+
+
 def _builds_and_runs(module, fn):
     """The first model-building call of a function that also runs a session, or None."""
-    if fn.name in ONCE_METHODS or fn.resets_state():
-        return None
-    if any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list):
-        return None
-    if not any(module.is_session_run(c) for c in fn.calls):
-        return None
-    builds = [c for c in fn.calls if not c.under_graph_default() and (builds_model(c.name) or is_minimize(module, c))]
-    return min(builds, key=lambda c: (c.line, c.node.col_offset)) if builds else None
+    key = ("builds-and-runs", id(fn))
+    if key in module.cache:
+        return module.cache[key]
+    builds = _model_builds(module).get(id(fn))
+    first = None
+    if builds and fn.name not in ONCE_METHODS and not fn.resets_state() and not _compiled(module, fn):
+        if any(module.is_session_run(c) for c in fn.calls):
+            first = min(builds, key=lambda c: (c.line, c.node.col_offset))
+    module.cache[key] = first
+    return first
 
 
 def rebuilt_elsewhere(module) -> list[Hit]:
     """Calls, in a loop, of a function of another module of the checked tree that builds a
-    model and runs it: reported at the calling line (the other file may not be checked)."""
+    model and runs it: reported at the calling line (the other file may not be checked).
+    Cheap tests first: how many times the loop runs is asked only of the calls that lead to
+    such a function."""
     found = []
     for loop in module.loops:
         if loop.is_comprehension or loop.resets_state():
             continue
         for call in loop.calls:
-            if call.target is not None or call.under_graph_default() or guarded(call.ifs) or not _repeats(module, call):
+            if call.target is not None or call.under_graph_default() or guarded(call.ifs):
                 continue
             resolved = project.resolve_function(module, call)
             if resolved is None or resolved[0] is module:
                 continue
             other, fn = resolved
             first = _builds_and_runs(other, fn)
-            if first is not None:
+            if first is not None and _repeats(module, call):
                 found.append(
                     Hit(
                         call.node,

@@ -21,9 +21,12 @@ from graphlint.static.tfapi import TF_FUNCTION
 
 def _loop_bound(module: Module, loop) -> int | None:
     node = loop.node
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        return loop_values(module, node.target, node.iter).get("__count__")
-    return None
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return None
+    key = ("loop-bound", id(node))
+    if key not in module.cache:
+        module.cache[key] = loop_values(module, node.target, node.iter).get("__count__")
+    return module.cache[key]
 
 
 def _short(module: Module, loops, limit: int) -> bool:
@@ -38,9 +41,18 @@ def _short(module: Module, loops, limit: int) -> bool:
 
 
 def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
-    """(text, call site, loop node or None) when ``fn`` runs again and again, else None."""
-    seen = set() if seen is None else seen
-    if id(fn) in seen or fn.name in ONCE_METHODS or memoized(fn):
+    """(text, call site, loop node or None) when ``fn`` runs again and again, else None.
+    Computed once per function and limit."""
+    if seen is None:
+        key = ("repeat-reason", id(fn), limit)
+        if key not in module.cache:
+            module.cache[key] = _repeat_reason(module, fn, limit, set())
+        return module.cache[key]
+    return _repeat_reason(module, fn, limit, seen)
+
+
+def _repeat_reason(module: Module, fn: Function, limit: int, seen: set):
+    if id(fn) in seen or fn.name in ONCE_METHODS or _memoized(module, fn):
         return None
     seen.add(id(fn))
     for site in fn.callers:
@@ -55,6 +67,13 @@ def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
     return None
 
 
+def _memoized(module: Module, fn: Function) -> bool:
+    key = ("memoized", id(fn))
+    if key not in module.cache:
+        module.cache[key] = memoized(fn)
+    return module.cache[key]
+
+
 def memoized(fn: Function) -> bool:
     """``@functools.cache``, or an early ``if self._f is not None: return self._f`` on something
     the function then assigns: its body runs once, later calls return what it made."""
@@ -62,15 +81,20 @@ def memoized(fn: Function) -> bool:
     if any(ast.unparse(d).split("(")[0].rsplit(".", 1)[-1] in ("cache", "lru_cache", "cached_property")
            for d in node.decorator_list):
         return True
+    early = [
+        stmt for stmt in node.body[:4]
+        if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], ast.Return)
+    ]
+    if not early:
+        return False  # no early return: the function's assignments need not be read
     assigned = set()
     for n in ast.walk(node):
         for t in n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else []:
             assigned.add(ast.unparse(t.value if isinstance(t, ast.Subscript) else t))
-    for stmt in node.body[:4]:
-        if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], ast.Return):
-            tested = {ast.unparse(n) for n in ast.walk(stmt.test) if isinstance(n, (ast.Attribute, ast.Name))}
-            if tested & assigned:
-                return True
+    for stmt in early:
+        tested = {ast.unparse(n) for n in ast.walk(stmt.test) if isinstance(n, (ast.Attribute, ast.Name))}
+        if tested & assigned:
+            return True
     return False
 
 
@@ -125,19 +149,22 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
 
 def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
     """Calls, again and again, of a function of the user's module beside this one that applies
-    ``tf.function`` on every call: reported at the calling line, the application related."""
+    ``tf.function`` on every call: reported at the calling line, the application related. Only
+    a call in a loop or in a function that runs again and again is resolved."""
     out = []
     for site in module.calls:
         if site.target is not None or site.decorator or not isinstance(site.node, ast.Call):
             continue
+        if not site.loops and not _may_repeat(site.scope):
+            continue  # runs once
         found = resolve_function(module, site)
-        if found is None or found[0] is module or traced_at_trace_time(module, site.scope):
+        if found is None or found[0] is module:
             continue
         other, fn = found
-        made = [c for c in other.calls_named(TF_FUNCTION) if c.scope is fn and not c.loops]
-        if not made or traced_at_trace_time(other, fn):
+        made = _applies_tf_function(other).get(id(fn))
+        if made is None or traced_at_trace_time(module, site.scope) or traced_at_trace_time(other, fn):
             continue
-        where = other.location(made[0].node)
+        where = other.location(made.node)
         name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
         if site.loops and not _short(module, site.loops, limit):
             why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
@@ -153,6 +180,27 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
             related,
         ))
     return out
+
+
+def _may_repeat(fn: Function | None) -> bool:
+    """Whether :func:`repeat_reason` may find ``fn`` running again and again (it has callers or
+    is a per-call method): a cheap test, before a call in it is resolved."""
+    if fn is None or fn.name in ONCE_METHODS:
+        return False
+    return bool(fn.callers) or (fn.is_method and fn.name in PER_CALL_METHODS)
+
+
+def _applies_tf_function(module: Module) -> dict:
+    """The first ``tf.function`` each function applies outside a loop of its own (so once per
+    call of it): ``{id(function): CallSite}``. Once per module."""
+    found = module.cache.get("applies-tf-function")
+    if found is None:
+        found = {}
+        for call in module.calls_named(TF_FUNCTION):
+            if call.scope is not None and not call.loops:
+                found.setdefault(id(call.scope), call)
+        module.cache["applies-tf-function"] = found
+    return found
 
 
 def report(rule, module: Module, hits) -> None:
