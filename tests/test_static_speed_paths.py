@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -457,3 +458,25 @@ def test_checking_one_file_imports_no_runtime_code_and_only_the_selected_rules_a
     status, modules = _imported(tmp_path, "plain.py")
     assert status == "0" and _runtime_modules(modules) == set()
     assert {"graphlint.static.rebuilds", "graphlint.static.retracing", "graphlint.static.churn"} & modules == set()
+
+
+def test_the_pool_forks_only_a_process_without_other_threads(monkeypatch):
+    """A forked worker could inherit a lock that another thread (JAX's, TensorFlow's) holds:
+    with such a library loaded or a thread running, the workers start from a fresh
+    interpreter (forkserver), which finds the same findings (the pool test above runs in a
+    process that may have loaded either)."""
+    import threading
+
+    from graphlint.static import engine
+
+    methods = ["fork", "spawn", "forkserver"]
+    for name in engine._THREADED:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert engine._start_method(methods) == "fork"
+    assert engine._start_method(["spawn"]) is None  # no fork here: the platform's default
+    monkeypatch.setitem(sys.modules, "jax", sys)  # any module object will do
+    assert engine._start_method(methods) == "forkserver"
+    monkeypatch.delitem(sys.modules, "jax")
+    monkeypatch.setattr(threading, "active_count", lambda: 2)  # another thread runs
+    assert engine._start_method(methods) == "forkserver"

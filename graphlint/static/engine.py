@@ -13,6 +13,7 @@ import os
 import re
 import stat
 import symtable
+import sys
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -307,8 +308,7 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
     from concurrent.futures import ProcessPoolExecutor
 
     batches = _batches(paths, jobs * BATCHES_PER_JOB)
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    context = multiprocessing.get_context(_start_method(multiprocessing.get_all_start_methods()))
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config)
     ) as pool:
@@ -317,6 +317,22 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
             if progress:
                 progress(len(batch))
     return results
+
+
+#: Libraries that run threads of their own once imported (not always Python threads).
+_THREADED = ("jax", "tensorflow", "torch")
+
+
+def _start_method(methods: list[str]) -> str | None:
+    """``fork`` where it is safe: the cheapest start (the workers have the rules already),
+    as from ``graphlint check``. In a process with other threads running (graphlint called
+    from a program or a test that loaded JAX or TensorFlow), a forked child could inherit a
+    lock held by one of them: the workers then start from a fresh interpreter."""
+    import threading
+
+    if "fork" in methods and threading.active_count() == 1 and not any(m in sys.modules for m in _THREADED):
+        return "fork"
+    return "forkserver" if "forkserver" in methods else None  # None: the platform's default
 
 
 def _batches(paths: list[str], n: int) -> list[list[str]]:
