@@ -152,8 +152,8 @@ def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True,
     found: list[str] = []
     seen: set[str] = set()
 
-    def add(path: str) -> None:
-        key = os.path.realpath(path)
+    def add(path: str, real: str | None = None) -> None:
+        key = real or os.path.realpath(path)
         if key not in seen:
             seen.add(key)
             found.append(path)
@@ -215,6 +215,8 @@ def _walk(top: str, ignores: _Ignores | None, excluded, add, warn=None) -> None:
                     continue
                 if ign is not None and ign.ignored(os.path.abspath(entry.path), False):
                     continue
-                add(entry.path)
+                # a file that is no symlink, in a directory whose real path is known: its real
+                # path without a system call per component of it
+                add(entry.path, None if entry.is_symlink() else os.path.join(real, entry.name))
         for sub in reversed(subdirs):
             stack.append((sub, ign))
