@@ -19,7 +19,10 @@ Every timed command's exit status is checked: a tool that crashes or reports a u
 ``ruff check --select E,F,B --isolated``; graphlint as ``graphlint check --exit-zero``
 (pass ``--graphlint-args`` to add options).
 
-    .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile]
+    .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile] [--baseline DIR]
+
+``--baseline DIR`` also times the graphlint package in DIR, cold, against ruff in rounds of its
+own right after this tree's: before -> after, each against ruff measured beside it.
 
 ruff is not a test dependency: ``.venv/bin/pip install ruff``.
 """
@@ -93,10 +96,10 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(cmd: list[str], cwd: str) -> float:
+def timed(cmd: list[str], cwd: str, env: dict | None = None) -> float:
     cpu = _cpu()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env or ENV)
     elapsed = time.perf_counter() - start
     CPU.setdefault(cmd[0], []).append(_cpu() - cpu)
     if proc.returncode not in (0, 1):
@@ -105,13 +108,13 @@ def timed(cmd: list[str], cwd: str) -> float:
     return elapsed
 
 
-def pairs(a: list[str], b: list[str], cwd: str, n: int) -> tuple[float, float, float]:
+def pairs(a: list[str], b: list[str], cwd: str, n: int, env: dict | None = None) -> tuple[float, float, float]:
     """Median seconds of ``a`` and ``b`` over ``n`` alternating pairs, and the median ratio."""
-    timed(a, cwd), timed(b, cwd)  # warm the file cache for both
+    timed(a, cwd, env), timed(b, cwd)  # warm the file cache for both
     ta, tb = [], []
     CPU.clear()
     for _ in range(n):
-        ta.append(timed(a, cwd))
+        ta.append(timed(a, cwd, env))
         tb.append(timed(b, cwd))
     ratio = statistics.median(x / y for x, y in zip(ta, tb))
     return statistics.median(ta), statistics.median(tb), ratio
@@ -123,6 +126,13 @@ def cpu_note() -> str:
     return f"  [cpu {g:.2f} s / {r:.2f} s]"
 
 
+def baseline_command(directory: str) -> tuple[list[str], dict]:
+    """``graphlint`` from the package in ``directory`` (first on ``PYTHONPATH``), and its env."""
+    env = dict(ENV, PYTHONPATH=os.pathsep.join(filter(None, [directory, ENV.get("PYTHONPATH")])))
+    launcher = "import sys; from graphlint.cli import main; sys.argv[0] = 'graphlint'; sys.exit(main())"
+    return [sys.executable, "-c", launcher], env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per figure (median)")
@@ -131,6 +141,11 @@ def main() -> None:
     parser.add_argument(
         "--no-compile", action="store_true",
         help="leave graphlint's bytecode as it is (stale or missing .pyc: every start compiles those sources)",
+    )
+    parser.add_argument(
+        "--baseline", metavar="DIR",
+        help="also time the graphlint package in DIR (e.g. `git archive REV graphlint | tar -x -C DIR`), "
+        "cold, in the same rounds: before -> after in one run",
     )
     args = parser.parse_args()
 
@@ -153,6 +168,8 @@ def main() -> None:
         # PYTHONDONTWRITEBYTECODE=1 (these machines) otherwise compiles every edited module at
         # every start, which no user's pre-commit hook pays.
         compileall.compile_dir(os.path.join(ROOT, "graphlint"), quiet=1)
+        if args.baseline:
+            compileall.compile_dir(os.path.join(args.baseline, "graphlint"), quiet=1)
         print("graphlint's bytecode compiled first, as pip install does (--no-compile: as the tree is)")
     elif stale_bytecode():
         print(f"note: {stale_bytecode()} of graphlint's modules have no up-to-date bytecode here: each start compiles them")
@@ -169,6 +186,13 @@ def main() -> None:
                     f"{label:10s} {mode}  {files:6,d} files {lines:9,d} lines  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
                     f"ratio {ratio:5.2f}x (goal <= {TARGETS[label]:.1f}x, bar <= 3.0x)" + cpu_note()
                 )
+                if args.baseline and mode == "cold":
+                    before, env = baseline_command(args.baseline)
+                    g, r, ratio = pairs(before + g_cmd[1:] + ["."], r_cmd + ["."], tree, args.pairs, env)
+                    print(
+                        f"{label:10s} {mode}  baseline ({args.baseline})  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
+                        f"ratio {ratio:5.2f}x" + cpu_note()
+                    )
         for mode, (g_cmd, r_cmd) in modes.items():
             g, r, ratio = pairs(g_cmd + [ONE_FILE], r_cmd + [ONE_FILE], ROOT, max(args.pairs, 5))
             print(
