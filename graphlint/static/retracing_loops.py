@@ -9,6 +9,7 @@ count, and a name bound twice is no constant.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from dataclasses import dataclass
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -46,12 +47,23 @@ _SCOPE_TYPES = frozenset(_SCOPES)
 _LOOP_TARGETS = frozenset({ast.For, ast.AsyncFor, ast.comprehension})
 
 
-#: Nodes that bind no name and hold nothing that does: :func:`assignments` need not visit them.
-_LEAVES = frozenset(
+#: Nodes that bind no name and hold nothing that does (nor an operator): walks need not visit them.
+LEAVES = frozenset(
     {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.Import, ast.ImportFrom, ast.alias, ast.Pass}
     | {ast.Break, ast.Continue, ast.Global, ast.Nonlocal}
     | {cls for base in (ast.operator, ast.unaryop, ast.boolop, ast.cmpop) for cls in base.__subclasses__()}
 )
+
+
+#: Statements that hold no statement; and the parts of a statement that hold none either (only
+#: a comprehension or ``:=`` in them binds a name: :func:`assignments` skips them when their
+#: lines show neither).
+_COMPOUND = frozenset(
+    {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With}
+    | {ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match}
+)
+_SIMPLE_STATEMENTS = frozenset(cls for cls in ast.stmt.__subclasses__() if cls not in _COMPOUND)
+_SPANS = (ast.expr, ast.arg, ast.keyword)
 
 
 def walk_scope(body, skip: frozenset = frozenset()):
@@ -75,13 +87,18 @@ def walk_scope(body, skip: frozenset = frozenset()):
 
 
 def assignments(module, scope) -> dict:
-    """Every binding of a plain name in a scope: name -> [(kind, value node or None)]."""
+    """Every binding of a plain name in a scope: name -> [(kind, value node or None)], in the
+    order of :func:`walk_scope` (which enters the defs and classes of the block itself)."""
     key = ("retracing.assign", id(scope))
     if key in module.cache:
         return module.cache[key]
     out: dict = {}
+    marked = _binding_lines(module)
     body = scope.node.body if scope is not None else module.tree.body
-    for node in walk_scope(body, _LEAVES):
+    stack = list(reversed(body))
+    pop, push, skip = stack.pop, stack.extend, _SCOPE_TYPES | LEAVES
+    while stack:
+        node = pop()
         cls = type(node)  # ast.parse makes exactly these classes
         if cls is ast.Assign:
             for t in node.targets:
@@ -98,11 +115,58 @@ def assignments(module, scope) -> dict:
                 _bind(out, node.optional_vars, "?", None)
         elif cls is ast.NamedExpr:
             _bind(out, node.target, "=", node.value)
+        if cls in _SIMPLE_STATEMENTS and not _may_bind(node, marked):
+            continue  # no comprehension or ``:=`` in it: nothing more binds
+        children = []
+        for name in node._fields:  # walk_scope's children, less the expressions that bind nothing
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                value = (value,)
+            elif type(value) is not list:
+                continue
+            children += [
+                v for v in value
+                if isinstance(v, ast.AST) and type(v) not in skip and (not isinstance(v, _SPANS) or _may_bind(v, marked))
+            ]
+        if children:
+            push(reversed(children))
     if scope is not None:
         for p in scope.params:
             out.setdefault(p, []).append(("?", None))
     module.cache[key] = out
     return out
+
+
+def _binding_lines(module) -> list[int]:
+    """The lines where an expression may bind a name: a comprehension's ``for`` or a ``:=``
+    (a superset: the words in strings and comments, ``for`` statements, count too)."""
+    found = module.cache.get("retracing.binding-lines")
+    if found is None:
+        text = module.text
+        if "\r" in text:  # one "\n" per line break, as ast counts lines
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = set()
+        for word in ("for", ":="):
+            line, last, i = 1, 0, text.find(word)
+            while i >= 0:
+                line += text.count("\n", last, i)
+                last = i
+                after = text[i + len(word):i + len(word) + 1]
+                if word == ":=" or not (after.isalnum() or after == "_"):  # not ``format``, ``forward``
+                    lines.add(line)
+                i = text.find(word, i + 1)
+        found = module.cache["retracing.binding-lines"] = sorted(lines)
+    return found
+
+
+def _may_bind(node, marked) -> bool:
+    """Whether ``node`` spans one of the ``marked`` lines, so may hold a comprehension or ``:=``;
+    a node without a position is walked."""
+    end = getattr(node, "end_lineno", None)
+    if end is None:
+        return True
+    i = bisect_left(marked, node.lineno)
+    return i < len(marked) and marked[i] <= end
 
 
 def _bind(out, target, kind, value):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.module import guarded
+from graphlint.static.retracing_loops import LEAVES, walk_scope
 from graphlint.static.tfapi import builds_ops
 
 
@@ -25,17 +26,16 @@ def _tensors(module, scope) -> set:
     body = scope.node.body if scope is not None else module.tree.body
     kinds: dict[str, set] = {}
     assigns = []
-    for stmt in body:
-        for node in _walk_scope(stmt):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assigns.append((node.targets[0].id, node.value))
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                assigns.append((node.target.id, node))
-            elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
-                target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-                for name in ast.walk(target) if target is not None else ():
-                    if isinstance(name, ast.Name):
-                        kinds.setdefault(name.id, set()).add("other")
+    for node in walk_scope(body, LEAVES):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigns.append((node.targets[0].id, node.value))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            assigns.append((node.target.id, node))
+        elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
+            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            for name in ast.walk(target) if target is not None else ():
+                if isinstance(name, ast.Name):
+                    kinds.setdefault(name.id, set()).add("other")
     for name, value in assigns:
         if isinstance(value, ast.Call):
             kind = "tensor" if builds_ops(module.bindings.resolve(value.func)) else "other"
@@ -60,21 +60,10 @@ def _has_tensor_names(module, scope) -> bool:
     return (id(scope) if scope is not None else None) in index
 
 
-def _walk_scope(node):
-    """``ast.walk`` that does not enter nested functions, classes and lambdas."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-
-
 def _operands(loop) -> set:
     """The names used as operands of operators in a loop's body."""
     names = set()
-    for node in _walk_scope(loop.node):
+    for node in walk_scope([loop.node], LEAVES):
         if isinstance(node, ast.BinOp):
             for side in (node.left, node.right):
                 if isinstance(side, ast.Name):
