@@ -150,15 +150,23 @@ def _memoized(fn) -> bool:
 def has_run_loop(module, fn) -> bool:
     """Whether ``fn`` has a loop of its own that runs a session: a whole run (a training or an
     evaluation), so the loop that calls it is a sweep of runs, not a run loop."""
-    key = ("run-loop", id(fn))
-    found = module.cache.get(key)
-    if found is None:
-        found = any(
-            loop.scope is fn and not loop.is_comprehension and any(module.is_session_run(c) for c in loop.calls)
-            for loop in module.loops
-        )
-        module.cache[key] = found
-    return found
+    found = module.cache.get("run-loop-scopes")
+    if found is None:  # once per module: the functions with such a loop
+        found = module.cache["run-loop-scopes"] = {
+            id(loop.scope) for loop in module.loops
+            if loop.scope is not None and not loop.is_comprehension and any(module.is_session_run(c) for c in loop.calls)
+        }
+    return id(fn) in found
+
+
+def runs_session(module, fn) -> bool:
+    """Whether a call directly in ``fn`` runs a session."""
+    found = module.cache.get("session-scopes")
+    if found is None:  # once per module: the functions with such a call
+        found = module.cache["session-scopes"] = {
+            id(c.scope) for c in module.calls if c.scope is not None and module.is_session_run(c)
+        }
+    return id(fn) in found
 
 
 def _runs(module, loop) -> bool:
@@ -180,7 +188,7 @@ def _thin_runner(module, call) -> bool:
     if found is None:
         return False
     other, fn = found
-    if not any(other.is_session_run(c) for c in fn.calls):
+    if not runs_session(other, fn):
         return False
     return not any(loop.scope is fn for loop in other.loops) and not any(
         builds_op(other, c) or project.resolve_function(other, c) for c in fn.calls
@@ -203,7 +211,7 @@ def _step_elsewhere(module, call):
     if found is None or found[0] is module:
         return None
     other, fn = found
-    if fn.resets_state() or _memoized(fn) or not any(other.is_session_run(c) for c in fn.calls):
+    if fn.resets_state() or _memoized(fn) or not runs_session(other, fn):
         return None
     if has_run_loop(other, fn):
         return None
@@ -243,21 +251,21 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         if loop.resets_state() or loop.is_comprehension:
             continue
         runs_here = _runs(module, loop)
-        for call in loop.calls:
-            if id(call.node) in done or not _repeats(module, call, options):
+        for call in loop.calls:  # how many times the loops run it is asked last: the dearest
+            if id(call.node) in done:
                 continue
             inner = loop.inner_ifs(call)
             if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(inner):
                 continue
             if not runs_here:
                 found = _step_elsewhere(module, call)
-                if found is not None:
+                if found is not None and _repeats(module, call, options):
                     done.add(id(call.node))
                     other, fn, first = found
                     add(call.node, f"`{fn.name}()`", [(other.location(first.node), "it builds ops here and runs them")])
                 continue
             if builds_op(module, call):
-                if _per_variable(module, loop, call):
+                if _per_variable(module, loop, call) or not _repeats(module, call, options):
                     continue
                 done.add(id(call.node))
                 add(call.node, f"`{call.api or call.method}()`")
@@ -266,7 +274,9 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
             if found is None or (found[0] is module and id(found[1]) in rebuilt) or has_run_loop(*found):
                 continue
             ops, runs = _summary(*found)
-            if ops and not (runs and found[0] is module and module.per_call(found[1]) is not None):
+            if ops and not (runs and found[0] is module and module.per_call(found[1]) is not None) and _repeats(
+                module, call, options
+            ):
                 done.add(id(call.node))
                 first_module, first = ops[0]
                 where = first_module.location(first.node) if first_module is not module else first.node
@@ -276,7 +286,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                 add(node, "an operator on a tensor")
     # a function that runs a session, builds ops and runs per call: at its ops
     for fn in module.functions:
-        if id(fn) in rebuilt or not any(module.is_session_run(c) for c in fn.calls):
+        if id(fn) in rebuilt or not runs_session(module, fn):
             continue
         if fn.resets_state() or _memoized(fn) or has_run_loop(module, fn):
             continue
