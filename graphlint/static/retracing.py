@@ -209,6 +209,8 @@ def callee(module: Module, site) -> TfFunction | None:
     elsewhere = resolve_function(module, site) if site.target is None else None
     if elsewhere is not None and elsewhere[0] is not module:
         return decorated(*elsewhere)  # a decorated function of the user's module beside this one
+    if not _has_tf_functions(module):
+        return None  # what follows finds only the file's own tf.functions
     func = site.node.func
     wrapped = _wrapped(module)
     if isinstance(func, ast.Name):
@@ -231,6 +233,16 @@ def callee(module: Module, site) -> TfFunction | None:
             fn = _method(module, module.classes.get(next(iter(labels))[6:]), func.attr)
             return decorated(module, fn) if fn is not None else None
     return None
+
+
+def _has_tf_functions(module: Module) -> bool:
+    """Whether the file has a tf.function of its own: a decorated def or method, or a ``tf.function(f)``."""
+    found = module.cache.get("retracing.has-tf-functions")
+    if found is None:
+        defs = [*module.functions, *(m for cls in module.classes.values() for m in cls.methods.values())]
+        found = bool(_wrapped(module)) or any(decorated(module, fn) is not None for fn in defs)
+        module.cache["retracing.has-tf-functions"] = found
+    return found
 
 
 # -- GL501 ----------------------------------------------------------------------------------
