@@ -32,7 +32,15 @@ def _is_keras_class_name(name: str | None) -> bool:
 
 
 def keras_layer_classes(module) -> dict:
-    """The file's classes that derive (directly or through each other) from a Keras layer."""
+    """The file's classes that derive (directly or through each other) from a Keras layer.
+    Once per module."""
+    found = module.cache.get("keras-layer-classes")
+    if found is None:
+        found = module.cache["keras-layer-classes"] = _keras_layer_classes(module)
+    return found
+
+
+def _keras_layer_classes(module) -> dict:
     found: dict = {}
     changed = True
     while changed:
@@ -162,12 +170,13 @@ def duplicate_layer_names(module) -> list[Hit]:
             found.extend(_twice(made, "Keras refuses this Sequential model with a ValueError that names neither line"))
             continue
         scope = call.scope
-        if scope is None or not scope.is_method or scope.name not in ("__init__", "build") or call.loops:
+        if not layer_classes or scope is None or not scope.is_method or scope.name not in ("__init__", "build"):
+            continue  # a layer made in __init__/build() of a Keras layer class of the file, or none
+        if call.loops or scope.cls is None or layer_classes.get(scope.cls.name) is not scope.cls:
             continue
-        if scope.cls is None or layer_classes.get(scope.cls.name) is not scope.cls or _part(call, layer_classes) is None:
-            continue
-        name = _given_name(node)
-        if name is not None and _part(call, layer_classes)[0] == "layer":
+        part = _part(call, layer_classes)
+        name = _given_name(node) if part is not None else None
+        if name is not None and part[0] == "layer":
             by_class.setdefault(id(scope.cls), []).append((name, node))
     for made in by_class.values():
         found.extend(

@@ -61,14 +61,15 @@ def load(path: str) -> Module | None:
         if os.path.getsize(path) <= MAX_BYTES:
             with open(path, "rb") as fh:
                 data = fh.read()
+            data_digest = digest(data) if data.isascii() else None
             recent = _recent.get(path)
-            if recent is not None and data.isascii() and recent[0] == digest(data):
+            if recent is not None and data_digest is not None and recent[0] == data_digest:
                 module = recent[1].relocated(path)  # the same bytes the engine just analysed
             else:
                 tree = ast.parse(data, filename=path)
                 module = Module(path, data.decode("utf-8", "replace"), tree)
-            if data.isascii():
-                _digests[path] = digest(data)
+            if data_digest is not None:
+                _digests[path] = data_digest
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
         module = None
     _modules[path] = module
@@ -199,6 +200,8 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
 def lookup(module: Module, level: int, dotted: str):
     """The function or class ``dotted`` names (``pkg.mod.func``, ``mod.Class``), found by the
     longest prefix that is a user's module: ``(module, Function | ClassInfo)`` or None."""
+    if not level and dotted.partition(".")[0] in _LIBRARIES:
+        return None  # never a user's module, whatever the tree holds (nothing to record)
     key = (module.path, level, dotted)
     if key not in _looked_up:
         _looked_up[key] = _lookup(module, level, dotted)
@@ -233,14 +236,17 @@ def _dotted_of(module: Module, expr: ast.expr):
         expr = expr.value
     if not isinstance(expr, ast.Name):
         return None
-    tail = ".".join(reversed(attrs))
     relative = _relative_names(module).get(expr.id)
     if relative is not None:
-        return relative[0], relative[1] + ("." + tail if tail else "")
-    base = module.bindings.names.get(expr.id)
-    if base is None:
-        return None
-    return 0, base + ("." + tail if tail else "")
+        level, base = relative
+    else:
+        level, base = 0, module.bindings.names.get(expr.id)
+        if base is None:
+            return None  # not an imported name: no string is built
+    if attrs:
+        attrs.reverse()
+        return level, base + "." + ".".join(attrs)
+    return level, base
 
 
 def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | None:
@@ -252,10 +258,13 @@ def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | 
         return None
     if site.name is not None and site.name.startswith(("tensorflow", "keras")):
         return None
-    key = ("resolved-call", id(node))
-    if key not in module.cache:
-        module.cache[key] = _resolve_call(module, site)
-    return module.cache[key]
+    memo = module.cache.get("resolved-calls")
+    if memo is None:
+        memo = module.cache["resolved-calls"] = {}
+    key = id(node)
+    if key not in memo:
+        memo[key] = _resolve_call(module, site)
+    return memo[key]
 
 
 def _resolve_call(module: Module, site):

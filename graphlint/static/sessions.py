@@ -23,7 +23,10 @@ _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefau
 
 
 def _is_session(call) -> bool:
-    return call.api in ("Session", "InteractiveSession") and call.name.startswith("tensorflow.compat.v1.")
+    name = call.name
+    return name is not None and name.endswith("Session") and call.api in ("Session", "InteractiveSession") and (
+        name.startswith("tensorflow.compat.v1.")
+    )
 
 
 def _statement_of(module, call):

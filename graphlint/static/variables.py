@@ -8,6 +8,7 @@ from graphlint.static.hits import Hit
 from graphlint.static.rebuilds import rebuilds
 
 _CATCHES_VALUE_ERROR = frozenset({"ValueError", "Exception", "BaseException"})
+_GETS = ("get_variable", "get_local_variable")
 
 
 def reusing(module, call) -> bool:
@@ -82,7 +83,7 @@ def variable_exists(module) -> list[Hit]:
     """GL202's static form."""
     found = []
     reported = set()
-    gets = [c for c in module.calls if c.api in ("get_variable", "get_local_variable")]
+    gets = [c for c in module.calls if c.name is not None and c.name.endswith(_GETS) and c.api in _GETS]
     # 1. the "already exists" ValueError caught and swallowed (the first such call per try)
     tried = set()
     for call in sorted(gets, key=lambda c: (c.line, c.node.col_offset)):
