@@ -7,6 +7,7 @@ import linecache
 import sys
 import threading
 import traceback
+import types
 from dataclasses import replace
 from typing import Iterable
 
@@ -25,26 +26,71 @@ class _PluginManager(pluggy.PluginManager):
 
     ``graphlint_stamp`` changes whenever hook implementations may have changed, so that the
     probes' compiled hook calls (``graphlint/probes/_dispatch.py``) know when to rebuild.
+
+    Registering a rule is fast after the first instance of its class: the pytest plugin
+    registers a fresh set of rules per test (and per ``expect_*`` block), and pluggy's own
+    ``register`` (``dir()`` of the instance, ``inspect.getattr_static`` and the spec check for
+    every hook) cost ~0.1 ms per rule, 2 ms per set. The first instance of a rule class goes
+    through pluggy; what it registered (which hooks, which functions, which options) is kept
+    per class, and a later instance of the class gets the same hook implementations, bound to
+    it, added straight to the same hook callers. That is valid while the class's (and its
+    bases') ``graphlint_*`` attributes and the hook specifications are unchanged, which is
+    checked on every registration; anything else goes through pluggy. It leans on pluggy
+    internals (``_name2plugin``, ``HookCaller._hookimpls`` / ``_add_hookimpl``), like
+    ``probes/_dispatch.py``; pluggy's version is pinned to the range they were read from.
     """
 
     graphlint_stamp = 0
 
+    def __init__(self, project_name: str):
+        super().__init__(project_name)
+        self._spec_generation = 0
+        # rule class -> (its graphlint_* attributes, spec generation, ((caller, function,
+        # opts), ...)), or None: this class always goes through pluggy
+        self._templates: dict[type, tuple | None] = {}
+        self._fast: dict[int, tuple] = {}  # id(rule) -> (rule, its hook callers), added by _fast_register
+        self._internals = (
+            isinstance(getattr(self, "_name2plugin", None), dict)
+            and hasattr(pluggy, "HookImpl")
+            and hasattr(pluggy.HookCaller, "_add_hookimpl")
+        )
+
     def register(self, plugin, name=None):
         try:
+            if self._internals and isinstance(plugin, Rule):
+                name = name or self.get_canonical_name(plugin)
+                template = self._template(type(plugin))
+                if template is not None and self._fast_register(plugin, name, template):
+                    return name
+                registered = super().register(plugin, name)
+                if registered is not None and template is None:
+                    self._learn(plugin)
+                return registered
             return super().register(plugin, name)
         finally:
             self.graphlint_stamp += 1
 
     def unregister(self, plugin=None, name=None):
         try:
-            return super().unregister(plugin, name)
+            removed = super().unregister(plugin, name)
+            if removed is not None:
+                self._fast.pop(id(removed), None)
+            return removed
         finally:
             self.graphlint_stamp += 1
+
+    def get_hookcallers(self, plugin):
+        fast = self._fast.get(id(plugin))
+        if fast is not None and fast[0] is plugin and self.get_name(plugin) is not None:
+            # pluggy scans every hook caller's implementations for the plugin's
+            return list(fast[1])
+        return super().get_hookcallers(plugin)
 
     def add_hookspecs(self, module_or_class):
         try:
             return super().add_hookspecs(module_or_class)
         finally:
+            self._spec_generation += 1
             self.graphlint_stamp += 1
 
     def parse_hookimpl_opts(self, plugin, name):
@@ -56,6 +102,85 @@ class _PluginManager(pluggy.PluginManager):
         if opts is None and isinstance(plugin, Rule) and callable(getattr(plugin, name, None)):
             return {}
         return opts
+
+    # -- registering another instance of a rule class already registered once ---------------
+    @staticmethod
+    def _hook_attributes(cls: type) -> tuple:
+        """The ``graphlint_*`` attributes of ``cls`` and its bases, by identity: what a
+        registration reads (``parse_hookimpl_opts`` looks at nothing else)."""
+        return tuple(
+            (klass, attr, value)
+            for klass in cls.__mro__
+            if klass is not object  # (whose attributes cannot be set)
+            for attr, value in vars(klass).items()
+            if attr.startswith("graphlint_")
+        )
+
+    def _template(self, cls: type):
+        template = self._templates.get(cls)
+        if template is None:
+            return None
+        attributes, generation, impls = template
+        if generation != self._spec_generation or self._hook_attributes(cls) != attributes:
+            del self._templates[cls]  # learnt again from the next registration through pluggy
+            return None
+        return impls
+
+    def _learn(self, plugin) -> None:
+        """Keep what pluggy registered for ``plugin`` as its class's template, if it is one
+        that :meth:`_fast_register` reproduces exactly."""
+        cls = type(plugin)
+        if cls in self._templates or any(attr.startswith("graphlint_") for attr in vars(plugin)):
+            return  # (an instance's own attribute would be its hook: learnt from another)
+        attributes = self._hook_attributes(cls)
+        names: dict = {}  # function -> the first attribute name it is found under
+        for attr in sorted({attr for _, attr, _ in attributes}):
+            names.setdefault(getattr(cls, attr, None), attr)
+        impls = []
+        for caller in self._callers():
+            hookimpls = getattr(caller, "_hookimpls", None)
+            if not isinstance(hookimpls, list):
+                self._templates[cls] = None  # not the pluggy this was written for
+                return
+            for impl in hookimpls:
+                if impl.plugin is not plugin:
+                    continue
+                function = impl.function
+                if (
+                    not isinstance(function, types.MethodType)
+                    or function.__self__ is not plugin
+                    or caller.spec is None
+                    or caller.is_historic()
+                    or function.__func__ not in names
+                ):
+                    self._templates[cls] = None  # pluggy registers this class every time
+                    return
+                impls.append((names[function.__func__], caller, function.__func__, dict(impl.opts)))
+        # in pluggy's order (that of dir()), which decides the order within a hook's
+        # implementations when one rule has several for it (``specname``)
+        impls.sort(key=lambda impl: impl[0])
+        self._templates[cls] = (attributes, self._spec_generation, tuple(impl[1:] for impl in impls))
+
+    def _callers(self):
+        return [caller for name, caller in vars(self.hook).items() if not name.startswith("_")]
+
+    def _fast_register(self, plugin, name: str, impls: tuple) -> bool:
+        """Register ``plugin`` with its class's template; False: let pluggy do it."""
+        known = self._name2plugin
+        if name in known or any(p is plugin for p in known.values()):
+            return False  # pluggy's errors
+        if any(attr.startswith("graphlint_") for attr in vars(plugin)):
+            return False  # an instance attribute would be its hook
+        callers = []
+        for caller, function, opts in impls:
+            if getattr(self.hook, caller.name, None) is not caller:
+                return False
+            callers.append((caller, pluggy.HookImpl(plugin, name, function.__get__(plugin, type(plugin)), dict(opts))))
+        known[name] = plugin
+        for caller, impl in callers:
+            caller._add_hookimpl(impl)
+        self._fast[id(plugin)] = (plugin, tuple(dict.fromkeys(caller for caller, _ in callers)))
+        return True
 
 
 class Sink:

@@ -1,0 +1,415 @@
+"""Rule scopes (a fresh set of rules per test) and the plugin manager's fast registration of
+rules whose class it has registered before: the same hook implementations as pluggy's own
+``register``, no state carried from one scope into the next, isolation kept."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pluggy
+import pytest
+
+# In-process pytester runs restore sys.modules afterwards, and TensorFlow cannot be imported
+# twice in one process: import it out here, before any of them (as test_pytest_plugin does).
+import tensorflow  # noqa: F401
+
+from graphlint.config import Config
+from graphlint.findings import Location
+from graphlint.linter import Linter
+from graphlint.probes import _dispatch
+from graphlint.probes._base import Probe
+from graphlint.rules._base import Rule
+
+HERE = Location("<scope test>", 1)
+
+
+def _graph(graph_id):
+    return {"graph": None, "graph_id": graph_id, "kind": "graph", "site": None}
+
+
+class Counter(Rule):
+    """Counts the graphs of its scope; reports the count and each graph id it saw."""
+
+    code = "XX910"
+    name = "counter"
+    summary = "counts graph_created events"
+    options = {"label": "graphs"}
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.seen = []
+
+    def graphlint_graph_created(self, graph_id):
+        self.seen.append(graph_id)
+        self.report(f"graph {graph_id}", Location("<scope test>", 100 + graph_id))
+
+    def graphlint_run_finished(self, exit_status):
+        self.report(f"{len(self.seen)} {self.config['label']}", HERE)
+
+
+class Boom(Rule):
+    code = "XX911"
+    name = "boom"
+    summary = "raises on every graph"
+
+    def graphlint_graph_created(self, graph_id):
+        raise RuntimeError(f"boom {graph_id}")
+
+
+class Released(Rule):
+    code = "XX912"
+    name = "released"
+    summary = "reports released graphs"
+
+    @pluggy.HookimplMarker("graphlint")(tryfirst=True)
+    def graphlint_graph_released(self, graph_id):
+        self.report(f"released {graph_id}", HERE)
+
+
+class Twice(Rule):
+    """Two implementations of one hook (``specname``), both ``trylast``: their order is pluggy's."""
+
+    code = "XX918"
+    name = "twice"
+    summary = "two implementations of graph_released"
+
+    @pluggy.HookimplMarker("graphlint")(specname="graphlint_graph_released", trylast=True)
+    def graphlint_b_released(self, graph_id):
+        self.report(f"b {graph_id}", HERE)
+
+    @pluggy.HookimplMarker("graphlint")(specname="graphlint_graph_released", trylast=True)
+    def graphlint_a_released(self, graph_id):
+        self.report(f"a {graph_id}", HERE)
+
+
+RULES = [Counter, Boom, Released, Twice]
+
+
+def _messages(findings):
+    return sorted((f.code, f.message) if f.count == 1 else (f.code, f.message, f.count) for f in findings)
+
+
+def _impls(pm, plugin):
+    """What pluggy holds for ``plugin``: (hook, function, argnames, kwargnames, options)."""
+    return sorted(
+        (caller.name, impl.function.__func__.__qualname__, impl.argnames, impl.kwargnames, sorted(impl.opts.items()))
+        for caller in pm.hook.__dict__.values()
+        if hasattr(caller, "get_hookimpls")
+        for impl in caller.get_hookimpls()
+        if impl.plugin is plugin
+    )
+
+
+def _registered(pm):
+    return [p for p in pm.get_plugins() if isinstance(p, Rule)]
+
+
+@pytest.mark.parametrize("call", ["pluggy", "probes"])
+def test_a_scope_sees_only_its_own_events_and_counts_from_zero(call):
+    linter = Linter(rules=RULES, scoped=True)
+
+    def fire(graph_id):
+        if call == "pluggy":
+            linter.hook.graphlint_graph_created(**_graph(graph_id))
+        else:
+            Probe.fast_hook(linter.hook.graphlint_graph_created)(**_graph(graph_id))
+
+    rounds = []
+    for ids in ([1, 2, 3], [4], []):
+        scope = linter.open_scope()
+        [counter] = [r for r in scope.rules if isinstance(r, Counter)]
+        assert counter.seen == []  # a fresh rule: nothing from the scope before
+        for graph_id in ids:
+            fire(graph_id)
+        rounds.append(_messages(scope.finish()))
+        assert _registered(linter.pm) == []  # finishing unregisters every rule of the scope
+    assert rounds[0] == _messages_for([1, 2, 3])
+    assert rounds[1] == _messages_for([4])  # graphs 1-3 (and their GL000s) are not repeated
+    assert rounds[2] == [("XX910", "0 graphs")]
+
+
+def _messages_for(ids):
+    found = [("XX910", f"graph {i}") for i in ids] + [("XX910", f"{len(ids)} graphs")]
+    if ids:  # one GL000 (the same line each time), seen once per graph of this scope
+        boom = ("GL000", f"rule XX911 failed in graphlint_graph_created: RuntimeError: boom {ids[0]}")
+        found.append(boom if len(ids) == 1 else boom + (len(ids),))
+    return sorted(found)
+
+
+def test_gl000_message_shape_matches_the_one_the_round_test_expects():
+    linter = Linter(rules=[Boom], scoped=True)
+    scope = linter.open_scope()
+    linter.hook.graphlint_graph_created(**_graph(9))
+    [finding] = scope.finish()
+    assert (finding.code, finding.message) == (
+        "GL000",
+        "rule XX911 failed in graphlint_graph_created: RuntimeError: boom 9",
+    )
+
+
+def test_fast_registration_gives_the_hook_implementations_pluggy_gives(monkeypatch):
+    linter = Linter(rules=RULES, scoped=True)
+    first = linter.open_scope()  # the first instance of each class: pluggy's register
+    second = linter.open_scope()  # the same classes again: the fast path
+    assert set(linter.pm._fast) == {id(r) for r in second.rules}
+    slow = Linter(rules=RULES, scoped=True)
+    monkeypatch.setattr(slow.pm, "_internals", False)
+    slow.open_scope()
+    reference = slow.open_scope()
+    assert not slow.pm._fast
+    for fast_rule, pluggy_rule in zip(second.rules, reference.rules):
+        assert _impls(linter.pm, fast_rule) == _impls(slow.pm, pluggy_rule) != []
+        assert linter.pm.get_name(fast_rule) == f"{fast_rule.code}@{id(second):x}"
+    # the order of implementations of one hook is pluggy's: last registered first, tryfirst
+    # after the rest (pluggy calls from the end of the list)
+    for name in ("graphlint_graph_created", "graphlint_graph_released", "graphlint_run_finished"):
+        got = [
+            (type(i.plugin).__name__, i.function.__name__, i.plugin in second.rules)
+            for i in getattr(linter.hook, name).get_hookimpls()
+        ]
+        want = [
+            (type(i.plugin).__name__, i.function.__name__, i.plugin in reference.rules)
+            for i in getattr(slow.hook, name).get_hookimpls()
+        ]
+        assert got == want
+    second.finish()
+    first.finish()
+    assert _registered(linter.pm) == [] and not linter.pm._fast
+    for caller in linter.hook.__dict__.values():
+        if hasattr(caller, "get_hookimpls"):
+            assert caller.get_hookimpls() == []
+
+
+def test_nested_scopes_have_their_own_rules_and_the_outer_one_goes_on():
+    linter = Linter(rules=[Counter], scoped=True)
+    outer = linter.open_scope()
+    linter.hook.graphlint_graph_created(**_graph(1))
+    inner = linter.open_scope()
+    linter.hook.graphlint_graph_created(**_graph(2))
+    assert _messages(inner.finish()) == [("XX910", "1 graphs"), ("XX910", "graph 2")]
+    linter.hook.graphlint_graph_created(**_graph(3))
+    assert _messages(outer.finish()) == [("XX910", "3 graphs"), ("XX910", "graph 1"), ("XX910", "graph 2"), ("XX910", "graph 3")]
+
+
+def test_options_of_each_scope_reach_its_own_rules():
+    linter = Linter(rules=[Counter], scoped=True)
+    plain = linter.open_scope()
+    custom = linter.open_scope(Config(rule_options={"XX910": {"label": "trees"}}))
+    linter.hook.graphlint_graph_created(**_graph(1))
+    assert ("XX910", "1 trees") in _messages(custom.finish())
+    assert ("XX910", "1 graphs") in _messages(plain.finish())
+
+
+def test_a_failing_rule_is_gl000_and_the_others_still_run_in_a_fast_registered_scope():
+    linter = Linter(rules=[Counter, Boom], scoped=True)
+    linter.open_scope().finish()
+    scope = linter.open_scope()
+    assert {id(r) for r in scope.rules} <= set(linter.pm._fast)
+    hook = Probe.fast_hook(linter.hook.graphlint_graph_created)
+    assert hook.current() not in (_dispatch._PLUGGY, _dispatch.NOBODY)
+    hook(**_graph(5))
+    linter.hook.graphlint_graph_created(**_graph(6))
+    assert _messages(scope.finish()) == _messages_for([5, 6])
+
+
+def test_a_hook_added_to_a_rule_class_later_is_registered(monkeypatch):
+    class Late(Rule):
+        code = "XX913"
+        name = "late"
+        summary = "gets a hook after its first registration"
+
+    linter = Linter(rules=[Late], scoped=True)
+    linter.open_scope().finish()
+    linter.open_scope().finish()  # learnt: no hook at all
+
+    def graphlint_graph_released(self, graph_id):
+        self.report(f"late {graph_id}", HERE)
+
+    monkeypatch.setattr(Late, "graphlint_graph_released", graphlint_graph_released, raising=False)
+    scope = linter.open_scope()
+    linter.hook.graphlint_graph_released(graph_id=3)
+    assert _messages(scope.finish()) == [("XX913", "late 3")]
+    scope = linter.open_scope()  # and learnt again
+    assert {id(r) for r in scope.rules} == set(linter.pm._fast)
+    linter.hook.graphlint_graph_released(graph_id=4)
+    assert _messages(scope.finish()) == [("XX913", "late 4")]
+
+
+def test_a_hook_of_a_base_class_replaced_later_is_the_one_called(monkeypatch):
+    class Base(Rule):
+        code = "XX914"
+        name = "base"
+        summary = "a hook in a base class"
+
+        def graphlint_graph_released(self, graph_id):
+            self.report(f"old {graph_id}", HERE)
+
+    class Child(Base):
+        code = "XX915"
+        name = "child"
+
+    linter = Linter(rules=[Child], scoped=True)
+    linter.open_scope().finish()
+    linter.open_scope().finish()
+
+    def graphlint_graph_released(self, graph_id):
+        self.report(f"new {graph_id}", HERE)
+
+    monkeypatch.setattr(Base, "graphlint_graph_released", graphlint_graph_released)
+    scope = linter.open_scope()
+    linter.hook.graphlint_graph_released(graph_id=1)
+    assert _messages(scope.finish()) == [("XX915", "new 1")]
+
+
+def test_an_instance_attribute_named_like_a_hook_goes_through_pluggy():
+    class Shadowed(Rule):
+        code = "XX916"
+        name = "shadowed"
+        summary = "sets a hook per instance"
+
+        def __init__(self, sink, options=None):
+            super().__init__(sink, options)
+            self.graphlint_graph_released = self._released
+
+        def _released(self, graph_id):
+            self.report(f"own {graph_id}", HERE)
+
+    linter = Linter(rules=[Shadowed], scoped=True)
+    for graph_id in (1, 2, 3):
+        scope = linter.open_scope()
+        assert not linter.pm._fast
+        linter.hook.graphlint_graph_released(graph_id=graph_id)
+        assert _messages(scope.finish()) == [("XX916", f"own {graph_id}")]
+
+
+def test_new_hook_specifications_make_the_next_registration_go_through_pluggy():
+    class Spec:
+        @pluggy.HookspecMarker("graphlint")
+        def graphlint_extra(self, value):
+            """An extra hook."""
+
+    class Extra(Rule):
+        code = "XX917"
+        name = "extra"
+        summary = "implements a hook with no spec yet"
+
+        def graphlint_extra(self, value):
+            self.report(f"extra {value}", HERE)
+
+    linter = Linter(rules=[Extra], scoped=True)
+    linter.pm.add_hookspecs(Spec)
+    linter.open_scope().finish()
+    scope = linter.open_scope()
+    assert {id(r) for r in scope.rules} == set(linter.pm._fast)
+    linter.hook.graphlint_extra(value=1)
+    assert _messages(scope.finish()) == [("XX917", "extra 1")]
+
+
+def test_pluggy_errors_are_kept_for_rules():
+    linter = Linter(rules=[Counter], scoped=True)
+    scope = linter.open_scope()
+    [rule] = scope.rules
+    with pytest.raises(ValueError):
+        linter.pm.register(rule, name="another name")  # already registered
+    with pytest.raises(ValueError):
+        linter.pm.register(Counter(scope.sink), name=linter.pm.get_name(rule))  # name taken
+    linter.pm.set_blocked("blocked")
+    assert linter.pm.register(Counter(scope.sink), name="blocked") is None
+    scope.finish()
+
+
+def test_a_rule_unregistered_directly_leaves_nothing_behind():
+    """(as the Jupyter extension does with the rules of a cell that never finished)"""
+    linter = Linter(rules=[Counter, Released], scoped=True)
+    linter.open_scope().finish()
+    scope = linter.open_scope()
+    for rule in scope.rules:
+        linter.pm.unregister(rule)
+    assert _registered(linter.pm) == [] and not linter.pm._fast
+    linter.hook.graphlint_graph_created(**_graph(1))
+    assert all(rule.seen == [] for rule in scope.rules if isinstance(rule, Counter))
+
+
+# -- through pytest ------------------------------------------------------------------------------
+HEADER = """\
+import pytest
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+tf1.reset_default_graph()
+
+
+def forecast(sess):
+    inputs = tf1.placeholder(tf.float32, [None, 4])
+    return sess.run(tf.reduce_sum(inputs), {inputs: [[1.0] * 4]})
+"""
+
+
+def test_a_finding_of_one_test_is_neither_repeated_nor_counted_in_the_next(pytester):
+    pytester.makepyfile(
+        test_a=HEADER
+        + textwrap.dedent(
+            """
+            def test_twice():
+                with tf1.Session() as sess:
+                    forecast(sess)
+                    forecast(sess)
+
+
+            def test_three_times():
+                with tf1.Session() as sess:
+                    forecast(sess)
+                    forecast(sess)
+                    forecast(sess)
+
+
+            def test_once():
+                with tf1.Session() as sess:
+                    forecast(sess)
+            """
+        )
+    )
+    result = pytester.runpytest_inprocess("--graphlint", "-p", "no:randomly")
+    result.assert_outcomes(passed=3)
+    out = result.stdout.str()
+    assert out.count("test_a.py::test_twice: ") == 1 and out.count("test_a.py::test_three_times: ") == 1
+    assert "test_a.py::test_once" not in out  # nothing carried over from the two before
+    twice = next(line for line in out.splitlines() if "test_a.py::test_twice: " in line)
+    three = next(line for line in out.splitlines() if "test_a.py::test_three_times: " in line)
+    assert "2 times" in twice and "3 times" in three  # each test's count starts from zero
+
+
+def test_a_finding_during_teardown_is_the_tests_and_a_fresh_scope_judges_it(pytester):
+    pytester.makepyfile(
+        test_b=HEADER
+        + textwrap.dedent(
+            """
+            @pytest.fixture
+            def rebuilds_on_teardown():
+                yield
+                with tf1.Session() as sess:
+                    forecast(sess)
+                    forecast(sess)
+
+
+            def test_call_rebuilds_too(rebuilds_on_teardown):
+                with tf1.Session() as sess:
+                    forecast(sess)
+                    forecast(sess)
+                    forecast(sess)
+
+
+            def test_after():
+                pass
+            """
+        )
+    )
+    result = pytester.runpytest_inprocess("--graphlint", "--graphlint-fail-on=warning", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1, errors=1)
+    out = result.stdout.str()
+    assert "graphlint found 1 problem during teardown" in out
+    lines = [line for line in out.splitlines() if line.startswith("  test_b.py::")]
+    assert len(lines) == 2 and all(line.startswith("  test_b.py::test_call_rebuilds_too: ") for line in lines)
+    assert sorted("3 times" in line for line in lines) == [False, True]  # the call's 3, the teardown's 2
+    assert any("2 times" in line for line in lines)
