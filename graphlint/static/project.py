@@ -258,6 +258,9 @@ def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | 
         return None
     if site.name is not None and site.name.startswith(("tensorflow", "keras")):
         return None
+    func = node.func
+    if type(func) is ast.Name and func.id not in module.bindings.names and func.id not in _relative_names(module):
+        return None  # a builtin, or a name of this file: no import leads elsewhere
     memo = module.cache.get("resolved-calls")
     if memo is None:
         memo = module.cache["resolved-calls"] = {}
