@@ -121,7 +121,7 @@ def layers_created_in_call(module) -> list[Hit]:
     return found
 
 
-_SEQUENTIAL = frozenset({"Sequential", "models.Sequential"})
+_SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 
 
 def _given_name(node: ast.Call) -> str | None:
@@ -160,7 +160,7 @@ def duplicate_layer_names(module) -> list[Hit]:
         node = call.node
         if not isinstance(node, ast.Call) or call.decorator:
             continue
-        if keras_api(call.name) in _SEQUENTIAL and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        if call.name in _SEQUENTIAL and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
             made = []
             for elt in node.args[0].elts:
                 if isinstance(elt, ast.Call) and _is_keras_class_name(module.bindings.resolve(elt.func)):
