@@ -240,7 +240,7 @@ def _has_tf_functions(module: Module) -> bool:
     found = module.cache.get("retracing.has-tf-functions")
     if found is None:
         defs = [*module.functions, *(m for cls in module.classes.values() for m in cls.methods.values())]
-        found = bool(_wrapped(module)) or any(decorated(module, fn) is not None for fn in defs)
+        found = bool(_wrapped(module)) or any(fn.node.decorator_list and decorated(module, fn) for fn in defs)
         module.cache["retracing.has-tf-functions"] = found
     return found
 
@@ -254,6 +254,8 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
             continue
         if not site.loops and (site.scope is None or not site.scope.callers):
             continue
+        if not _may_vary(site):
+            continue  # asked before the callee: finding it may read another module
         function = callee(module, site)
         if function is None or function.signature or traced_at_trace_time(module, site.scope):
             continue
@@ -278,6 +280,22 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
         found.loop = main[0][2].loop or found.loop
         out.append(found)
     return out
+
+
+def _may_vary(site) -> bool:
+    """Whether the call passes an argument that can be a cause: any, in a loop; outside one, a
+    parameter of the function around it (:func:`_from_caller`)."""
+    node = site.node
+    if site.loops:
+        return bool(node.args or node.keywords)
+    params = site.scope.params
+    for arg in node.args:
+        if type(arg) is ast.Name and arg.id in params:
+            return True
+    for kw in node.keywords:
+        if kw.arg and type(kw.value) is ast.Name and kw.value.id in params:
+            return True
+    return False
 
 
 def _from_caller(module: Module, site, arg):

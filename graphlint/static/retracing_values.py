@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.retracing_loops import (
-    CONST, RANGES, Var, assignments, const_int, dotted_name, loop_values, walk_scope,
+    CONST, LEAVES, RANGES, Var, assignments, const_int, dotted_name, loop_values, walk_scope,
 )
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -39,6 +39,7 @@ class Values:
         self.env: dict[str, Var] = {}
         self.opaque: set[str] = set()  # assigned in the loop, not visibly a Python value
         self.grown: dict[str, ast.AST] = {}  # lists appended to in the loop -> the loop
+        self._loops, self._inner = site.loops, None
         for loop in site.loops:
             node = loop.node
             gens = node.generators if hasattr(node, "generators") else [node] if hasattr(node, "target") else []
@@ -53,9 +54,18 @@ class Values:
         if isinstance(outer, _LOOPS):
             self._assigned_in(outer, site.loops)
 
+    def _innermost(self, stmt):
+        """The innermost ``for``/``while`` loop around ``stmt``: each loop's body is walked once."""
+        if self._inner is None:
+            self._inner = {}
+            for loop in self._loops:  # outermost first: a node of an inner loop is overwritten
+                if isinstance(loop.node, _LOOPS):
+                    self._inner.update(dict.fromkeys(map(id, walk_scope(loop.node.body, LEAVES)), loop.node))
+        return self._inner.get(id(stmt))
+
     def _assigned_in(self, outer, loops) -> None:
         binds: dict[str, list] = {}
-        for node in walk_scope(outer.body):
+        for node in walk_scope(outer.body, LEAVES):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 binds.setdefault(node.targets[0].id, []).append(("=", node.value, node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -69,7 +79,7 @@ class Values:
                 and type(node.value.value) in (int, float)
             ):  # ``self.step += 1``: a counter kept on the object
                 name = ast.unparse(node.target)
-                self.env[name] = Var("value", None, _innermost(loops, node) or outer, _counter(name, node), name)
+                self.env[name] = Var("value", None, self._innermost(node) or outer, _counter(name, node), name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.withitem, ast.comprehension)):
                 targets = node.targets if isinstance(node, ast.Assign) else [
                     getattr(node, "target", None) or getattr(node, "optional_vars", None)
@@ -90,7 +100,7 @@ class Values:
                 self.env.pop(name, None)
                 updated = None
                 if self._updated_number(name, entries):  # ``eps = max(0.01, eps * 0.99)``
-                    updated = self.env[name] = Var("value", None, _innermost(loops, entries[0][2]) or outer,
+                    updated = self.env[name] = Var("value", None, self._innermost(entries[0][2]) or outer,
                                                    f"a Python number updated in the loop (`{name} = ...`)", name)
                 vars_ = []
                 for kind, value, stmt in entries:
@@ -99,7 +109,7 @@ class Values:
                         vars_ = None
                         break
                     if kind == "+=":
-                        var = Var("value", None, _innermost(loops, stmt) or outer, _counter(name, stmt), name)
+                        var = Var("value", None, self._innermost(stmt) or outer, _counter(name, stmt), name)
                     vars_.append(var)
                 varying = [v for v in vars_ or () if v.varying]
                 if vars_ and varying and updated is not None:
@@ -324,11 +334,3 @@ def _shape_arg(module, name, call):
     if pos is None:
         return ast.Tuple(elts=list(call.args), ctx=ast.Load()) if call.args else None
     return call.args[pos] if len(call.args) > pos else None
-
-
-def _innermost(loops, stmt):
-    for loop in reversed(loops):
-        node = loop.node
-        if isinstance(node, _LOOPS) and any(n is stmt for n in walk_scope(node.body)):
-            return node
-    return None
