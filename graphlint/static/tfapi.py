@@ -1,6 +1,10 @@
-"""What TensorFlow calls do, for static rules: build graph ops, build a model, make a session."""
+"""What TensorFlow calls do, for static rules: build graph ops, build a model, make a session.
+
+The questions on a canonical name are pure and asked for every call of every file: memoised."""
 
 from __future__ import annotations
+
+from functools import cache
 
 from graphlint.static.names import api, keras_api
 
@@ -48,6 +52,7 @@ CLEAR_SESSION = "keras.backend.clear_session"
 TF_FUNCTION = "tensorflow.function"
 
 
+@cache
 def builds_ops(name: str | None) -> bool:
     """Whether calling the canonical ``name`` adds ops to the default graph (TF1 graph mode)."""
     rest = api(name)
@@ -67,6 +72,7 @@ def builds_ops(name: str | None) -> bool:
     return True
 
 
+@cache
 def is_optimizer(name: str | None) -> bool:
     rest = api(name)
     if rest is not None:
@@ -75,6 +81,7 @@ def is_optimizer(name: str | None) -> bool:
     return k is not None and k.startswith("optimizers.") and k[11:12].isupper()
 
 
+@cache
 def builds_model(name: str | None) -> bool:
     """Placeholders, variables, TF1 layers and ``Saver()``: the parts of a model."""
     rest = api(name)
@@ -85,6 +92,7 @@ def builds_model(name: str | None) -> bool:
     return rest.startswith("layers.") and rest[7:8].islower() and name.startswith("tensorflow.compat.v1.")
 
 
+@cache
 def is_keras_model(name: str | None) -> bool:
     return keras_api(name) in KERAS_MODELS
 
