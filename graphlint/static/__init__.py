@@ -3,7 +3,8 @@
 Nothing here imports or executes the files it checks.
 """
 
-from graphlint.static.engine import FileResult, apply_fixes, check_file, check_files
+from graphlint.static.engine import FileResult, check_file, check_files
+from graphlint.static.fixes import apply_fixes
 from graphlint.static.files import collect
 from graphlint.static.module import CallSite, Function, Module
 from graphlint.static.names import Bindings, canonical

@@ -1,8 +1,8 @@
 """The static engine: parse each file with ``ast`` (never import it), run the static rules.
 
 One file in, findings out: :func:`check_file`. Many files: :func:`check_files`, over a process
-pool on all cores when there are enough of them. :func:`apply_fixes` writes the fixes of
-the findings that were reported (``--fix``).
+pool on all cores when there are enough of them. The fixes of the findings that were reported
+are written by :mod:`graphlint.static.fixes` (``--fix``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 from graphlint.config import Config
 from graphlint.findings import Finding, Location, Severity, internal_error
 from graphlint.static import prefilter, project
-from graphlint.static.cache import Cache, Inputs, digest, reached, write_beside
+from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.module import Edit, Module
 from graphlint.suppression import only_selected, without_noqa
 
@@ -241,13 +241,6 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
     return notebook.source.encode("utf-8")
 
 
-def _cell_line(notebook, line: int) -> tuple[int, int | None]:
-    if notebook is None:
-        return line, None
-    cell = notebook.cell_at(line)
-    return (line - cell.start, cell.number) if cell is not None else (line, None)
-
-
 # -- many files ----------------------------------------------------------------------------
 _worker_state: tuple | None = None
 
@@ -354,57 +347,3 @@ def _size(path: str) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0
-
-
-# -- fixes ---------------------------------------------------------------------------------
-def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int]]:
-    """Write each file's edits; return the (path, code, line, cell) of the findings fixed
-    (``cell`` is None but in a notebook, whose edits change only its cells' source).
-
-    A file changed since it was checked is left alone. Overlapping edits: the first wins.
-    A file that cannot be written (read-only, a full disk) is left whole and ``warn`` says so;
-    the others are still fixed.
-    """
-    fixed = set()
-    for result in results:
-        if not result.edits:
-            continue
-        try:
-            with open(result.path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
-        except OSError:
-            continue
-        if digest(data) != result.digest:
-            continue
-        notebook = result.notebook
-        text = data.decode(notebook.encoding if notebook is not None else result.encoding)
-        edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
-        chosen, last_end = [], -1
-        for edit in edits:
-            if edit.start >= last_end:
-                chosen.append(edit)
-                last_end = max(edit.end, edit.start + 1)
-        if notebook is not None:
-            text = notebook.apply(text, chosen)
-            result.encoding = notebook.encoding
-        else:
-            for edit in reversed(chosen):
-                text = text[: edit.start] + edit.replacement + text[edit.end :]
-        out = text.encode(result.encoding)  # utf-8-sig: the codec writes the BOM back
-        try:
-            _replace_file(result.path, out)
-        except OSError as exc:
-            if warn is not None:
-                warn(f"graphlint: cannot fix {result.path}: {exc.strerror or exc} (left unchanged)")
-            continue
-        fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
-    return fixed
-
-
-def _replace_file(path: str, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside the real file, then rename it over: a write
-    that fails midway leaves the file whole. A read-only file is not written."""
-    target = os.path.realpath(path)  # a symlink stays a symlink
-    if not os.access(target, os.W_OK):
-        raise PermissionError(13, "Permission denied", path)
-    write_beside(target, data, stat.S_IMODE(os.stat(target).st_mode))
