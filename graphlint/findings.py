@@ -124,6 +124,12 @@ INTERNAL_ERROR_CODE = "GL000"
 INTERNAL_ERROR_NAME = "internal-error"
 INTERNAL_ERROR_FIX = "Report this to the rule's authors; the other rules carried on."
 
+#: GL001, reported by the static engine itself (graphlint.static.engine; its rule class, for
+#: the docs: rules/syntax_error.py, which the runtime loads without the static engine).
+SYNTAX_ERROR_CODE = "GL001"
+SYNTAX_ERROR_NAME = "syntax-error"
+SYNTAX_ERROR_FIX = "Fix the syntax (or the encoding), or exclude the file with [tool.graphlint] exclude."
+
 
 def internal_error(rule_code: str, hook: str, exc: BaseException, location: Location, *, context: str = "") -> Finding:
     """The GL000 finding for rule ``rule_code`` raising ``exc`` in ``hook`` (``context``: e.g.

@@ -51,6 +51,17 @@ def test_checking_needs_no_importlib_metadata_nor_pluggy():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_runtime_loads_the_rules_without_the_static_engine():
+    """``graphlint run`` and ``pytest --graphlint`` discover every rule (GL001's class included)
+    without importing the static engine and its analyses (~20 ms of their start-up)."""
+    code = (
+        "import sys; from graphlint.registry import discover_rules; rules = discover_rules();"
+        "print('GL001' in rules, sorted(m for m in sys.modules if m.startswith('graphlint.static')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True []"
+
+
 def test_a_dist_info_in_the_current_folder_is_never_loaded(tmp_path, monkeypatch):
     (tmp_path / "evil_rules.py").write_text("raise SystemExit('evil code ran')\n")
     write_dist(tmp_path, "evil_rules", "[graphlint]\nEV1 = evil_rules:Rule\n")

@@ -1,8 +1,7 @@
 """GL001 syntax-error."""
 
-from graphlint.findings import Severity
+from graphlint.findings import SYNTAX_ERROR_CODE, SYNTAX_ERROR_FIX, SYNTAX_ERROR_NAME, Severity
 from graphlint.rules._base import Rule
-from graphlint.static.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_FIX, SYNTAX_ERROR_NAME
 
 
 class SyntaxErrorRule(Rule):

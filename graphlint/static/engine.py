@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from graphlint.config import Config
-from graphlint.findings import Finding, Location, Severity, internal_error
+from graphlint.findings import (
+    SYNTAX_ERROR_CODE,
+    SYNTAX_ERROR_FIX,
+    SYNTAX_ERROR_NAME,
+    Finding,
+    Location,
+    Severity,
+    internal_error,
+)
 from graphlint.static import prefilter, project
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.module import Edit, Module
@@ -49,10 +57,6 @@ class FileResult:
     read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
 
 
-#: GL001, reported by the engine itself (its rule class, for the docs: rules/syntax_error.py).
-SYNTAX_ERROR_CODE = "GL001"
-SYNTAX_ERROR_NAME = "syntax-error"
-SYNTAX_ERROR_FIX = "Fix the syntax (or the encoding), or exclude the file with [tool.graphlint] exclude."
 
 
 def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
