@@ -254,14 +254,15 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         for call in loop.calls:  # how many times the loops run it is asked last: the dearest
             if id(call.node) in done:
                 continue
-            inner = loop.inner_ifs(call)
-            if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(inner):
+            step = None if runs_here else _step_elsewhere(module, call)
+            if not runs_here and step is None:
+                continue  # a loop that runs no session reports only another module's step
+            if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(loop.inner_ifs(call)):
                 continue
-            if not runs_here:
-                found = _step_elsewhere(module, call)
-                if found is not None and _repeats(module, call, options):
+            if step is not None:
+                if _repeats(module, call, options):
                     done.add(id(call.node))
-                    other, fn, first = found
+                    other, fn, first = step
                     add(call.node, f"`{fn.name}()`", [(other.location(first.node), "it builds ops here and runs them")])
                 continue
             if builds_op(module, call):
