@@ -14,8 +14,9 @@ machine other work shares, the wall time also counts the waits for a core.
 with their cache filled by the run before on the unchanged tree (``.graphlint_cache`` and
 ``.ruff_cache``, here in a temporary folder: ``GRAPHLINT_CACHE_DIR`` and ``--cache-dir``).
 
-Every timed command's exit status is checked: a tool that crashes or reports a usage error
-(anything but 0 or 1) stops the benchmark instead of looking fast. ruff runs as
+Every timed command's exit status is checked: both tools run with ``--exit-zero``, so a tool
+that crashes or reports a usage error (anything but 0) stops the benchmark instead of looking
+fast. ruff runs as
 ``ruff check --select E,F,B --isolated``; graphlint as ``graphlint check --exit-zero``
 (pass ``--graphlint-args`` to add options).
 
@@ -102,7 +103,7 @@ def timed(cmd: list[str], cwd: str, env: dict | None = None) -> float:
     proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env or ENV)
     elapsed = time.perf_counter() - start
     CPU.setdefault(cmd[0], []).append(_cpu() - cpu)
-    if proc.returncode not in (0, 1):
+    if proc.returncode != 0:  # both run with --exit-zero: anything else is a crash or a usage error
         err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
         sys.exit(f"static_speed: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
     return elapsed
@@ -130,7 +131,7 @@ def baseline_command(directory: str) -> tuple[list[str], dict]:
     """``graphlint`` from the package in ``directory`` (first on ``PYTHONPATH``), and its env."""
     env = dict(ENV, PYTHONPATH=os.pathsep.join(filter(None, [directory, ENV.get("PYTHONPATH")])))
     launcher = "import sys; from graphlint.cli import main; sys.argv[0] = 'graphlint'; sys.exit(main())"
-    return [sys.executable, "-c", launcher], env
+    return [sys.executable, "-P", "-c", launcher], env  # -P: the checked folder is not on sys.path
 
 
 def main() -> None:
