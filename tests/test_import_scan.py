@@ -59,6 +59,8 @@ def _agrees(path: str, data: bytes) -> bool | None:
         ("def f():\n    import tensorflow as tf\n", [("import", (("tensorflow", "tf"),))]),
         ("# import nothing\nx = 1  # import nothing either\n", []),
         ("# caf\u00e9: non-ASCII text elsewhere\nimport os\n", [("import", (("os", None),))]),
+        ("# a comment\rimport os  # a lone CR ends the comment\n", [("import", (("os", None),))]),
+        ("x = 1\rimport tensorflow\r", [("import", (("tensorflow", None),))]),  # old Mac line ends
         ("import importlib\nm = importlib.import_module('x')\ny = __import__('z')\n", [("import", (("importlib", None),))]),
         ("", []),
     ],
@@ -79,6 +81,7 @@ def test_the_scan_reads_whole_line_import_statements(source, expected):
         "from tensorflow \\\n    import keras\n",  # a continued line
         "from x import (a,  # a comment inside\n    b)\n",
         "# -*- coding: cp037 -*-\nimport os\n",  # a codec that decodes ASCII bytes otherwise
+        "from tensorflow \\\r    import keras\r",
         "import \uff54ensorflow\n",  # a name the parser normalises (NFKC) to `tensorflow`
         "x = \"\"\"\n # \"\"\" ; import tensorflow\n",  # a '#' inside a string, the import after it
     ],
@@ -166,3 +169,27 @@ def test_the_syntax_only_check_reports_what_the_parse_reports(tmp_path, source):
     assert [code for code, *_ in found()] == (["GL001"] if "x = 1" not in source and "nonlocal" not in source and "\\d" not in source else [])
     # with no rule selected, a file is only checked for its syntax: the same GL001
     assert [f.code for f in check_file(str(path), [], config).findings] == [code for code, *_ in found()]
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+def test_line_endings_change_no_finding(tmp_path, ending):
+    """Python ends a line at CR LF and at a lone CR too: the scan reads such files' imports
+    as the parser does, so every bad sample keeps its findings."""
+    config = Config(root=str(tmp_path))
+    rules = _static_rules()
+    compared = 0
+    for sample in sorted((ROOT / "samples" / "rules").glob("gl*_bad*.py")):
+        path = tmp_path / sample.name
+        source = sample.read_bytes()
+        docstring = ast.parse(source).body[0]
+        if isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant):
+            # a comment, not a docstring, above the imports: what the scan reads as a comment
+            # must end where the line ends
+            lines = source.split(b"\n")
+            source = b"\n".join([b"# " + sample.name.encode()] + lines[docstring.end_lineno:])
+        path.write_bytes(source.replace(b"\n", ending))
+        fast = [(f.code, f.location.line) for f in check_file(str(path), rules, config).findings]
+        full = [(f.code, f.location.line) for f in check_file(str(path), rules, config, full=True).findings]
+        assert fast == full, sample.name
+        compared += bool(full)
+    assert compared >= 10  # the comparison is not between empty lists

@@ -184,7 +184,7 @@ def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
         if (at and data[at - 1] in _WORD_BYTE) or (after < end and data[after] in _WORD_BYTE) or at < covered:
             at = find(b"import", after)
             continue  # part of a longer name (``importlib``, ``__import__``), or already read
-        start = rfind(b"\n", 0, at) + 1
+        start = max(rfind(b"\n", 0, at), rfind(b"\r", 0, at)) + 1  # a lone CR ends a line too
         match = _STATEMENT.match(data, start)
         if match is not None and match.end() > at and not _continued(data, start):
             found.append(_node(match))
@@ -200,7 +200,7 @@ def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
 
 def _continued(data: bytes, start: int) -> bool:
     """The line before ``start`` ends with a backslash: a statement began there."""
-    return data.endswith(b"\\\n", 0, start) or data.endswith(b"\\\r\n", 0, start)
+    return data.endswith((b"\\\n", b"\\\r\n", b"\\\r"), 0, start)
 
 
 def _node(match: re.Match) -> ast.Import | ast.ImportFrom:
