@@ -193,3 +193,40 @@ def test_line_endings_change_no_finding(tmp_path, ending):
         assert fast == full, sample.name
         compared += bool(full)
     assert compared >= 10  # the comparison is not between empty lists
+
+
+class _Counted(bytes):
+    """Bytes that add up how far each search may look (what a scan costs, without a clock)."""
+
+    looked = 0
+
+    def find(self, sub, start=0, end=None):
+        end = len(self) if end is None else end
+        at = super().find(sub, start, end)
+        _Counted.looked += (at + len(sub) if at >= 0 else end) - start
+        return at
+
+    def rfind(self, sub, start=0, end=None):
+        end = len(self) if end is None else end
+        at = super().rfind(sub, start, end)
+        _Counted.looked += end - (at if at >= 0 else start)
+        return at
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"# import x\n" * 20_000 + b"import os\n",
+        b"# import x\r" * 20_000 + b"import os\r",  # no LF at all: lines end at each CR
+        b"# import x\r\n" * 20_000 + b"import os\r\n",
+        b"# " + b"import " * 20_000 + b"\nimport os\n",  # one long comment line
+    ],
+    ids=["lf", "cr", "crlf", "one-line"],
+)
+def test_the_scan_reads_a_file_once_however_many_comments_name_import(source):
+    """Hostile input: a file of 10 MiB whose comments say `import` a million times is
+    scanned in one pass (each search starts where the last one stopped), not once per word."""
+    _Counted.looked = 0
+    scanned = scan_imports(_Counted(source))
+    assert [_key(n) for n in scanned] == [("import", (("os", None),))]
+    assert _Counted.looked <= 10 * len(source)  # per word, it would be thousands of times

@@ -178,13 +178,16 @@ def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
     found: list[ast.Import | ast.ImportFrom] = []
     find, rfind, end = data.find, data.rfind, len(data)
     covered = -1
+    line_from = 0  # a line start at or before the next word's line: no search goes back past it
+    next_lf = next_cr = -1  # the next LF and CR found so far (each searched again only once passed)
     at = find(b"import")
     while at >= 0:
         after = at + 6
         if (at and data[at - 1] in _WORD_BYTE) or (after < end and data[after] in _WORD_BYTE) or at < covered:
             at = find(b"import", after)
             continue  # part of a longer name (``importlib``, ``__import__``), or already read
-        start = max(rfind(b"\n", 0, at), rfind(b"\r", 0, at)) + 1  # a lone CR ends a line too
+        # a lone CR ends a line too
+        start = line_from = max(rfind(b"\n", line_from, at), rfind(b"\r", line_from, at), line_from - 1) + 1
         match = _STATEMENT.match(data, start)
         if match is not None and match.end() > at and not _continued(data, start):
             found.append(_node(match))
@@ -194,6 +197,12 @@ def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
             hash_at = before.find(b"#")
             if hash_at < 0 or b"'" in before or b'"' in before:
                 return None  # not a statement the bytes can tell, nor in a plain comment
+            # the rest of the comment, to the line's end, is never looked at again
+            if next_lf < at:
+                next_lf = find(b"\n", at) % (end + 1)  # -1 (none): the end of the data
+            if next_cr < at:
+                next_cr = find(b"\r", at) % (end + 1)
+            covered = min(next_lf, next_cr)
         at = find(b"import", after)
     return found
 
