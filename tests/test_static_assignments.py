@@ -1,4 +1,4 @@
-"""A scope's bindings (``retracing_loops.assignments``) skip the expressions that cannot bind:
+"""A scope's bindings (``loop_counts.assignments``) skip the expressions that cannot bind:
 they must equal those of a walk of every node of the scope, in the same order."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, SAMPLES
 from graphlint.static.module import Module
-from graphlint.static.retracing_loops import LEAVES, _bind, assignments, walk_scope
+from graphlint.static.loop_counts import LEAVES, _bind, assignments, walk_scope
 
 _LOOP_TARGETS = (ast.For, ast.AsyncFor, ast.comprehension)
 

@@ -23,7 +23,7 @@ from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import guarded
 from graphlint.static.rebuilds import rebuilds
-from graphlint.static.retracing_loops import times_run
+from graphlint.static.loop_counts import times_run
 from graphlint.static.tensor_operators import tensor_operators
 from graphlint.static.tfapi import builds_ops, is_minimize
 from graphlint.static.variables import reusing

@@ -15,7 +15,7 @@ from graphlint.static.hits import Hit
 from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, Function, Module, guarded
 from graphlint.static.project import resolve_function
 from graphlint.static.retracing import traced_at_trace_time
-from graphlint.static.retracing_loops import loop_values
+from graphlint.static.loop_counts import loop_values
 from graphlint.static.tfapi import TF_FUNCTION
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from graphlint.static.module import Function, Module
 from graphlint.static.project import resolve_function
-from graphlint.static.retracing_loops import assignments
+from graphlint.static.loop_counts import assignments
 from graphlint.static.retracing_values import Values
 from graphlint.static.tfapi import TF_FUNCTION
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.retracing_loops import (
+from graphlint.static.loop_counts import (
     CONST, LEAVES, RANGES, Var, assignments, const_int, dotted_name, loop_values, walk_scope,
 )
 

@@ -1,7 +1,7 @@
 """What :class:`graphlint.static.module.Module` is made of: calls, loops, ``with`` items,
 functions and classes of one file, placed in their scopes; and the TensorFlow names and
 source shapes (first-time guards) the analyses share; how many times a loop runs is
-:func:`graphlint.static.retracing_loops.loop_count`."""
+:func:`graphlint.static.loop_counts.loop_count`."""
 
 from __future__ import annotations
 

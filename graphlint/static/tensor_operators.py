@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.module import guarded
-from graphlint.static.retracing_loops import LEAVES, walk_scope
+from graphlint.static.loop_counts import LEAVES, walk_scope
 from graphlint.static.tfapi import builds_ops
 
 
