@@ -29,45 +29,17 @@ import subprocess
 import sys
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+from workload import build_model, np, tf, v1  # puts TensorFlow in graph mode
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-import graphlint  # noqa: E402
-from graphlint.linter import Linter  # noqa: E402
-
-tf.compat.v1.disable_eager_execution()
-v1 = tf.compat.v1
+import graphlint
+from graphlint.linter import Linter
 
 BUILD_OPS = 20_000
 RUNS = 20_000
 clock = time.perf_counter  # --clock cpu: time.process_time (every thread's CPU, no waiting for a core)
 
 
-# -- the workloads: plain user code ---------------------------------------------------------
-def dense(x, w, b):
-    return tf.nn.relu(tf.matmul(x, w) + b)
-
-
-def block(x, w, b):
-    h = dense(x, w, b)
-    h = dense(h, w, b)
-    return tf.add(h, x)
-
-
-def build_model(target_ops: int) -> tf.Graph:
-    graph = tf.Graph()
-    with graph.as_default():
-        x = v1.placeholder(tf.float32, [None, 8], name="x")
-        w = tf.constant(np.eye(8, dtype=np.float32) * 0.5)
-        b = tf.constant(np.zeros(8, dtype=np.float32))
-        h = x
-        while graph.version < target_ops:
-            h = block(h, w, b)
-    return graph
-
-
+# -- the workloads: plain user code (the graph: bench/workload.py) ---------------------------
 def build_tiny():
     graph = tf.Graph()
     with graph.as_default():
@@ -92,14 +64,14 @@ def timed_build(instrumented: bool, n_ops: int) -> float:
     if instrumented:
         with graphlint.instrument(Linter()) as linter:
             start = clock()
-            graph = build_model(n_ops)
+            graph, _ = build_model(n_ops)
             del graph
             gc.collect()
             elapsed = clock() - start
             linter.finish()
     else:
         start = clock()
-        graph = build_model(n_ops)
+        graph, _ = build_model(n_ops)
         del graph
         gc.collect()
         elapsed = clock() - start

@@ -29,36 +29,11 @@ from timing import timed_cpu
 
 PROGRAM = textwrap.dedent(
     """
-    import os
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import numpy as np
-    import tensorflow as tf
+    import sys
+    sys.path.insert(0, {bench!r})
+    from workload import build_model, np, tf, v1  # the graph bench/overhead.py builds too
 
-    tf.compat.v1.disable_eager_execution()
-    v1 = tf.compat.v1
-
-
-    def dense(x, w, b):
-        return tf.nn.relu(tf.matmul(x, w) + b)
-
-
-    def block(x, w, b):
-        return tf.add(dense(dense(x, w, b), w, b), x)
-
-
-    def build(target):
-        graph = tf.Graph()
-        with graph.as_default():
-            x = v1.placeholder(tf.float32, [None, 8], name="x")
-            w = tf.constant(np.eye(8, dtype=np.float32) * 0.5)
-            b = tf.constant(np.zeros(8, dtype=np.float32))
-            h = x
-            while graph.version < target:
-                h = block(h, w, b)
-        return graph, x
-
-
-    graph, x = build({ops})
+    graph, x = build_model({ops})
     with graph.as_default():
         small = v1.placeholder(tf.float32, [None, 8])
         y = tf.reduce_sum(tf.nn.relu(small))
@@ -89,7 +64,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         program = os.path.join(tmp, "train.py")
         with open(program, "w") as fh:
-            fh.write(PROGRAM.format(ops=args.ops, runs=args.runs))
+            fh.write(PROGRAM.format(bench=os.path.dirname(os.path.abspath(__file__)), ops=args.ops, runs=args.runs))
         commands = {name: [sys.executable, program] if name == "python" else [graphlint, "run", program] for name in variants}
         names = list(variants)
         for i in range(args.pairs):
