@@ -61,6 +61,9 @@ def _agrees(path: str, data: bytes) -> bool | None:
         ("# caf\u00e9: non-ASCII text elsewhere\nimport os\n", [("import", (("os", None),))]),
         ("# a comment\rimport os  # a lone CR ends the comment\n", [("import", (("os", None),))]),
         ("x = 1\rimport tensorflow\r", [("import", (("tensorflow", None),))]),  # old Mac line ends
+        # a docstring example: no line of code starts with a prompt (the engine checks that the
+        # file compiles before it trusts the scan)
+        ('"""Example:\n\n    >>> import tensorflow as tf\n    ... import os\n"""\n', []),
         ("import importlib\nm = importlib.import_module('x')\ny = __import__('z')\n", [("import", (("importlib", None),))]),
         ("", []),
     ],
@@ -76,7 +79,6 @@ def test_the_scan_reads_whole_line_import_statements(source, expected):
         "if x: import tensorflow as tf\n",  # not at the start of its line
         "try: import tensorflow\nexcept ImportError: pass\n",
         "x = 1; import tensorflow\n",
-        '"""Example:\n\n    >>> import tensorflow as tf\n"""\n',
         "s = '# ' + 'import tensorflow'\n",  # a '#' inside a string is not a comment
         "from tensorflow \\\n    import keras\n",  # a continued line
         "from x import (a,  # a comment inside\n    b)\n",
@@ -154,6 +156,7 @@ def _static_rules() -> list[type]:
         "nonlocal x\n",  # refused by the compiler's symbol table, accepted by ast.parse: no GL001
         "import os\nx = '\\d'\n",  # an invalid escape warns, never fails
         "import os\nx = 1\n",
+        ">>> import tensorflow as tf\n",  # a prompt outside a string: the scan skips it, the parse says
     ],
 )
 def test_the_syntax_only_check_reports_what_the_parse_reports(tmp_path, source):

@@ -151,6 +151,10 @@ _STATEMENT = re.compile(
     + rb")*\s*,?\s*)\)))[ \t]*(?:#[^\r\n]*)?\r?$",
     re.M,
 )
+#: A docstring example's prompts: no line of code starts with them (``>>> import x`` does not
+#: compile), so in a file that compiles — the only one the scan's verdict is used for — such a
+#: line is inside a string.
+_PROMPTS = frozenset({b">>>", b"..."})
 _SPACE = re.compile(rb"\s+")
 _AS = re.compile(rb"\s+as\s+")
 _WORD_BYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -163,7 +167,9 @@ def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
     """The import statements of a source, read without parsing it, or None when the bytes
     alone cannot tell: an ``import`` word that is neither in a whole-line import statement
     nor in a plain comment (a docstring's example, ``if x: import y``, a continued line), or
-    a coding cookie naming a codec that may decode ASCII bytes otherwise.
+    a coding cookie naming a codec that may decode ASCII bytes otherwise. A docstring
+    example's ``>>> import x`` is left out: it cannot be code in a file that compiles, and
+    the scan's verdict counts only for one (the engine checks its syntax).
 
     Never misses an import the parser finds: each one spells the keyword ``import`` in ASCII,
     and a word not explained sends the file to the parser. Statements are matched in ASCII
@@ -194,10 +200,11 @@ def scan_imports(data: bytes) -> list[ast.Import | ast.ImportFrom] | None:
             covered = match.end()
         else:
             before = data[start:at]
-            hash_at = before.find(b"#")
-            if hash_at < 0 or b"'" in before or b'"' in before:
-                return None  # not a statement the bytes can tell, nor in a plain comment
-            # the rest of the comment, to the line's end, is never looked at again
+            if before.strip() not in _PROMPTS:
+                hash_at = before.find(b"#")
+                if hash_at < 0 or b"'" in before or b'"' in before:
+                    return None  # not a statement the bytes can tell, nor in a plain comment
+            # the rest of the comment (or docstring example), to the line's end, is never looked at again
             if next_lf < at:
                 next_lf = find(b"\n", at) % (end + 1)  # -1 (none): the end of the data
             if next_cr < at:
