@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import py_compile
+import symtable
 from pathlib import Path
 
 import pytest
@@ -233,3 +235,47 @@ def test_the_scan_reads_a_file_once_however_many_comments_name_import(source):
     scanned = scan_imports(_Counted(source))
     assert [_key(n) for n in scanned] == [("import", (("os", None),))]
     assert _Counted.looked <= 10 * len(source)  # per word, it would be thousands of times
+
+
+@pytest.mark.parametrize("mode", list(py_compile.PycInvalidationMode), ids=lambda m: m.name.lower())
+def test_a_source_this_python_compiled_needs_no_syntax_check(tmp_path, monkeypatch, mode):
+    """The interpreter's own ``__pycache__`` file proves a source compiles (an installed
+    package's tree, the modules a project imported): no parse, no symbol table. It proves it
+    only for the source it names: once the file changes, its syntax is checked again."""
+    path = tmp_path / "plain.py"
+    path.write_text("import os\nx = 1\n")
+    py_compile.compile(str(path), invalidation_mode=mode, doraise=True)
+    config = Config(root=str(tmp_path))
+    rules = _static_rules()
+    checked = []
+    real = symtable.symtable
+    monkeypatch.setattr(symtable, "symtable", lambda *a: checked.append(a) or real(*a))
+
+    assert check_file(str(path), rules, config).findings == []
+    assert checked == []  # proved by the bytecode
+    path.write_text("import os\nx = (1,\n")  # another size, another hash: the pyc no longer names it
+    assert [f.code for f in check_file(str(path), rules, config).findings] == ["GL001"]
+    assert len(checked) == 1
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda head, good: b"\0\0\0\0" + head[4:],  # another Python's magic number
+        lambda head, good: head[:8] + bytes(8),  # another source's mtime and size
+        lambda head, good: head[:4] + (3).to_bytes(4, "little") + bytes(8),  # another source's hash
+        lambda head, good: head[:4] + (4).to_bytes(4, "little") + head[8:],  # flags no Python writes
+        lambda head, good: head[:10],  # cut short
+    ],
+    ids=["magic", "timestamp", "hash", "flags", "short"],
+)
+def test_bytecode_that_does_not_name_the_source_hides_no_syntax_error(tmp_path, forge):
+    path = tmp_path / "plain.py"
+    path.write_text("import os\nx = 1\n")
+    cached = Path(py_compile.compile(str(path), doraise=True))
+    path.write_text("import os\nx = (\n")  # broken, with the same size
+    os.utime(path, ns=(os.stat(cached).st_mtime_ns, os.stat(cached).st_mtime_ns))
+    head = cached.read_bytes()[:16]
+    cached.write_bytes(forge(head, path.read_bytes()))
+    config = Config(root=str(tmp_path))
+    assert [f.code for f in check_file(str(path), _static_rules(), config).findings] == ["GL001"]

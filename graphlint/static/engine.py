@@ -16,6 +16,7 @@ import symtable
 import sys
 import tokenize
 from dataclasses import dataclass, field
+from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import Callable, Iterable
 
 from graphlint.config import Config
@@ -157,7 +158,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
     scanned = None
     if loaded is None and result.notebook is None and not full:
-        scanned = _scan(path, data, rules, result)
+        scanned = _scan(path, data, rules, result, st)
         if scanned is _SYNTAX_ONLY:
             return []
     if loaded is not None:
@@ -206,13 +207,14 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
 _SYNTAX_ONLY = "syntax only"
 
 
-def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool | None:
+def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result) -> str | bool | None:
     """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
     when they tell: True when a rule may report on the file (it is parsed and analysed),
-    :data:`_SYNTAX_ONLY` when none can and the source compiles — a syntax check then does,
-    without the ``ast`` tree (``symtable`` runs the same parser and builds no Python objects:
-    ~40% less time than :func:`ast.parse`) — and None when the parse must decide (the bytes
-    cannot tell, or the source does not compile: parsed again for its GL001).
+    :data:`_SYNTAX_ONLY` when none can and the source compiles — the interpreter's own
+    bytecode cache proves it (:func:`_compiled`), or a syntax check does, without the ``ast``
+    tree (``symtable`` runs the same parser and builds no Python objects: ~40% less time than
+    :func:`ast.parse`) — and None when the parse must decide (the bytes cannot tell, or the
+    source does not compile: parsed again for its GL001).
 
     The scan may take a docstring's text for an import, so it finds a file relevant that the
     parsed imports would not: that file is analysed for nothing, never left out."""
@@ -223,11 +225,37 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool
         relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
+    if _compiled(path, data, st):
+        return _SYNTAX_ONLY
     try:
         symtable.symtable(data, path, "exec")
     except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001
         return None
     return _SYNTAX_ONLY
+
+
+def _compiled(path: str, data: bytes, st: os.stat_result) -> bool:
+    """True when this interpreter already compiled exactly this source: its ``__pycache__``
+    file (:func:`importlib.util.cache_from_source`, as ``import`` and ``pip install`` write it)
+    carries this Python's magic number and names this source, by its hash or by its mtime and
+    size — what the import system itself trusts before it runs the bytecode instead of the
+    source. Such a source compiles, so it has no GL001, and no parse need say so: an installed
+    package's tree, and the modules a project has imported, cost a 16-byte read each."""
+    try:
+        with open(cache_from_source(path), "rb") as fh:
+            head = fh.read(16)
+    except (OSError, ValueError, NotImplementedError):  # none written, or no cache for this Python
+        return False
+    if len(head) < 16 or head[:4] != MAGIC_NUMBER:
+        return False
+    flags = int.from_bytes(head[4:8], "little")
+    if flags & 0b1:  # hash-based: the source's own hash, whatever the pyc's check_source bit says
+        return head[8:16] == source_hash(data)
+    return (
+        flags == 0
+        and int.from_bytes(head[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
+        and int.from_bytes(head[12:16], "little") == len(data) & 0xFFFFFFFF == st.st_size & 0xFFFFFFFF
+    )
 
 
 def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Finding]:
