@@ -7,6 +7,10 @@ median of ``--pairs`` pairs), each as a ratio against ruff, cold and warm:
 * tensorflow: the installed TensorFlow package's ``python/`` tree;
 * one file:   ``graphlint check FILE`` on one sample (the pre-commit case), wall time.
 
+For each tree, a *floor* line times what no ``ast``-based checker can do without: ``ast.parse``
+of every ``.py`` file on all cores, nothing else (this script run with ``--parse-only DIR``),
+against ruff in the same rounds: how much of graphlint's ratio is Python's parser.
+
 Each line ends with the median CPU seconds (user + system, all processes) of both tools: on a
 machine other work shares, the wall time also counts the waits for a core.
 
@@ -134,6 +138,32 @@ def baseline_command(directory: str) -> tuple[list[str], dict]:
     return [sys.executable, "-P", "-c", launcher], env  # -P: the checked folder is not on sys.path
 
 
+def _parse(path: str) -> bool:
+    import ast
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        ast.parse(data, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def parse_only(root: str) -> int:
+    """``ast.parse`` of every ``.py`` file under ``root`` in a process per core (the files in
+    runs of neighbours, as graphlint's pool takes them), nothing else: the floor line."""
+    import multiprocessing
+
+    paths = []
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        paths += [os.path.join(directory, n) for n in sorted(names) if n.endswith(".py")]
+    with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
+        parsed = pool.map(_parse, paths, chunksize=max(1, len(paths) // (10 * (os.cpu_count() or 1))))
+    return 0 if parsed else 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per figure (median)")
@@ -143,12 +173,15 @@ def main() -> None:
         "--no-compile", action="store_true",
         help="leave graphlint's bytecode as it is (stale or missing .pyc: every start compiles those sources)",
     )
+    parser.add_argument("--parse-only", metavar="DIR", help=argparse.SUPPRESS)  # the floor: see above
     parser.add_argument(
         "--baseline", metavar="DIR",
         help="also time the graphlint package in DIR (e.g. `git archive REV graphlint | tar -x -C DIR`), "
         "cold, in the same rounds: before -> after in one run",
     )
     args = parser.parse_args()
+    if args.parse_only:
+        sys.exit(parse_only(args.parse_only))
 
     graphlint, ruff = tool("graphlint"), tool("ruff")
     if graphlint is None or ruff is None:
@@ -187,6 +220,12 @@ def main() -> None:
                     f"{label:10s} {mode}  {files:6,d} files {lines:9,d} lines  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
                     f"ratio {ratio:5.2f}x (goal <= {TARGETS[label]:.1f}x, bar <= 3.0x)" + cpu_note()
                 )
+                if mode == "cold":
+                    g, r, ratio = pairs([sys.executable, __file__, "--parse-only", "."], r_cmd + ["."], tree, args.pairs)
+                    print(
+                        f"{label:10s} floor ast.parse alone, every .py file on {os.cpu_count()} cores  {g:6.2f} s  ruff {r:6.2f} s  "
+                        f"ratio {ratio:5.2f}x" + cpu_note()
+                    )
                 if args.baseline and mode == "cold":
                     before, env = baseline_command(args.baseline)
                     g, r, ratio = pairs(before + g_cmd[1:] + ["."], r_cmd + ["."], tree, args.pairs, env)
