@@ -9,10 +9,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+
+def _toml():
+    """The TOML reader, imported when a file is read (~7 ms at every start otherwise)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
+#: Text that spells a TOML key without the letters of ``graphlint``: a quoted key's escapes.
+_ESCAPES = (b"\\u", b"\\U")
 
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
 _KEYS = {"select", "extend-select", "ignore", "per-file-ignores", "rules", "exclude"}
@@ -112,18 +120,26 @@ def find_pyproject(start: str) -> str | None:
 
 def load(path: str | None = None, *, start: str = ".", explicit: bool = False) -> Config:
     """Read the configuration from ``path`` or the nearest pyproject.toml above ``start``."""
-    if path is None:
+    searched = path is None
+    if searched:
         path = find_pyproject(start)
         if path is None:
             return Config()
     try:
-        data = tomllib.loads(_read_config(path).decode("utf-8"))
+        raw = _read_config(path)
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except IsADirectoryError:
         raise ConfigError(f"config path is a directory: {path}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    if searched and b"graphlint" not in raw and not any(e in raw for e in _ESCAPES):
+        # a project's pyproject.toml with no [tool.graphlint] (which would spell the name):
+        # its folder is the root, with no settings, and a file that is not ours is not parsed
+        return from_mapping({}, source=path, root=os.path.dirname(os.path.abspath(path)))
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"invalid TOML in {path}: {exc}") from None
     if os.path.basename(path) == "pyproject.toml" or "tool" in data:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
@@ -136,6 +135,8 @@ def _statistics_list(findings: list[Finding]) -> list[dict]:
 
 
 def as_json(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
+    import json
+
     return json.dumps(as_dict(findings, statistics=statistics), indent=2, ensure_ascii=True) + "\n"
 
 
@@ -150,6 +151,8 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: 
     """SARIF 2.1.0 as GitHub code scanning accepts it. In a notebook, ``startLine`` is the line
     within the cell and ``properties.cell`` the cell; statistics go in the run's properties.
     ``rules`` maps codes to :class:`graphlint.registry.RuleDescription` (the rule metadata)."""
+    import json
+
     rules = dict(rules or {})
     used = sorted({f.code for f in findings} | set(rules))
     index = {code: i for i, code in enumerate(used)}
@@ -278,6 +281,8 @@ FORMATS = tuple(FORMATTERS)
 
 def rule_list(rules: Iterable, fmt: str = "text") -> str:
     """``graphlint rules``: one line per :class:`graphlint.registry.RuleDescription`, or JSON."""
+    import json
+
     rules = list(rules)
     if fmt == "json":
         data = [

@@ -219,6 +219,24 @@ def test_pyproject_thresholds_and_per_file_ignores(cli, program, tmp_path):
     assert invoke(cli, "run", path).exit_code == 0
 
 
+def test_a_pyproject_that_is_not_ours_is_a_root_and_nothing_more(tmp_path, monkeypatch):
+    """A project's pyproject.toml with no [tool.graphlint] (which would spell the name) gives
+    the root and no settings, even where it is no TOML graphlint could read; a quoted key that
+    spells the name with escapes is read."""
+    import graphlint.config as config_module
+
+    sub = tmp_path / "src"
+    sub.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 'x'\n")  # broken, and not ours
+    config = config_module.load(start=str(sub))
+    assert config.root == str(tmp_path) and config.select == config_module.Config().select
+    (tmp_path / "pyproject.toml").write_text('[tool."graph\\u006cint"]\nignore = ["GL103"]\n')
+    assert config_module.load(start=str(sub)).ignore == ["GL103"]
+    (tmp_path / "pyproject.toml").write_text("[tool.graphlint\n")  # ours, and broken: one line, exit 2
+    with pytest.raises(config_module.ConfigError, match="invalid TOML"):
+        config_module.load(start=str(sub))
+
+
 def test_module_mode_runs_like_python_dash_m(cli, tmp_path, monkeypatch):
     pkg = tmp_path / "mypkg"
     pkg.mkdir()

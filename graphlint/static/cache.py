@@ -18,7 +18,6 @@ JSON, not pickle: a cache folder checked into a repository must not run code.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -130,6 +129,8 @@ def _code_fingerprint(rules: list[type]) -> list:
 
 
 def context_key(rules: list[type], config) -> str:
+    import json
+
     context = {
         "format": FORMAT,
         "python": list(sys.version_info[:2]),
@@ -155,6 +156,8 @@ class Cache:
 
     @classmethod
     def open(cls, root: str, rules: list[type], config) -> "Cache":
+        import json
+
         try:
             key = context_key(rules, config)
         except Exception:  # nothing about the cache may fail the run
@@ -212,6 +215,8 @@ class Cache:
 
     def put(self, result) -> None:
         """Store a file's result (not one with fixes, nor one whose inputs were not read)."""
+        import json
+
         if result.edits or result.read is None:
             self.entries.pop(result.path, None)
             return
@@ -236,6 +241,8 @@ class Cache:
         self.changed = True
 
     def save(self) -> None:
+        import json
+
         if self.file is None or not self.changed:
             return
         try:
