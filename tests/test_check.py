@@ -650,3 +650,21 @@ def test_pre_commit_hook_runs_for_real(tmp_path, pre_commit_snapshot):
     assert result.returncode == 1, output
     assert "bad.py:5:9: GL301" in output, output
     assert "good.py" not in output.split("hook id: graphlint", 1)[-1], output
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_check_in_its_own_process_says_all_that_the_command_says(tmp_path, how):
+    """The ``graphlint`` command ends without the interpreter's teardown (graphlint.cli._end):
+    every finding still reaches the pipe, the cache is written, and the exit status is the
+    command's, as CliRunner (an ordinary return) sees them."""
+    exe = os.path.join(os.path.dirname(sys.executable), "graphlint")
+    args = ["check", "--format", "json", "--jobs", "1", str(SAMPLES / "rules")]
+    command = [exe, *args] if how == "script" else [sys.executable, "-m", "graphlint", *args]
+    env = dict(os.environ, GRAPHLINT_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("GRAPHLINT_NO_CACHE", None)
+    proc = subprocess.run(command, capture_output=True, env=env, cwd=os.getcwd())
+    runner = CliRunner().invoke(main, [*args, "--no-cache"])
+    assert proc.returncode == runner.exit_code == 1, proc.stderr
+    findings = json.loads(proc.stdout)["findings"]
+    assert len(findings) >= 20 and findings == json.loads(runner.stdout)["findings"]
+    assert any((tmp_path / "cache").rglob("*.json"))  # written before the end
