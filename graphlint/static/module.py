@@ -111,6 +111,11 @@ class Module(ModuleBuilder, ModuleQuestions):
         wanted = set(names)
         return (c for c in self.calls if c.name in wanted)
 
+    def name_origins(self) -> Iterator[tuple["int | None", set]]:
+        """Every plain name's origins: ``(id of its scope, or None at module level, labels)``
+        (what :meth:`origins` answers for one name; ``self.attr`` keys left out)."""
+        return ((key[0], labels) for key, labels in self._origins.items() if len(key) == 2)
+
     def origins(self, expr: ast.expr, scope: "Function | None") -> set:
         """What a name (or ``self.attr``) was assigned from: canonical call names, ``?`` else."""
         key = self._origin_key(expr, scope)

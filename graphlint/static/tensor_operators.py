@@ -53,9 +53,7 @@ def _has_tensor_names(module, scope) -> bool:
     """Whether some name of this scope is assigned from an op-building call (cheap: origins)."""
     index = module.cache.get("tensor-scopes")
     if index is None:
-        index = {
-            key[0] for key, labels in module._origins.items() if len(key) == 2 and any(builds_ops(lb) for lb in labels)
-        }
+        index = {scope for scope, labels in module.name_origins() if any(builds_ops(lb) for lb in labels)}
         module.cache["tensor-scopes"] = index
     return (id(scope) if scope is not None else None) in index
 
