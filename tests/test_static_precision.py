@@ -632,3 +632,52 @@ def test_a_loop_runs_as_often_as_the_source_fixes(tmp_path, setup, iterable, rep
     path = _write(tmp_path, body + f"for item in {iterable}:\n    sess.run(tf.square(x))  # op\n")
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if text.endswith("# op"))
     assert found(path) == ({("GL102", line)} if reported else set())
+
+
+_TEST_CASES = """
+import numpy as np
+
+
+class CasesTest(tf.test.TestCase):
+
+    def test_session_per_case(self):
+        for shape in [(2,), (3,), (4,)]:
+            with self.session() as sess:
+                zeros = tf.zeros(shape)  # expect: GL102
+                self.assertAllEqual(sess.run(zeros), np.zeros(shape))
+
+    def test_models_per_config(self):
+        for units in [4, 8, 16]:
+            model = tf.keras.Sequential([tf.keras.layers.Dense(units)])  # expect: GL503
+            self.assertEqual(model(np.ones((1, 3), np.float32)).shape[-1], units)
+
+    def test_function_per_device(self):
+        for device in self.devices():
+            with tf.device(device):
+                double = tf.function(lambda v: v * 2.0)  # expect: GL502
+                self.assertAllClose(double(tf.constant(1.0)), 2.0)
+"""
+
+
+@pytest.mark.parametrize(
+    "name,reported",
+    [
+        ("cases.py", True),
+        ("cases_test.py", False),
+        ("test_cases.py", False),
+        ("pkg/cases_tests.py", False),
+        ("tests.py", False),
+        ("testing_cases.py", True),  # not a test module's name
+        ("contest.py", True),
+    ],
+)
+def test_a_test_modules_loops_enumerate_cases(tmp_path, name, reported):
+    """In a test module (pytest's and unittest's names), a loop runs a test once per case
+    (dtypes, shapes, configurations, devices), each test in a graph of its own: what it builds
+    per case is not repetition. The same code anywhere else is."""
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + _TEST_CASES)
+    expected = _expected(path)
+    assert len(expected) == 3
+    assert found(str(path)) == (expected if reported else set())

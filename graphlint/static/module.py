@@ -41,7 +41,7 @@ from graphlint.static.scopes import (  # noqa: F401 (re-exported: the analyses i
     Reason,
     _Ctx,
 )
-from graphlint.static.module_builder import ModuleBuilder
+from graphlint.static.module_builder import ModuleBuilder, is_test_module
 from graphlint.static.module_questions import ModuleQuestions
 
 
@@ -65,6 +65,7 @@ class Module(ModuleBuilder, ModuleQuestions):
         self._line_starts: list[int] | None = None
         self._lines: list[str] | None = None
         self._per_call: dict[int, Reason | None] = {}
+        self.in_tests = is_test_module(path)
         self._collect_bindings(tree.body)
         self._stmts(tree.body, _Ctx())
         self._link_calls()

@@ -6,6 +6,7 @@ records what names were assigned from, and links calls to the user's own functio
 from __future__ import annotations
 
 import ast
+import os
 
 from graphlint.static.scopes import (
     NESTED,
@@ -49,9 +50,21 @@ def _expr_children(node) -> list:
     return out
 
 
+def is_test_module(path: str) -> bool:
+    """A test module by pytest's and unittest's naming: ``test_*.py``, ``*_test.py``,
+    ``*_tests.py``, ``tests.py``, ``conftest.py``."""
+    name = os.path.basename(path)
+    if not name.endswith(".py"):
+        return False
+    stem = name[:-3]
+    return stem.startswith("test_") or stem.endswith(("_test", "_tests")) or stem in ("tests", "conftest")
+
+
 class ModuleBuilder:
     """Mixed into :class:`graphlint.static.module.Module`: fills its calls, loops, withs,
     functions, classes and origins."""
+
+    in_tests = False  # a test module (:func:`is_test_module`): its loops enumerate cases
 
     def _collect_bindings(self, body) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
@@ -144,17 +157,13 @@ class ModuleBuilder:
             self._stmts(node.body, ctx.child(cls=info))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self._expr(node.iter, ctx)
-            loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
-            self.loops.append(loop)
-            inner = ctx.child(loops=ctx.loops + (loop,), block=ctx.block + ((id(node), "body"),))
+            inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
             self._assign_origin(node.target, None, inner, "?")
             self._expr(node.target, inner)
             self._stmts(node.body, inner)
             self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
         elif isinstance(node, ast.While):
-            loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
-            self.loops.append(loop)
-            inner = ctx.child(loops=ctx.loops + (loop,), block=ctx.block + ((id(node), "body"),))
+            inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
             self._expr(node.test, inner)
             self._stmts(node.body, inner)
             self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
@@ -200,6 +209,16 @@ class ModuleBuilder:
                 if case.guard is not None:
                     self._expr(case.guard, ctx)
                 self._stmts(case.body, ctx.child(block=ctx.block + ((id(case), "case"),)))
+
+    def _loop(self, node, ctx: _Ctx) -> tuple:
+        """The loops around a loop's body: ``node`` added as a :class:`Loop`, except in a test
+        module, where a loop enumerates cases (dtypes, shapes, strategies, examples) and each
+        test builds into a graph of its own: what the body builds per case is no repetition."""
+        if self.in_tests:
+            return ctx.loops
+        loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
+        self.loops.append(loop)
+        return ctx.loops + (loop,)
 
     def _function(self, node, ctx: _Ctx) -> None:
         for dec in node.decorator_list:
@@ -282,9 +301,7 @@ class ModuleBuilder:
             elif cls in _COMP_TYPES:
                 gens = node.generators
                 push((gens[0].iter, c, None))
-                loop = Loop(node, c.scope, depth=(len(c.withs), len(c.ifs)))
-                self.loops.append(loop)
-                inner = c.child(loops=c.loops + (loop,), block=c.block + ((id(node), "comp"),))
+                inner = c.child(loops=self._loop(node, c), block=c.block + ((id(node), "comp"),))
                 for gen in gens:
                     if gen is not gens[0]:
                         push((gen.iter, inner, None))
