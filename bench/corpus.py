@@ -16,7 +16,9 @@ judged findings (TP / (TP + FP)), the known misses found, every false positive s
 and every finding no row judges (judge them: add a row). Exit status 0, or 1 when a finding is
 unjudged, a false positive is reported or a miss is not found.
 
-The project's own verdicts for ``../shared/corpus`` are ``bench/corpus_labels.tsv``.
+The project's own verdicts for ``../shared/corpus`` are ``bench/corpus_labels.tsv``; for the
+source trees of the real test suites (``../shared/suites``: Sonnet and TFP, their tests included)
+``bench/suites_static_labels.tsv``.
 """
 
 from __future__ import annotations
