@@ -78,6 +78,11 @@ class Rule:
     frameworks: ClassVar[tuple[str, ...]] = ("tensorflow",)
     #: Configurable thresholds: option name (kebab-case) -> default value.
     options: ClassVar[dict[str, Any]] = {}
+    #: The rule judges code that runs again and again (a loop, a function called per item):
+    #: ``graphlint check`` leaves out its findings located in a test module, where a loop
+    #: enumerates cases (graphlint.conventions.is_test_module). At runtime each test is judged
+    #: on what it really repeated, with its own thresholds (``@pytest.mark.graphlint``).
+    repetition: ClassVar[bool] = False
 
     def __new__(cls, *args, **kwargs):
         # The hooks are wrapped when a class is first instantiated for the runtime engine, not

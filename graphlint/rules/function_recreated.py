@@ -70,6 +70,7 @@ class FunctionRecreated(Rule):
     """
 
     code = "GL502"
+    repetition = True
     name = "function-recreated"
     severity = Severity.WARNING
     summary = "`tf.function` or `jax.jit` applied inside a loop or on every call"

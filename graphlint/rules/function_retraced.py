@@ -81,6 +81,7 @@ class FunctionRetraced(Rule):
     """
 
     code = "GL501"
+    repetition = True
     name = "function-retraced"
     severity = Severity.WARNING
     summary = "a `tf.function` or `jax.jit` function traced more times than the limit, naming the argument that changed"

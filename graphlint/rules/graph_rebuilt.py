@@ -112,6 +112,7 @@ class GraphRebuilt(Rule):
     """
 
     code = "GL101"
+    repetition = True
     name = "graph-rebuilt"
     severity = Severity.WARNING
     summary = "the same code builds its ops into the same graph more than once"

@@ -56,6 +56,7 @@ class KerasModelChurn(Rule):
     """
 
     code = "GL503"
+    repetition = True
     name = "keras-model-churn"
     severity = Severity.WARNING
     summary = "Keras models built in a loop with no `clear_session()` in it"

@@ -45,6 +45,7 @@ class OpInRunLoop(Rule):
     """
 
     code = "GL102"
+    repetition = True
     name = "op-in-run-loop"
     severity = Severity.WARNING
     summary = "ops added to the graph at every step of the run loop"

@@ -53,6 +53,7 @@ class PredictInLoop(Rule):
     """
 
     code = "GL504"
+    repetition = True
     name = "predict-in-loop"
     severity = Severity.WARNING
     summary = "`model.predict` called many times on small batches"

@@ -51,6 +51,7 @@ class SessionChurn(Rule):
     """
 
     code = "GL301"
+    repetition = True
     name = "session-churn"
     severity = Severity.WARNING
     summary = "sessions created again and again"
@@ -151,6 +152,7 @@ class FetchChurn(Rule):
     """
 
     code = "GL302"
+    repetition = True
     name = "fetch-churn"
     severity = Severity.WARNING
     summary = "one session run with many distinct fetch/feed combinations"

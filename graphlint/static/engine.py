@@ -194,6 +194,9 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         except Exception as exc:  # a failing rule must not stop the others
             sink.internal_error(rule, exc, "check_module")
     found = without_noqa(sink.found, text)
+    if module.in_tests:  # what a rule about repetition finds in a test module (graphlint.conventions)
+        repeats = {cls.code for cls in rules if getattr(cls, "repetition", False)}
+        found = [f for f in found if f.code not in repeats]
     probes, result.read.deps = reached(path)
     result.read.probes += probes
     if module.edits:

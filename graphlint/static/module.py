@@ -41,7 +41,8 @@ from graphlint.static.scopes import (  # noqa: F401 (re-exported: the analyses i
     Reason,
     _Ctx,
 )
-from graphlint.static.module_builder import ModuleBuilder, is_test_module
+from graphlint.conventions import is_test_module
+from graphlint.static.module_builder import ModuleBuilder
 from graphlint.static.module_questions import ModuleQuestions
 
 

@@ -6,7 +6,6 @@ records what names were assigned from, and links calls to the user's own functio
 from __future__ import annotations
 
 import ast
-import os
 
 from graphlint.static.scopes import (
     NESTED,
@@ -50,21 +49,11 @@ def _expr_children(node) -> list:
     return out
 
 
-def is_test_module(path: str) -> bool:
-    """A test module by pytest's and unittest's naming: ``test_*.py``, ``*_test.py``,
-    ``*_tests.py``, ``tests.py``, ``conftest.py``."""
-    name = os.path.basename(path)
-    if not name.endswith(".py"):
-        return False
-    stem = name[:-3]
-    return stem.startswith("test_") or stem.endswith(("_test", "_tests")) or stem in ("tests", "conftest")
-
-
 class ModuleBuilder:
     """Mixed into :class:`graphlint.static.module.Module`: fills its calls, loops, withs,
     functions, classes and origins."""
 
-    in_tests = False  # a test module (:func:`is_test_module`): its loops enumerate cases
+    in_tests = False  # a test module (graphlint.conventions.is_test_module): its loops enumerate cases
 
     def _collect_bindings(self, body) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
