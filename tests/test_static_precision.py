@@ -692,3 +692,49 @@ def test_a_rule_about_repetition_reports_nothing_located_in_a_test_module(tmp_pa
     path.write_text(source + "\n\nwith tf.Graph():\n    tf.constant(1.0)\n")
     codes = {code for code, _ in found(str(path))}
     assert codes == ({"GL101", "GL103"} if reported else {"GL103"})
+
+
+_GET_OR_REFRESH = """
+class _State:
+    session = None
+
+
+_STATE = _State()
+FORCE = False
+
+
+def _make_session():
+    session = tf1.Session()  # expect: GL301
+    _STATE.session = session
+
+
+def get_session():
+    if getattr(_STATE, "session", None) is None or _STATE.session.graph is not tf1.get_default_graph():
+        _make_session()
+    return _STATE.session
+
+
+def run(batches, fetch):
+    for batch in batches:
+        get_session().run(fetch, {"x:0": batch})
+"""
+
+
+@pytest.mark.parametrize(
+    "guard,reported",
+    [
+        ('getattr(_STATE, "session", None) is None or _STATE.session.graph is not tf1.get_default_graph()', False),
+        ("_STATE.session is None or _STATE.session.graph != tf1.get_default_graph()", False),
+        ('getattr(_STATE, "session", None) is None or FORCE', True),  # made again whenever FORCE is set
+        ("_STATE.session is None or tf1.get_default_graph() is not None", True),  # not the cache's own state
+    ],
+)
+def test_a_cache_made_when_missing_or_stale_is_made_once(tmp_path, guard, reported):
+    """Get-or-create that also remakes the cache when what it was made for changed (a session
+    for another graph, as Keras' own backend does): made once per graph, not per call (GL301)."""
+    source = _GET_OR_REFRESH.replace(
+        'getattr(_STATE, "session", None) is None or _STATE.session.graph is not tf1.get_default_graph()', guard
+    )
+    path = _write(tmp_path, source)
+    assert found(str(path)) == (_expected(path) if reported else set())
+    assert len(_expected(path)) == 1

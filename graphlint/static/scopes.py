@@ -117,10 +117,32 @@ def first_time_guard(test) -> bool:
         periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
         return not periodic and any(_once_value(v) for v in [test.left, *test.comparators])
     if isinstance(test, ast.BoolOp):
-        return any(first_time_guard(v) for v in test.values) if isinstance(test.op, ast.And) else all(
-            first_time_guard(v) for v in test.values
-        )
+        if isinstance(test.op, ast.And):
+            return any(first_time_guard(v) for v in test.values)
+        return all(first_time_guard(v) for v in test.values) or _absent_or_stale(test.values)
     return False
+
+
+def _absent_or_stale(values) -> bool:
+    """``if cache is None or cache.graph is not graph:`` — a cache made when it is missing, and
+    made again only when what it was made for changed: the first test a first-time guard of a
+    name, each other a comparison of that same name's attributes."""
+    first, rest = values[0], values[1:]
+    if not (isinstance(first, ast.Compare) and first_time_guard(first)):
+        return False
+    root = _root_name(first.left)
+    return root is not None and all(isinstance(v, ast.Compare) and _root_name(v.left) == root for v in rest)
+
+
+def _root_name(node) -> str | None:
+    """The name an attribute chain, or ``getattr(name, ...)``, starts from."""
+    while True:
+        if isinstance(node, ast.Attribute):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
+            node = node.args[0]
+        else:
+            return node.id if isinstance(node, ast.Name) else None
 
 
 def _once_value(node) -> bool:
