@@ -18,7 +18,8 @@ unjudged, a false positive is reported or a miss is not found.
 
 The project's own verdicts for ``../shared/corpus`` are ``bench/corpus_labels.tsv``; for the
 source trees of the real test suites (``../shared/suites``: Sonnet and TFP, their tests included)
-``bench/suites_static_labels.tsv``.
+``bench/suites_static_labels.tsv``; for the installed ``tf_keras`` package (real TF library code:
+``.venv/lib/python3.11/site-packages/tf_keras``) ``bench/tf_keras_static_labels.tsv``.
 """
 
 from __future__ import annotations
