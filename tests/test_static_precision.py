@@ -738,3 +738,26 @@ def test_a_cache_made_when_missing_or_stale_is_made_once(tmp_path, guard, report
     path = _write(tmp_path, source)
     assert found(str(path)) == (_expected(path) if reported else set())
     assert len(_expected(path)) == 1
+
+
+@pytest.mark.parametrize("guard", ["prev is None or prev != count", "prev is None or count != prev"])
+def test_an_op_built_whenever_a_remembered_value_changes_is_no_cache(tmp_path, guard):
+    """``prev is None or prev != count`` remembers a value, not a cache: the assign op is built
+    again each time the count changes, i.e. every epoch here (GL102), whichever side it is on."""
+    path = _write(
+        tmp_path,
+        f"""
+        steps_per_run = tf1.Variable(1)
+
+
+        def train(sess, epochs, steps_to_run, train_op):
+            for epoch in range(epochs):
+                prev = None
+                for count in steps_to_run:
+                    if {guard}:
+                        sess.run(steps_per_run.assign(count))  # expect: GL102
+                        prev = count
+                    sess.run(train_op)
+        """,
+    )
+    assert found(str(path)) == _expected(path) and len(_expected(path)) == 1

@@ -126,12 +126,15 @@ def first_time_guard(test) -> bool:
 def _absent_or_stale(values) -> bool:
     """``if cache is None or cache.graph is not graph:`` — a cache made when it is missing, and
     made again only when what it was made for changed: the first test a first-time guard of a
-    name, each other a comparison of that same name's attributes."""
+    name, each other a comparison of an attribute of that same name (the cache's own state; not
+    ``prev != value``, a value remembered to build again whenever it changes)."""
     first, rest = values[0], values[1:]
     if not (isinstance(first, ast.Compare) and first_time_guard(first)):
         return False
     root = _root_name(first.left)
-    return root is not None and all(isinstance(v, ast.Compare) and _root_name(v.left) == root for v in rest)
+    return root is not None and all(
+        isinstance(v, ast.Compare) and isinstance(v.left, ast.Attribute) and _root_name(v.left) == root for v in rest
+    )
 
 
 def _root_name(node) -> str | None:
