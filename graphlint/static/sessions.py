@@ -5,9 +5,10 @@ Reported: ``Session(...)`` in a loop (that the source does not bound below the r
 ``tf.Graph()`` and a session for it each time it is called per item — from a loop that runs
 another session (per batch) or from a per-call method.
 
-Not reported: get-or-create (``if sess is None:``, ``tf.get_default_session() or ...``), a
-session per object kept on that object or in a collection, a fresh graph and its session per
-iteration of a loop that runs nothing else (a sweep), and a graph per instance (``__init__``).
+Not reported: get-or-create (``if sess is None:``, ``if sess is None or sess.graph is not g:``,
+``tf.get_default_session() or ...``), a session per object kept on that object or in a
+collection, a fresh graph and its session per iteration of a loop that runs nothing else (a
+sweep), and a graph per instance (``__init__``).
 """
 
 from __future__ import annotations
