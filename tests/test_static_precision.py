@@ -761,3 +761,27 @@ def test_an_op_built_whenever_a_remembered_value_changes_is_no_cache(tmp_path, g
         """,
     )
     assert found(str(path)) == _expected(path) and len(_expected(path)) == 1
+
+
+def test_a_value_remembered_on_self_is_no_cache_either(tmp_path):
+    """``self.prev is None or self.prev != count``: the guard compares the remembered value
+    itself, not an attribute of a cache, so the op is still built per change (GL102)."""
+    path = _write(
+        tmp_path,
+        """
+        class Trainer:
+            def __init__(self):
+                self.prev = None
+                self.steps = tf1.Variable(1)
+
+            def fit(self, sess, epochs, steps_to_run, train_op):
+                for epoch in range(epochs):
+                    self.prev = None
+                    for count in steps_to_run:
+                        if self.prev is None or self.prev != count:
+                            sess.run(self.steps.assign(count))  # expect: GL102
+                            self.prev = count
+                        sess.run(train_op)
+        """,
+    )
+    assert found(str(path)) == _expected(path) and len(_expected(path)) == 1

@@ -125,27 +125,37 @@ def first_time_guard(test) -> bool:
 
 def _absent_or_stale(values) -> bool:
     """``if cache is None or cache.graph is not graph:`` — a cache made when it is missing, and
-    made again only when what it was made for changed: the first test a first-time guard of a
-    name, each other a comparison of an attribute of that same name (the cache's own state; not
-    ``prev != value``, a value remembered to build again whenever it changes)."""
+    made again only when what it was made for changed: the first test a first-time guard of the
+    cache, each other a comparison of one of the cache's own attributes (not ``prev != value``,
+    nor ``self.prev != value``: a value remembered to build again whenever it changes)."""
     first, rest = values[0], values[1:]
     if not (isinstance(first, ast.Compare) and first_time_guard(first)):
         return False
-    root = _root_name(first.left)
-    return root is not None and all(
-        isinstance(v, ast.Compare) and isinstance(v.left, ast.Attribute) and _root_name(v.left) == root for v in rest
-    )
+    cache = _chain(first.left)
+    if cache is None:
+        return False
+    for value in rest:
+        chain = _chain(value.left) if isinstance(value, ast.Compare) else None
+        if chain is None or len(chain) <= len(cache) or chain[: len(cache)] != cache:
+            return False
+    return True
 
 
-def _root_name(node) -> str | None:
-    """The name an attribute chain, or ``getattr(name, ...)``, starts from."""
+def _chain(node) -> tuple | None:
+    """``a.b.c`` as ``("a", "b", "c")``; ``getattr(a, "b", None)`` reads as ``a.b``."""
+    attrs = []
     while True:
         if isinstance(node, ast.Attribute):
+            attrs.append(node.attr)
             node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+        ):
+            attrs.append(node.args[1].value)
             node = node.args[0]
         else:
-            return node.id if isinstance(node, ast.Name) else None
+            return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) else None
 
 
 def _once_value(node) -> bool:
