@@ -120,6 +120,31 @@ def test_percent_inside_brackets_or_a_string_is_python(tmp_path):
     assert [(f["code"], f["line"]) for f in findings(path)] == [("GL301", 8)]
 
 
+@pytest.mark.parametrize(
+    "source, blanked",
+    [
+        ("x = 1\r!ls\ry = 2", [1]),  # a lone CR ends a line as LF does
+        ("x = 1\r\n%time y\r\n", [1]),
+        ("f(1,\n  !2)\n!ls", [2]),  # inside brackets: Python; after them: an escape
+        ("s = '''\n%not\n'''\n%yes", [3]),  # inside a triple-quoted string
+        ('s = "a\\"\n%yes', [1]),  # an unterminated string ends with its line, escaped quote and all
+        ("s = 'a # ('\n%yes", [1]),  # a string's '#' and '(' are text
+        ("x = (1 # )\n!no\n)", []),  # a comment's bracket does not close
+        ("x = 1 \\\n!no", []),  # a backslash continues the logical line
+        ("help?\nobj.attr??  \nx = 1?2", [0, 1]),
+        ("files = !ls\na, b = %sx ls\nx == !1", [0, 1]),
+        ("print(1)\nx = 'a' % 2\n", []),
+    ],
+)
+def test_escapes_are_found_only_where_a_logical_line_starts(source, blanked):
+    from graphlint.static.notebook import _LINE_BREAK, _python_lines
+
+    original = _LINE_BREAK.split(source)
+    lines = _python_lines(source)
+    assert [i for i, line in enumerate(lines) if line != original[i]] == blanked
+    assert all(lines[i] in ("", "pass") for i in blanked)
+
+
 def test_a_cell_magic_cell_is_skipped_whole(tmp_path):
     path = notebook(tmp_path, HEADER, "%%bash\nfor i in 1 2 3; do\n  echo $i\ndone\n", SESSION_LOOP)
     assert [(f["code"], f["cell"], f["line"]) for f in findings(path)] == [("GL301", 4, 2)]

@@ -24,6 +24,8 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # `%magic`, `!cmd`, `?obj`, `obj?`, `x = !cmd`, `x = %magic` (IPython's escapes and help)
 _ESCAPE = re.compile(r"^[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w.,()\[\] \t]+=[ \t]*[%!])")
+#: The same at the start of any line of a cell: a cell without one has no escape to blank.
+_ANY_ESCAPE = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*(?=[\r\n]|\Z)|[\w.,()\[\] \t]+=[ \t]*[%!])")
 
 
 class NotebookError(ValueError):
@@ -198,7 +200,7 @@ def _python_lines(source: str) -> list[str]:
         if name not in PYTHON_CELL_MAGICS:
             return [""] * len(lines)
         return [""] + _blank_escapes(lines[1:])
-    return _blank_escapes(lines)
+    return _blank_escapes(lines) if _ANY_ESCAPE.search(source) else lines
 
 
 def _blank_escapes(lines: list[str]) -> list[str]:
@@ -233,34 +235,41 @@ class _Scanner:
 
     def feed(self, line: str) -> None:
         i, n = 0, len(line)
-        while i < n:
-            ch = line[i]
-            if self.quote:
-                if ch == "\\":
-                    i += 2
-                    continue
-                if line.startswith(self.quote, i):
-                    i += len(self.quote)
-                    self.quote = ""
-                    continue
-                i += 1
+        depth, quote = self.depth, self.quote
+        while i < n:  # from one character that matters to the next (a regex finds it)
+            if quote:
+                found = _IN_STRING[quote].search(line, i)
+                if found is None:
+                    break
+                i = found.end()
+                if line[found.start()] != "\\":  # the closing quote (a backslash skips one)
+                    quote = ""
                 continue
+            found = _CODE.search(line, i)
+            if found is None:
+                break
+            j = found.start()
+            ch = line[j]
             if ch == "#":
                 break
-            if ch in "\"'":
-                triple = line[i : i + 3]
-                self.quote = triple if triple in ('"""', "'''") else ch
-                i += len(self.quote)
+            if ch == '"' or ch == "'":
+                triple = line[j : j + 3]
+                quote = triple if triple in ('"""', "'''") else ch
+                i = j + len(quote)
                 continue
-            if ch in "([{":
-                self.depth += 1
-            elif ch in ")]}":
-                self.depth = max(0, self.depth - 1)
-            i += 1
+            depth = depth + 1 if ch in "([{" else max(0, depth - 1)
+            i = j + 1
+        self.depth = depth
         stripped = line.rstrip()
-        self.backslash = stripped.endswith("\\") and not self.quote
-        if self.quote in ("'", '"'):
-            self.quote = "" if not stripped.endswith("\\") else self.quote  # an unterminated string ends here
+        self.backslash = stripped.endswith("\\") and not quote
+        if quote in ("'", '"'):
+            quote = "" if not stripped.endswith("\\") else quote  # an unterminated string ends here
+        self.quote = quote
+
+
+#: What changes the scanner's state outside a string, and inside one (an escape or its quote).
+_CODE = re.compile(r"""[#"'()\[\]{}]""")
+_IN_STRING = {q: re.compile(r"\\[\s\S]?|" + re.escape(q)) for q in ('"', "'", '"""', "'''")}
 
 
 # -- positions ----------------------------------------------------------------------------------
