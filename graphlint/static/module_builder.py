@@ -22,11 +22,13 @@ from graphlint.static.scopes import (
 
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
+_STARRED, _TUPLE, _LIST = ast.Starred, ast.Tuple, ast.List
+_IMPORT, _IMPORT_FROM, _NAME_OR_ATTRIBUTE = ast.Import, ast.ImportFrom, frozenset({ast.Name, ast.Attribute})
 _COMP_TYPES = frozenset(_COMPS)
 #: Expressions that hold no other expression, so no call.
 _LEAVES = frozenset({ast.Name, ast.Constant})
 _EXPR = ast.expr
-_EXPR_STMT, _RETURN = ast.Expr, ast.Return
+_EXPR_STMT, _RETURN, _ASSIGN = ast.Expr, ast.Return, ast.Assign
 _NO_CALLS = frozenset({ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
 #: Fields that never hold an expression (operators, contexts, identifiers, flags).
 _NOT_EXPR = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment", "attr", "id", "arg", "level", "is_async", "simple"})
@@ -58,29 +60,31 @@ class ModuleBuilder:
     def _collect_bindings(self, body) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
         stack = list(reversed(body))
-        nested = NESTED.get
+        pop, extend, nested = stack.pop, stack.extend, NESTED.get
         while stack:
-            node = stack.pop()
+            node = pop()
             cls = type(node)
-            if cls is ast.Import or cls is ast.ImportFrom:
+            if cls is _ASSIGN:
+                targets = node.targets
+                if len(targets) == 1 and type(targets[0]) is _NAME and type(node.value) in _NAME_OR_ATTRIBUTE:
+                    self.bindings.add_alias(targets[0].id, node.value)
+            elif cls is _IMPORT or cls is _IMPORT_FROM:
                 self.bindings.add_import(node)
-            elif cls is ast.Assign:
-                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(
-                    node.value, (ast.Name, ast.Attribute)
-                ):
-                    self.bindings.add_alias(node.targets[0].id, node.value)
             else:
-                for name in nested(cls, ()):
-                    children = getattr(node, name)
-                    if children:
-                        stack.extend(reversed(children))
+                fields = nested(cls)
+                if fields is not None:
+                    for name in fields:
+                        children = getattr(node, name)
+                        if children:
+                            extend(reversed(children))
 
     def _origin_key(self, expr, scope):
-        if isinstance(expr, ast.Name):
+        cls = type(expr)
+        if cls is _NAME:
             return (id(scope) if scope is not None else None, expr.id)
         if (
-            isinstance(expr, ast.Attribute)
-            and isinstance(expr.value, ast.Name)
+            cls is _ATTRIBUTE
+            and type(expr.value) is _NAME
             and expr.value.id == "self"
             and scope is not None
             and scope.cls is not None
@@ -89,16 +93,27 @@ class ModuleBuilder:
         return None
 
     def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
-        if isinstance(target, (ast.Tuple, ast.List)):
+        cls = type(target)
+        if cls is _NAME:  # the commonest: inline _origin_key
+            scope = ctx.scope
+            key = (id(scope) if scope is not None else None, target.id)
+        elif cls is _TUPLE or cls is _LIST:
             for elt in target.elts:
                 self._assign_origin(elt, None, ctx, "?")
             return
-        key = self._origin_key(target, ctx.scope)
-        if key is None:
+        elif cls is _ATTRIBUTE:
+            key = self._origin_key(target, ctx.scope)
+            if key is None:
+                return
+        else:
             return
         if label is None:
-            label = self._call_label(value) if isinstance(value, ast.Call) else "?"
-        self._origins.setdefault(key, set()).add(label)
+            label = self._call_label(value) if type(value) is _CALL else "?"
+        found = self._origins.get(key)
+        if found is None:
+            self._origins[key] = {label}
+        else:
+            found.add(label)
 
     def _call_label(self, call: ast.Call) -> str:
         name = self.bindings.resolve(call.func)
@@ -126,10 +141,18 @@ class ModuleBuilder:
                 if value is not None and type(value) not in _LEAVES:
                     self._exprs([(value, ctx, None)])
                 return
-            if cls is ast.Assign:
+            if cls is _ASSIGN:  # the next commonest: targets, then the value
+                value = node.value
+                stack = [] if type(value) in _LEAVES else [(value, ctx, None)]
                 for target in node.targets:
-                    self._assign_origin(target, node.value, ctx)
-            elif (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
+                    self._assign_origin(target, value, ctx)
+                for target in reversed(node.targets):
+                    if type(target) not in _LEAVES:
+                        stack.append((target, ctx, None))
+                if stack:
+                    self._exprs(stack)
+                return
+            if (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
                 self._assign_origin(node.target, node.value if cls is ast.AnnAssign else None, ctx)
             children = [(child, ctx, None) for child in _expr_children(node) if type(child) not in _LEAVES]
             if children:
@@ -302,20 +325,29 @@ class ModuleBuilder:
                 else:
                     push((node.elt, inner, None))
             else:
-                keep = parent if cls is ast.Starred else None
-                for child in _expr_children(node):
-                    if type(child) not in _LEAVES:
-                        push((child, c, keep))
+                keep = parent if cls is _STARRED else None
+                names = _fields.get(cls)
+                if names is None:
+                    names = _fields[cls] = tuple(f for f in cls._fields if f not in _NOT_EXPR)
+                for name in names:  # as _expr_children, without its list
+                    value = getattr(node, name, None)
+                    if type(value) is list:
+                        for item in value:
+                            if type(item) not in _LEAVES and isinstance(item, _EXPR):
+                                push((item, c, keep))
+                    elif type(value) not in _LEAVES and isinstance(value, _EXPR):
+                        push((value, c, keep))
 
     def _link_calls(self) -> None:
         """Which of the user's own functions and classes each call reaches."""
         for site in self.calls:
             node = site.node
-            if site.decorator or not isinstance(node, ast.Call):
+            if site.decorator or type(node) is not _CALL:
                 continue
             func = node.func
             target = None
-            if isinstance(func, ast.Name):
+            cls = type(func)
+            if cls is _NAME:
                 scope = site.scope
                 while scope is not None and target is None:
                     target = scope.children.get(func.id)
@@ -327,7 +359,7 @@ class ModuleBuilder:
                     target = self.module_functions.get(func.id)
                     if target is None and func.id in self.classes:
                         site.local_class = self.classes[func.id]
-            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            elif cls is _ATTRIBUTE and type(func.value) is _NAME:
                 if func.value.id == "self" and site.cls is not None:
                     target = site.cls.methods.get(func.attr)
                 else:
@@ -335,9 +367,9 @@ class ModuleBuilder:
                     if len(labels) == 1:
                         (label,) = labels
                         if label.startswith("class:"):
-                            cls = self.classes.get(label[6:])
-                            if cls is not None:
-                                target = cls.methods.get(func.attr)
-            if isinstance(target, Function):
+                            owner = self.classes.get(label[6:])
+                            if owner is not None:
+                                target = owner.methods.get(func.attr)
+            if target is not None and type(target) is Function:
                 site.target = target
                 target.callers.append(site)

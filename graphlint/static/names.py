@@ -37,6 +37,7 @@ def _is_v1_only(rest: str) -> bool:
 
 
 _canonical: dict[str, str] = {}
+_NAME, _ATTRIBUTE = ast.Name, ast.Attribute
 
 
 def canonical(dotted: str) -> str:
@@ -113,20 +114,29 @@ class Bindings:
 
     def dotted(self, node: ast.expr) -> str | None:
         """The imported dotted name an expression spells (not canonicalized), if any."""
+        cls = type(node)  # ast.parse makes exactly these classes, never subclasses
+        if cls is _NAME:
+            return self.names.get(node.id)
+        if cls is not _ATTRIBUTE:
+            return None
         attrs = []
-        while isinstance(node, ast.Attribute):
+        while cls is _ATTRIBUTE:
             attrs.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name):
+            cls = type(node)
+        if cls is not _NAME:
             return None
         base = self.names.get(node.id)
         if base is None:
             return None
-        if attrs:
-            return base + "." + ".".join(reversed(attrs))
-        return base
+        attrs.append(base)
+        attrs.reverse()
+        return ".".join(attrs)
 
     def resolve(self, node: ast.expr) -> str | None:
         """The canonical API name an expression refers to, or None."""
         dotted = self.dotted(node)
-        return canonical(dotted) if dotted is not None else None
+        if dotted is None:
+            return None
+        found = _canonical.get(dotted)
+        return found if found is not None else canonical(dotted)

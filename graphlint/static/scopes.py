@@ -288,6 +288,9 @@ class Reason:
     site: "CallSite | None" = None
 
 
+_SAME = object()  # a part of :meth:`_Ctx.child` left as it is
+
+
 class _Ctx:
     __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
 
@@ -295,8 +298,15 @@ class _Ctx:
         self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
         self.trys, self.ifs, self.block = trys, ifs, block
 
-    def child(self, **kw) -> "_Ctx":
-        new = _Ctx(self.scope, self.cls, self.loops, self.withs, self.trys, self.ifs, self.block)
-        for k, v in kw.items():
-            setattr(new, k, v)
-        return new
+    def child(self, *, cls=_SAME, loops=_SAME, withs=_SAME, trys=_SAME, ifs=_SAME, block=_SAME) -> "_Ctx":
+        """This context with the given parts replaced (the same function)."""
+        return _Ctx(
+            self.scope,
+            self.cls if cls is _SAME else cls,
+            self.loops if loops is _SAME else loops,
+            self.withs if withs is _SAME else withs,
+            self.trys if trys is _SAME else trys,
+            self.ifs if ifs is _SAME else ifs,
+            self.block if block is _SAME else block,
+        )
+
