@@ -7,9 +7,12 @@ median of ``--pairs`` pairs), each as a ratio against ruff, cold and warm:
 * tensorflow: the installed TensorFlow package's ``python/`` tree;
 * one file:   ``graphlint check FILE`` on one sample (the pre-commit case), wall time.
 
-For each tree, a *floor* line times what no ``ast``-based checker can do without: ``ast.parse``
-of every ``.py`` file on all cores, nothing else (this script run with ``--parse-only DIR``),
-against ruff in the same rounds: how much of graphlint's ratio is Python's parser.
+For each tree, two *floor* lines. The first times what no ``ast``-based checker can do
+without: ``ast.parse`` of every ``.py`` file on all cores, nothing else (this script run with
+``--parse-only DIR``), against ruff in the same rounds: how much of graphlint's ratio is
+Python's parser. The second times graphlint's own run with the analysis taken out (no model
+built, no rule run; this script with ``--no-analysis ARGS``): what a faster model or faster
+rules could never remove (the walk, reads, import scan, parse, notebooks, pool, cache).
 
 Each line ends with the median CPU seconds (user + system, all processes) of both tools: on a
 machine other work shares, the wall time also counts the waits for a core.
@@ -24,7 +27,7 @@ fast. ruff runs as
 ``ruff check --select E,F,B --isolated``; graphlint as ``graphlint check --exit-zero``
 (pass ``--graphlint-args`` to add options).
 
-    .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile] [--baseline DIR]
+    .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile] [--baseline DIR] [--only corpus]
 
 ``--baseline DIR`` also times the graphlint package in DIR, cold, against ruff in rounds of its
 own right after this tree's: before -> after, each against ruff measured beside it.
@@ -164,6 +167,28 @@ def parse_only(root: str) -> int:
     return 0 if parsed else 1
 
 
+def no_analysis(argv: list[str]) -> None:
+    """``graphlint check`` with its analysis taken out: each file's model is not built and no
+    rule looks at it; all the rest (the walk, reading, import scan, parse, notebooks, pool,
+    cache, report) runs as usual. The line it gives is the floor of graphlint's own pipeline:
+    what no faster model or rule can take away."""
+    import graphlint.static.module as module
+    from graphlint.registry import discover_rules
+
+    def bare(self, path, text, tree):
+        self.path, self.text, self.tree = path, text, tree
+        self.edits, self.cache, self.in_tests = [], {}, False
+
+    module.Module.__init__ = bare  # the pool's workers are forked from here: they inherit it
+    for cls in discover_rules(plugins=False).values():
+        if callable(getattr(cls, "check_module", None)):
+            cls.check_module = lambda self, module: None
+    from graphlint.cli import console
+
+    sys.argv = ["graphlint", *argv]
+    console()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per figure (median)")
@@ -173,7 +198,12 @@ def main() -> None:
         "--no-compile", action="store_true",
         help="leave graphlint's bytecode as it is (stale or missing .pyc: every start compiles those sources)",
     )
+    parser.add_argument(
+        "--only", choices=["corpus", "tensorflow", "one-file"], action="append",
+        help="time only this target (repeatable; default: all three)",
+    )
     parser.add_argument("--parse-only", metavar="DIR", help=argparse.SUPPRESS)  # the floor: see above
+    parser.add_argument("--no-analysis", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)  # see no_analysis
     parser.add_argument(
         "--baseline", metavar="DIR",
         help="also time the graphlint package in DIR (e.g. `git archive REV graphlint | tar -x -C DIR`), "
@@ -182,6 +212,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.parse_only:
         sys.exit(parse_only(args.parse_only))
+    if args.no_analysis is not None:
+        no_analysis(args.no_analysis)
 
     graphlint, ruff = tool("graphlint"), tool("ruff")
     if graphlint is None or ruff is None:
@@ -207,7 +239,12 @@ def main() -> None:
         print("graphlint's bytecode compiled first, as pip install does (--no-compile: as the tree is)")
     elif stale_bytecode():
         print(f"note: {stale_bytecode()} of graphlint's modules have no up-to-date bytecode here: each start compiles them")
-    trees = {"corpus": args.corpus, "tensorflow": tensorflow_tree()}
+    only = set(args.only or ["corpus", "tensorflow", "one-file"])
+    trees = {}
+    if "corpus" in only:
+        trees["corpus"] = args.corpus
+    if "tensorflow" in only:
+        trees["tensorflow"] = tensorflow_tree()
     try:
         for label, tree in trees.items():
             if not os.path.isdir(tree):
@@ -226,6 +263,12 @@ def main() -> None:
                         f"{label:10s} floor ast.parse alone, every .py file on {os.cpu_count()} cores  {g:6.2f} s  ruff {r:6.2f} s  "
                         f"ratio {ratio:5.2f}x" + cpu_note()
                     )
+                    bare = [sys.executable, __file__, "--no-analysis", *g_cmd[1:], "."]
+                    g, r, ratio = pairs(bare, r_cmd + ["."], tree, args.pairs)
+                    print(
+                        f"{label:10s} floor graphlint check with no model built and no rule run  {g:6.2f} s  ruff {r:6.2f} s  "
+                        f"ratio {ratio:5.2f}x" + cpu_note()
+                    )
                 if args.baseline and mode == "cold":
                     before, env = baseline_command(args.baseline)
                     g, r, ratio = pairs(before + g_cmd[1:] + ["."], r_cmd + ["."], tree, args.pairs, env)
@@ -233,7 +276,7 @@ def main() -> None:
                         f"{label:10s} {mode}  baseline ({args.baseline})  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
                         f"ratio {ratio:5.2f}x" + cpu_note()
                     )
-        for mode, (g_cmd, r_cmd) in modes.items():
+        for mode, (g_cmd, r_cmd) in modes.items() if "one-file" in only else ():
             g, r, ratio = pairs(g_cmd + [ONE_FILE], r_cmd + [ONE_FILE], ROOT, max(args.pairs, 5))
             print(
                 f"one file   {mode}  graphlint {g:6.3f} s  ruff {r:6.3f} s  ratio {ratio:5.1f}x (goal <= 0.10 s, bar <= 0.15 s wall)"
