@@ -183,6 +183,8 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     if plain:
         project.checked(path, result.read.digest, module)
     sink = FileSink(path)
+    if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
+        rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
     for cls in rules:
         # only the static form: no runtime state is built for a file
         make = getattr(cls, "for_static", None)
@@ -194,9 +196,6 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         except Exception as exc:  # a failing rule must not stop the others
             sink.internal_error(rule, exc, "check_module")
     found = without_noqa(sink.found, text)
-    if module.in_tests:  # what a rule about repetition finds in a test module (graphlint.conventions)
-        repeats = {cls.code for cls in rules if getattr(cls, "repetition", False)}
-        found = [f for f in found if f.code not in repeats]
     probes, result.read.deps = reached(path)
     result.read.probes += probes
     if module.edits:
