@@ -175,9 +175,12 @@ def no_analysis(argv: list[str]) -> None:
     import graphlint.static.module as module
     from graphlint.registry import discover_rules
 
+    kept = []  # as a real model's cycles keep it (the process exits without freeing them)
+
     def bare(self, path, text, tree):
         self.path, self.text, self.tree = path, text, tree
         self.edits, self.cache, self.in_tests = [], {}, False
+        kept.append(self)
 
     module.Module.__init__ = bare  # the pool's workers are forked from here: they inherit it
     for cls in discover_rules(plugins=False).values():

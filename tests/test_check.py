@@ -668,3 +668,28 @@ def test_check_in_its_own_process_says_all_that_the_command_says(tmp_path, how):
     findings = json.loads(proc.stdout)["findings"]
     assert len(findings) >= 20 and findings == json.loads(runner.stdout)["findings"]
     assert any((tmp_path / "cache").rglob("*.json"))  # written before the end
+
+
+def test_check_in_its_own_process_leaves_the_collector_off_to_the_end(monkeypatch):
+    """In its own process (graphlint.cli.console) the check turns the cyclic collector off for
+    good: the process ends with os._exit, and a collection after a one-process run would walk
+    every tree and model kept. Called as a library (CliRunner), the collector is left as found."""
+    import gc
+
+    import graphlint.cli as cli
+
+    seen = []
+
+    def end(code):
+        seen.append(gc.isenabled())
+        raise SystemExit(code)
+
+    monkeypatch.setattr(cli, "_end", end)
+    assert gc.isenabled()
+    try:
+        CliRunner().invoke(main, ["check", "--no-cache", "--jobs", "1", str(RULES)])
+        monkeypatch.setattr(cli, "_OWN_PROCESS", True)
+        CliRunner().invoke(main, ["check", "--no-cache", "--jobs", "1", str(RULES)])
+    finally:
+        gc.enable()
+    assert seen == [True, False]
