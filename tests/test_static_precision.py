@@ -289,6 +289,30 @@ CASES = {
                 sess.run(var.assign(var * 0.99))  # expect: GL102
         """,
     # -- misses: ops in a function called every step ---------------------------------------------
+    "target-copy-per-variable-called-every-n-steps": """
+        def copy_params(src, dst):
+            ops = []
+            for a, b in zip(src, dst):
+                ops.append(b.assign(a))  # expect: GL102
+            tf1.get_default_session().run(ops)
+        online, target = [tf1.Variable(1.0)], [tf1.Variable(0.0)]
+        with tf1.Session() as sess:
+            for step in range(10000):
+                if step % 100 == 0:
+                    copy_params(online, target)
+        """,
+    "target-copy-per-variable-called-once": """
+        def copy_params(src, dst):
+            ops = []
+            for a, b in zip(src, dst):
+                ops.append(b.assign(a))
+            tf1.get_default_session().run(ops)
+        online, target = [tf1.Variable(1.0)], [tf1.Variable(0.0)]
+        with tf1.Session() as sess:
+            copy_params(online, target)
+            for step in range(10000):
+                sess.run(online)
+        """,
     "learn-method-called-every-step": """
         class Agent:
             def __init__(self, sess, pairs):

@@ -291,9 +291,10 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
             continue
         if fn.resets_state() or _memoized(fn) or has_run_loop(module, fn):
             continue
-        direct = [
-            c for c in fn.calls if all(loop.is_comprehension for loop in c.loops) and builds_op(module, c)
-        ]
+        # also in the function's own loops (none runs a session: has_run_loop): an op per
+        # variable (``for a, b in zip(src, dst): ops.append(b.assign(a))``) is built again
+        # at each call, whatever the loop
+        direct = [c for c in fn.calls if builds_op(module, c)]
         why = module.per_call(fn) if direct else None
         if why is None:
             continue
