@@ -282,6 +282,45 @@ CASES = {
                     sess.run(var.assign(value))
                     sess.run(tf1.get_variable(name).assign(value))
         """,
+    "inspect-each-variable-of-the-model-once": """
+        class Net:
+            def __init__(self, sizes):
+                self.sess = tf1.Session()
+                self.weights = []
+                for n in sizes:
+                    w = tf1.Variable(tf.zeros([n, n]))
+                    self.weights.append(w)
+                self.biases = [tf1.Variable(0.0)]
+            def show(self):
+                for w in self.weights:
+                    print(self.sess.run(tf.shape(w)), self.sess.run(w))
+                for v in tf1.trainable_variables():
+                    print(v.name, self.sess.run(tf.reduce_mean(v)))
+        Net([2, 3]).show()
+        """,
+    "inspect-each-variable-every-epoch": """
+        sess = tf1.Session()
+        weights = []
+        weights.append(tf1.Variable(1.0))
+        for epoch in range(100):
+            for w in weights:
+                print(sess.run(tf.reduce_mean(w)))  # expect: GL102
+        """,
+    "op-on-each-item-of-a-list-of-data": """
+        import numpy as np
+        sess = tf1.Session()
+        batches = []
+        batches.append(tf1.Variable(1.0))
+        batches.append(np.zeros(3))
+        for batch in batches:
+            print(sess.run(tf.reduce_mean(batch)))  # expect: GL102
+        """,
+    "op-on-each-batch": """
+        import numpy as np
+        sess = tf1.Session()
+        for batch in np.split(np.zeros(100), 50):
+            sess.run(tf.reduce_mean(batch))  # expect: GL102
+        """,
     "decay-every-variable-every-epoch": """
         sess = tf1.Session()
         for epoch in range(100):

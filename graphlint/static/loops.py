@@ -99,12 +99,80 @@ def _per_variable(module, loop, call) -> bool:
     elif call.api in _ASSIGN_APIS and call.node.args:
         target = call.node.args[0]
     else:
-        return False
+        return _reads_each_variable(module, loop, call)
     bound = _bound_in(module, loop)
     if isinstance(target, ast.Call):  # get_variable(name).assign(value): looked up per item
         return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(target))
     root = _root(target)
     return root is not None and root in bound
+
+
+#: Calls that list the graph's variables, and the attributes by which Keras objects list theirs.
+_VARIABLE_LISTS = frozenset(
+    {
+        "tensorflow.compat.v1.trainable_variables", "tensorflow.compat.v1.global_variables",
+        "tensorflow.compat.v1.local_variables", "tensorflow.compat.v1.model_variables",
+        "tensorflow.compat.v1.all_variables",
+    }
+)
+_VARIABLE_ATTRIBUTES = frozenset(
+    {"trainable_variables", "variables", "weights", "trainable_weights", "non_trainable_weights", "non_trainable_variables"}
+)
+#: What makes a variable (the origin label of a name assigned from it).
+_VARIABLE_MAKERS = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.get_variable", "tensorflow.compat.v1.Variable"})
+
+
+def _reads_each_variable(module, loop, call) -> bool:
+    """An op on the loop's own item, in a loop over the model's variables (``for w in
+    self.weights: sess.run(tf.shape(w))``, ``for v in tf.trainable_variables():``): one op
+    per variable, as a weight load — the graph does not grow with the steps of a run.
+    A list of the user's (``self.weights``) counts when every value appended to it anywhere
+    in the file was made by ``tf.Variable`` / ``get_variable``."""
+    node = getattr(loop.node, "target", None)
+    if not isinstance(node, ast.Name) or not call.node.args:
+        return False
+    arg = call.node.args[0]
+    if not isinstance(arg, ast.Name) or arg.id != node.id:
+        return False
+    iterable = loop.node.iter
+    if isinstance(iterable, ast.Call):
+        if module.bindings.resolve(iterable.func) in _VARIABLE_LISTS:
+            return True
+        return False
+    if isinstance(iterable, ast.Attribute) and iterable.attr in _VARIABLE_ATTRIBUTES:
+        return True
+    return _variables_only(module, iterable)
+
+
+def _variables_only(module, iterable) -> bool:
+    """Whether ``iterable`` (a name or ``self.attr``) is a list that only ever has variables
+    appended to it, and has some."""
+    key = _list_key(iterable)
+    if key is None:
+        return False
+    appended = [
+        c for c in module.calls
+        if c.method == "append" and c.name is None and c.receiver is not None and _list_key(c.receiver) == key
+    ]
+    if not appended:
+        return False
+    for c in appended:
+        if len(c.node.args) != 1 or not isinstance(c.node.args[0], (ast.Name, ast.Call)):
+            return False
+        value = c.node.args[0]
+        labels = {module.bindings.resolve(value.func)} if isinstance(value, ast.Call) else module.origins(value, c.scope)
+        if not labels or not labels <= _VARIABLE_MAKERS:
+            return False
+    return True
+
+
+def _list_key(expr):
+    """``name`` for a plain name, ``.attr`` for ``self.attr``; None for anything else."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return "." + expr.attr
+    return None
 
 
 def _summary(module, fn, depth=0, seen=None) -> tuple:
