@@ -193,6 +193,24 @@ CASES = {
         for agent in agents:
             agent.sess = tf1.Session()
         """,
+    "models-kept-from-a-builder-returning-more": """
+        def train(seed):
+            model = tf.keras.Sequential()
+            return model, {"loss": [seed]}
+        members, histories = [], []
+        for seed in range(25):
+            model, history = train(seed)
+            members.append(model)
+            histories.append(history)
+        """,
+    "models-dropped-from-a-builder-returning-more": """
+        def train(seed):
+            model = tf.keras.Sequential()
+            return model, {"loss": [seed]}
+        for seed in range(25):
+            model, history = train(seed)  # expect: GL503
+            print(history)
+        """,
     "session-per-graph-built-per-iteration": """
         import sys
         def build_graph(path):

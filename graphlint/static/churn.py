@@ -110,30 +110,35 @@ def _built_elsewhere(module, call):
 
 def _kept(module, call, loop) -> bool:
     """A model kept: appended or stored (``models.append(m)``, ``models[k] = m``,
-    ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn."""
+    ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn. A builder
+    that returns the model with other values (``model, history = train(...)``) keeps it when
+    one of the names it is unpacked into is kept."""
     if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
         return True
-    holder = None
+    holders: set = set()
     for node in ast.walk(loop.node):
         if isinstance(node, ast.Assign) and node.value is call.node:
             targets = node.targets
             if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
                 return True
             names = [t.id for t in targets if isinstance(t, ast.Name)]
-            holder = names[0] if names else None
+            if names:
+                holders = {names[0]}
+            else:  # unpacked: the model is one of the names
+                holders = {e.id for t in targets if isinstance(t, (ast.Tuple, ast.List)) for e in t.elts if isinstance(e, ast.Name)}
             break
         if isinstance(node, (ast.Return, ast.Yield)) and node.value is call.node:
             return True
-    if holder is None:
+    if not holders:
         return False
     for node in ast.walk(loop.node):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _KEEPS:
-            if any(isinstance(a, ast.Name) and a.id == holder for a in node.args):
+            if any(isinstance(a, ast.Name) and a.id in holders for a in node.args):
                 return True
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == holder:
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in holders:
             if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in node.targets):
                 return True
-        elif isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Name) and node.value.id == holder:
+        elif isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Name) and node.value.id in holders:
             return True
     return False
 
