@@ -358,6 +358,23 @@ CASES = {
                 if step % 100 == 0:
                     copy_params(online, target)
         """,
+    "web-handler-builds-per-request": """
+        from flask import Flask
+        app = Flask(__name__)
+        @app.route("/predict", methods=["POST"])
+        def predict():
+            sess = tf1.Session()  # expect: GL301
+            return sess.run(tf.constant("hi"))  # expect: GL102
+        """,
+    "web-handler-runs-what-was-built-once": """
+        from fastapi import FastAPI
+        app = FastAPI()
+        sess = tf1.Session()
+        answer = tf.constant("hi")
+        @app.get("/predict")
+        def predict():
+            return sess.run(answer)
+        """,
     "target-copy-per-variable-called-once": """
         def copy_params(src, dst):
             ops = []

@@ -81,6 +81,8 @@ class ModuleQuestions:
             pass
         elif fn.is_method and fn.name in PER_CALL_METHODS:
             reason = Reason("is a per-call method of a long-lived object")
+        elif _serves_requests(fn):
+            reason = Reason("serves a web request (`@app.route`, `@router.get`...): it runs once per request")
         else:
             for site in fn.callers:
                 if self.isolated(site) or guarded(site.ifs):
@@ -97,3 +99,24 @@ class ModuleQuestions:
     def repeated_callers(self, fn: Function) -> list[CallSite]:
         """The call sites of ``fn`` that build into a shared graph."""
         return [s for s in fn.callers if not self.isolated(s)]
+
+
+#: The decorators that make a function a web handler: Flask's ``@app.route``, FastAPI's and
+#: Starlette's ``@app.get`` / ``@router.post``..., Sanic's and Quart's alike.
+_ROUTES = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
+
+
+def _serves_requests(fn: Function) -> bool:
+    """Whether ``fn`` is registered as a web handler (``@app.route("/")``): called per request."""
+    for dec in fn.node.decorator_list:
+        if (
+            isinstance(dec, ast.Call)
+            and isinstance(dec.func, ast.Attribute)
+            and dec.func.attr in _ROUTES
+            and isinstance(dec.func.value, (ast.Name, ast.Attribute))
+            and dec.args
+            and isinstance(dec.args[0], ast.Constant)
+            and isinstance(dec.args[0].value, str)
+        ):
+            return True
+    return False
