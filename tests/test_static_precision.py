@@ -244,6 +244,45 @@ CASES = {
             s = tf1.Session()
             m = tf.keras.Sequential()
         """,
+    "steps-the-counter-picks-out": """
+        import sys
+        steps = int(sys.argv[1])
+        lr = tf1.Variable(0.1)
+        sess = tf1.Session()
+        for step in range(1, steps + 1):
+            sess.run(lr)
+            if step % (steps // 2) == 0:
+                sess.run(tf1.assign(lr, lr * 0.3))
+            if step == steps // 3:
+                sess.run(tf1.assign(lr, lr * 0.5))
+            if step in (100, 200):
+                s = tf1.Session()
+        for i, batch in enumerate(sys.argv):
+            if i == 0 or i == 7:
+                sess.run(tf1.assign(lr, lr * 0.9))
+        """,
+    "steps-the-counter-lets-through-again-and-again": """
+        import sys
+        steps = int(sys.argv[1])
+        lr = tf1.Variable(0.1)
+        sess = tf1.Session()
+        for step in range(1, steps + 1):
+            sess.run(lr)
+            if step % 100 == 0:
+                sess.run(tf1.assign(lr, lr * 0.3))  # expect: GL102
+            if step % (steps // 10) == 0:
+                sess.run(tf1.assign(lr, lr * 0.1))  # expect: GL102
+            if step in (100, 200, 300):
+                s = tf1.Session()  # expect: GL301
+            target = step // 2
+            if step == target:
+                sess.run(tf1.assign(lr, lr * 0.5))  # expect: GL102
+        for run in range(5):
+            for step in range(1000):
+                sess.run(lr)
+                if step == 500:
+                    sess.run(tf1.assign(lr, lr * 0.5))  # expect: GL102
+        """,
     "three-literal-iterations": """
         x = tf.constant([1.0, 2.0])
         sess = tf1.Session()

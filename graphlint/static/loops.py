@@ -23,7 +23,7 @@ from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import guarded
 from graphlint.static.rebuilds import rebuilds
-from graphlint.static.loop_counts import times_run
+from graphlint.static.loop_counts import guard_bound, loop_count, times_run
 from graphlint.static.tensor_operators import tensor_operators
 from graphlint.static.tfapi import builds_ops, is_minimize
 from graphlint.static.variables import reusing
@@ -271,6 +271,24 @@ def _repeats(module, call, options) -> bool:
     return call.scope is not None and module.per_call(call.scope) is not None
 
 
+def _passes_repeat(module, loop, ifs, options) -> bool:
+    """:func:`_repeats` for what sits under ``ifs`` directly in ``loop``'s body (no call site
+    of its own: an operator): the passes the ``if`` parts let through, times the loops around."""
+    bound = guard_bound(module, loop, ifs)
+    if bound is None:
+        return True
+    if loop.scope is not None and module.per_call(loop.scope) is not None:
+        return True
+    site = next((c for c in loop.calls if loop in c.loops), None)
+    total = bound
+    for outer in site.loops[: site.loops.index(loop)] if site is not None else ():
+        n = loop_count(module, outer)
+        if n is None:
+            return True
+        total *= n
+    return total >= options.get("min-repeats", 3)
+
+
 def _step_elsewhere(module, call):
     """A call, in a loop, of a function of another module that itself builds ops and runs a
     session (``agent.learn()``, ``model.train_step(batch)``) with no run loop of its own:
@@ -351,7 +369,9 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                 where = first_module.location(first.node) if first_module is not module else first.node
                 add(call.node, f"`{found[1].name}()`", [(where, "it builds ops here")])
         if runs_here:
-            for node in tensor_operators(module, loop):
+            for node, ifs in tensor_operators(module, loop):
+                if ifs and not _passes_repeat(module, loop, ifs, options):
+                    continue
                 add(node, "an operator on a tensor")
     # a function that runs a session, builds ops and runs per call: at its ops
     for fn in module.functions:

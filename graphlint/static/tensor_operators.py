@@ -15,6 +15,8 @@ from graphlint.static.module import guarded
 from graphlint.static.loop_counts import LEAVES, walk_scope
 from graphlint.static.tfapi import builds_ops
 
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 
 def _tensors(module, scope) -> set:
     """Names in a function (or the module body) bound only to tensors: op-building calls and
@@ -73,7 +75,9 @@ def _operands(loop) -> set:
 
 def tensor_operators(module, loop) -> list:
     """``x = x + 1`` and friends on a tensor, directly in a run loop's body (first-time guards
-    and the iteration's own graph excluded). Returns the ``ast`` nodes, one per line."""
+    and the iteration's own graph excluded). Returns ``(ast node, ifs)``, one per line: the
+    ``(ast.If, branch)`` parts around it in the loop, or None when it sits in a loop nested in
+    this one (whose passes those ``if`` parts do not count)."""
     if loop.is_comprehension or not _has_tensor_names(module, loop.scope):
         return []
     operands = {
@@ -92,6 +96,8 @@ def tensor_operators(module, loop) -> list:
         node, ifs = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
+        if ifs is not None and isinstance(node, _LOOPS):
+            ifs = None  # the if parts around a nested loop do not bound how often its body runs
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(
             isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") == "as_default"
             for i in node.items
@@ -99,8 +105,8 @@ def tensor_operators(module, loop) -> list:
             continue
         if isinstance(node, ast.If):
             stack.append((node.test, ifs))
-            stack.extend((s, ifs + ((node, "body"),)) for s in node.body)
-            stack.extend((s, ifs + ((node, "orelse"),)) for s in node.orelse)
+            stack.extend((s, ifs + ((node, "body"),) if ifs is not None else None) for s in node.body)
+            stack.extend((s, ifs + ((node, "orelse"),) if ifs is not None else None) for s in node.orelse)
             continue
         operands = ()
         if isinstance(node, ast.BinOp):
@@ -110,9 +116,9 @@ def tensor_operators(module, loop) -> list:
         if any(isinstance(o, ast.Name) and o.id in tensors for o in operands) and not any(
             isinstance(o, ast.Constant) and isinstance(o.value, str) for o in operands
         ):
-            if not guarded(ifs) and node.lineno not in lines:
+            if not guarded(ifs or ()) and node.lineno not in lines:
                 lines.add(node.lineno)
-                out.append(node)
+                out.append((node, ifs))
             continue
         stack.extend((child, ifs) for child in ast.iter_child_nodes(node))
     return out
