@@ -238,7 +238,7 @@ def _run_exit_code(findings, status: int, exit_zero: bool) -> int:
 @click.argument("paths", nargs=-1, type=click.Path())
 @selection_options
 @click.option("--fix", is_flag=True, help="Apply the safe fixes (GL103) in place.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: the cores this process may use, within a container's CPU quota).")
 @click.option("--no-cache", is_flag=True, envvar="GRAPHLINT_NO_CACHE", help="Neither read nor write .graphlint_cache (unchanged files' results).")
 def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins, fix, jobs, no_cache):
     """Check PATHS (files or directories, default .) statically, without running them.

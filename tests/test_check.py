@@ -693,3 +693,43 @@ def test_check_in_its_own_process_leaves_the_collector_off_to_the_end(monkeypatc
     finally:
         gc.enable()
     assert seen == [True, False]
+
+
+@pytest.mark.parametrize(
+    "cpu_max, v1, expected",
+    [
+        ("150000 100000\n", None, 2),  # --cpus=1.5: two workers
+        ("50000 100000\n", None, 1),
+        ("max 100000\n", None, None),  # no quota: the cores it may run on
+        ("garbage", None, None),
+        (None, ("50000", "100000"), 1),  # cgroup v1
+        (None, ("-1", "100000"), None),
+        (None, None, None),
+    ],
+)
+def test_the_default_pool_fits_the_cpus_a_container_may_use(tmp_path, monkeypatch, cpu_max, v1, expected):
+    from graphlint.static import engine
+
+    monkeypatch.setattr(engine.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(engine, "CGROUP_CPU_MAX", str(tmp_path / "cpu.max"))
+    monkeypatch.setattr(engine, "CGROUP_V1_CPU", str(tmp_path / "v1"))
+    if cpu_max is not None:
+        (tmp_path / "cpu.max").write_text(cpu_max)
+    if v1 is not None:
+        (tmp_path / "v1").mkdir()
+        (tmp_path / "v1" / "cpu.cfs_quota_us").write_text(v1[0])
+        (tmp_path / "v1" / "cpu.cfs_period_us").write_text(v1[1])
+    assert engine.available_cores() == (expected if expected is not None else 64)
+
+
+def test_the_default_pool_without_affinity_counts_the_cores(monkeypatch, tmp_path):
+    from graphlint.static import engine
+
+    def no_affinity(pid):
+        raise AttributeError("not on this platform")
+
+    monkeypatch.setattr(engine.os, "sched_getaffinity", no_affinity, raising=False)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(engine, "CGROUP_CPU_MAX", str(tmp_path / "none"))
+    monkeypatch.setattr(engine, "CGROUP_V1_CPU", str(tmp_path / "none"))
+    assert engine.available_cores() == 3
