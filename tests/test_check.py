@@ -21,7 +21,7 @@ from graphlint.static.names import canonical
 
 RULES = SAMPLES / "rules"
 STORY = SAMPLES / "story"
-STATIC = ("GL101", "GL102", "GL103", "GL202", "GL301", "GL502", "GL503")
+STATIC = ("GL101", "GL102", "GL103", "GL202", "GL301", "GL502", "GL503", "GL504")
 STATIC_BAD = sorted(p for c in STATIC for p in RULES.glob(f"{c.lower()}_bad*.py")) + [
     STORY / "forecast_1_rebuilt.py",
     STORY / "forecast_2_reuse_fix.py",
@@ -708,7 +708,7 @@ def test_check_in_its_own_process_leaves_the_collector_off_to_the_end(monkeypatc
     ],
 )
 def test_the_default_pool_fits_the_cpus_a_container_may_use(tmp_path, monkeypatch, cpu_max, v1, expected):
-    from graphlint.static import engine
+    from graphlint.static import cores as engine
 
     monkeypatch.setattr(engine.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
     monkeypatch.setattr(engine, "CGROUP_CPU_MAX", str(tmp_path / "cpu.max"))
@@ -723,7 +723,7 @@ def test_the_default_pool_fits_the_cpus_a_container_may_use(tmp_path, monkeypatc
 
 
 def test_the_default_pool_without_affinity_counts_the_cores(monkeypatch, tmp_path):
-    from graphlint.static import engine
+    from graphlint.static import cores as engine
 
     def no_affinity(pid):
         raise AttributeError("not on this platform")

@@ -384,6 +384,51 @@ CASES = {
             for var in tf1.trainable_variables():
                 sess.run(var.assign(var * 0.99))  # expect: GL102
         """,
+    # -- GL504: predict on one sample, again and again --------------------------------------------
+    "predict-one-sample-at-a-time": """
+        import sys
+        import numpy as np
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        loaded = tf.keras.models.load_model(sys.argv[1])
+        frames = np.zeros((100, 4))
+        for frame in frames:
+            model.predict(frame[None], verbose=0)  # expect: GL504
+            loaded.predict(np.array([frame]))  # expect: GL504
+            x = np.reshape(frame, [1, 4])
+            model.predict(x)  # expect: GL504
+        while True:
+            model.predict(np.expand_dims(frames[0], axis=0))  # expect: GL504
+            break
+        class Agent:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            def act(self, state):
+                return self.model.predict(state.reshape(1, -1))  # expect: GL504
+        agent = Agent()
+        for step in range(1000):
+            agent.act(frames[0])
+        for i in range(6):
+            model.predict(frames[i][np.newaxis, :])  # expect: GL504
+        """,
+    "predict-on-batches-or-rarely": """
+        import sys
+        import numpy as np
+        from sklearn.linear_model import LogisticRegression
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        clf = LogisticRegression()
+        frames = np.zeros((100, 4))
+        for batch in np.split(frames, 10):
+            model.predict(batch)
+            clf.predict(batch[0][None])
+            model(batch[0][None], training=False)
+        for i in range(5):
+            model.predict(frames[i][None])
+        x = frames[:1]
+        for i in range(100):
+            x = frames[i:i + 32]
+            model.predict(x)
+        model.predict(frames[0][None])
+        """,
     # -- misses: ops in a function called every step ---------------------------------------------
     "target-copy-per-variable-called-every-n-steps": """
         def copy_params(src, dst):

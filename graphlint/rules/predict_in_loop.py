@@ -29,7 +29,10 @@ class PredictInLoop(Rule):
 
     ## What it does
     Counts `Model.predict` calls per line whose input fits in one batch; when one line makes
-    more than `max-calls` of them, reports the line and the count.
+    more than `max-calls` of them, reports the line and the count. `graphlint check` reports
+    the calls whose source shows all of it: a Keras model made in the file, one sample
+    (`x[None]`, `np.expand_dims(x, 0)`, `np.reshape(x, [1, ...])`), in a loop or a function
+    that runs per call.
 
     ## Why is this bad?
     `predict` is built for large inputs: every call wraps its input in a `tf.data` pipeline,
@@ -57,6 +60,7 @@ class PredictInLoop(Rule):
     name = "predict-in-loop"
     severity = Severity.WARNING
     summary = "`model.predict` called many times on small batches"
+    engines = ("runtime", "static")
     frameworks = ("keras",)
     fix = (
         "Call the model directly, `model(x, training=False)` (or `model.predict_on_batch(x)`), "
@@ -76,6 +80,13 @@ class PredictInLoop(Rule):
             entry = self.sites[site[:2]] = _Site(site)
         entry.calls += 1
         entry.rows = max(entry.rows, rows)
+
+    def check_module(self, module) -> None:
+        """Static form: see :func:`graphlint.static.predicts.predict_in_loop`."""
+        from graphlint.static.hits import report_hits
+        from graphlint.static.predicts import predict_in_loop
+
+        report_hits(self, module, predict_in_loop(module, self.config))
 
     def graphlint_run_finished(self):
         limit = self.config["max-calls"]

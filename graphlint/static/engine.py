@@ -31,6 +31,7 @@ from graphlint.findings import (
 )
 from graphlint.static import prefilter, project
 from graphlint.static.cache import Cache, Inputs, digest, reached
+from graphlint.static.cores import available_cores
 from graphlint.static.module import Edit, Module
 from graphlint.suppression import only_selected, without_noqa
 
@@ -360,44 +361,6 @@ def _start_method(methods: list[str]) -> str | None:
     if "fork" in methods and threading.active_count() == 1 and not any(m in sys.modules for m in _THREADED):
         return "fork"
     return "forkserver" if "forkserver" in methods else None  # None: the platform's default
-
-
-#: Where a container's CPU limit is read (cgroup v2, then v1): ``os.cpu_count()`` counts the
-#: host's cores, and a pool of that many workers on a 2-CPU quota only waits its turn.
-CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
-CGROUP_V1_CPU = "/sys/fs/cgroup/cpu"
-
-
-def available_cores() -> int:
-    """The cores this process may use: those it may be scheduled on (``sched_getaffinity``),
-    capped by a cgroup CPU quota (a container's ``--cpus``), as ruff's and cargo's
-    ``available_parallelism`` count them. At least 1."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not on Linux
-        cores = os.cpu_count() or 1
-    quota = _cgroup_quota()
-    return max(1, min(cores, quota) if quota else cores)
-
-
-def _cgroup_quota() -> int | None:
-    """The CPU quota of the cgroup, rounded up to whole cores; None when there is none."""
-    try:
-        with open(CGROUP_CPU_MAX) as fh:
-            quota, period = fh.read().split()[:2]
-        if quota == "max":
-            return None
-        return -(-int(quota) // int(period))
-    except (OSError, ValueError, ZeroDivisionError):
-        pass
-    try:
-        with open(os.path.join(CGROUP_V1_CPU, "cpu.cfs_quota_us")) as fh:
-            quota = int(fh.read())
-        with open(os.path.join(CGROUP_V1_CPU, "cpu.cfs_period_us")) as fh:
-            period = int(fh.read())
-        return -(-quota // period) if quota > 0 and period > 0 else None
-    except (OSError, ValueError):
-        return None
 
 
 def _batches(paths: list[str], n: int) -> list[list[str]]:

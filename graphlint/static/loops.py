@@ -23,49 +23,14 @@ from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import guarded
 from graphlint.static.rebuilds import rebuilds
-from graphlint.static.loop_counts import guard_bound, loop_count, times_run
+from graphlint.static.loop_counts import loop_count
+from graphlint.static.repeats import guard_bound, times_run
+from graphlint.static.weight_loops import ASSIGN_METHODS, per_variable
 from graphlint.static.tensor_operators import tensor_operators
 from graphlint.static.tfapi import builds_ops, is_minimize
 from graphlint.static.variables import reusing
 
-#: Methods of TF1 variables that add an op to the graph at every call.
-ASSIGN_METHODS = frozenset(
-    {
-        "assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
-        "scatter_mul", "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update",
-        "scatter_nd_add", "scatter_nd_sub", "batch_scatter_update", "count_up_to",
-    }
-)
-_ASSIGN_APIS = frozenset(
-    {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
-)
 _DEPTH = 3  # how deep calls of the user's functions are followed
-
-
-def _bound_in(module, loop) -> set:
-    """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
-    key = ("bound", id(loop.node))
-    found = module.cache.get(key)
-    if found is None:
-        found = set()
-        for node in ast.walk(loop.node):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                found.add(node.id)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                found.add("." + node.attr)
-        module.cache[key] = found
-    return found
-
-
-def _root(expr):
-    """The name an expression hangs from: ``v`` for ``v``, ``.lr`` for ``self.lr``."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        if isinstance(expr.value, ast.Name) and expr.value.id == "self":
-            return "." + expr.attr
-        return _root(expr.value)
-    return None
 
 
 def builds_op(module, call) -> bool:
@@ -77,102 +42,6 @@ def builds_op(module, call) -> bool:
     if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
         return bool(call.node.args)  # a variable takes the value positionally; pandas' df.assign(col=...) does not
     return is_minimize(module, call)
-
-
-def _per_variable(module, loop, call) -> bool:
-    """An assignment to a variable the loop itself binds: a weight load, once per variable —
-    unless an outer loop (other than a walk of the same structure: ``for layer in weights:
-    for name, value in weights[layer].items():``) or a per-call function repeats the load."""
-    loops = [outer for outer in call.loops if not outer.is_comprehension]
-    for outer, inner in zip(loops, loops[1:]):
-        iterable = getattr(inner.node, "iter", None)
-        target = getattr(outer.node, "target", None)
-        if iterable is None or target is None:
-            return False
-        bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-        if not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(iterable)):
-            return False  # the outer loop repeats the whole load
-    if call.scope is not None and module.per_call(call.scope) is not None:
-        return False
-    if call.method in ASSIGN_METHODS and call.name is None:
-        target = call.receiver
-    elif call.api in _ASSIGN_APIS and call.node.args:
-        target = call.node.args[0]
-    else:
-        return _reads_each_variable(module, loop, call)
-    bound = _bound_in(module, loop)
-    if isinstance(target, ast.Call):  # get_variable(name).assign(value): looked up per item
-        return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(target))
-    root = _root(target)
-    return root is not None and root in bound
-
-
-#: Calls that list the graph's variables, and the attributes by which Keras objects list theirs.
-_VARIABLE_LISTS = frozenset(
-    {
-        "tensorflow.compat.v1.trainable_variables", "tensorflow.compat.v1.global_variables",
-        "tensorflow.compat.v1.local_variables", "tensorflow.compat.v1.model_variables",
-        "tensorflow.compat.v1.all_variables",
-    }
-)
-_VARIABLE_ATTRIBUTES = frozenset(
-    {"trainable_variables", "variables", "weights", "trainable_weights", "non_trainable_weights", "non_trainable_variables"}
-)
-#: What makes a variable (the origin label of a name assigned from it).
-_VARIABLE_MAKERS = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.get_variable", "tensorflow.compat.v1.Variable"})
-
-
-def _reads_each_variable(module, loop, call) -> bool:
-    """An op on the loop's own item, in a loop over the model's variables (``for w in
-    self.weights: sess.run(tf.shape(w))``, ``for v in tf.trainable_variables():``): one op
-    per variable, as a weight load — the graph does not grow with the steps of a run.
-    A list of the user's (``self.weights``) counts when every value appended to it anywhere
-    in the file was made by ``tf.Variable`` / ``get_variable``."""
-    node = getattr(loop.node, "target", None)
-    if not isinstance(node, ast.Name) or not call.node.args:
-        return False
-    arg = call.node.args[0]
-    if not isinstance(arg, ast.Name) or arg.id != node.id:
-        return False
-    iterable = loop.node.iter
-    if isinstance(iterable, ast.Call):
-        if module.bindings.resolve(iterable.func) in _VARIABLE_LISTS:
-            return True
-        return False
-    if isinstance(iterable, ast.Attribute) and iterable.attr in _VARIABLE_ATTRIBUTES:
-        return True
-    return _variables_only(module, iterable)
-
-
-def _variables_only(module, iterable) -> bool:
-    """Whether ``iterable`` (a name or ``self.attr``) is a list that only ever has variables
-    appended to it, and has some."""
-    key = _list_key(iterable)
-    if key is None:
-        return False
-    appended = [
-        c for c in module.calls
-        if c.method == "append" and c.name is None and c.receiver is not None and _list_key(c.receiver) == key
-    ]
-    if not appended:
-        return False
-    for c in appended:
-        if len(c.node.args) != 1 or not isinstance(c.node.args[0], (ast.Name, ast.Call)):
-            return False
-        value = c.node.args[0]
-        labels = {module.bindings.resolve(value.func)} if isinstance(value, ast.Call) else module.origins(value, c.scope)
-        if not labels or not labels <= _VARIABLE_MAKERS:
-            return False
-    return True
-
-
-def _list_key(expr):
-    """``name`` for a plain name, ``.attr`` for ``self.attr``; None for anything else."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        return "." + expr.attr
-    return None
 
 
 def _summary(module, fn, depth=0, seen=None) -> tuple:
@@ -352,7 +221,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                     add(call.node, f"`{fn.name}()`", [(other.location(first.node), "it builds ops here and runs them")])
                 continue
             if builds_op(module, call):
-                if _per_variable(module, loop, call) or not _repeats(module, call, options):
+                if per_variable(module, loop, call) or not _repeats(module, call, options):
                     continue
                 done.add(id(call.node))
                 add(call.node, f"`{call.api or call.method}()`")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import ONCE_METHODS, guarded
-from graphlint.static.loop_counts import times_run
+from graphlint.static.repeats import times_run
 from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 
 

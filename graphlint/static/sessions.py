@@ -18,7 +18,8 @@ import ast
 from graphlint.static.hits import Hit
 from graphlint.static.loops import has_run_loop
 from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, guarded
-from graphlint.static.loop_counts import loop_count, runs_at_most
+from graphlint.static.loop_counts import loop_count
+from graphlint.static.repeats import runs_at_most
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefault"})
 
