@@ -384,6 +384,45 @@ CASES = {
             for var in tf1.trainable_variables():
                 sess.run(var.assign(var * 0.99))  # expect: GL102
         """,
+    # -- GL101: an object whose __init__ builds the model, made again and again -------------------
+    "model-object-made-per-iteration": """
+        class Net:
+            def __init__(self, n):
+                self.x = tf1.placeholder(tf.float32, [None, n])  # expect: GL101
+                self.y = tf1.layers.dense(self.x, 1)
+                self.sess = tf1.Session()
+                self.sess.run(tf1.global_variables_initializer())
+        for trial in range(30):
+            net = Net(4)
+            print(net.sess.run(net.y, {net.x: [[1.0] * 4]}))
+        def score(rows):
+            return Net(4).sess.run(tf.constant(1.0))
+        """,
+    "model-object-made-per-request": """
+        class Net:
+            def __init__(self):
+                self.x = tf1.placeholder(tf.float32, [None, 4])  # expect: GL101
+                self.y = tf1.layers.dense(self.x, 1)
+        class Service:
+            def predict(self, rows):
+                net = Net()
+                with tf1.Session() as sess:  # expect: GL301
+                    sess.run(tf1.global_variables_initializer())  # expect: GL102
+                    return sess.run(net.y, {net.x: rows})
+        """,
+    "model-objects-kept-or-made-once": """
+        class Net:
+            def __init__(self, n):
+                self.x = tf1.placeholder(tf.float32, [None, n])
+                self.y = tf1.layers.dense(self.x, 1)
+        members = []
+        for seed in range(5):
+            members.append(Net(4))
+        for n in range(3, 30):
+            with tf.Graph().as_default():
+                net = Net(n)
+        single = Net(4)
+        """,
     # -- GL504: predict on one sample, again and again --------------------------------------------
     "predict-one-sample-at-a-time": """
         import sys
@@ -441,6 +480,24 @@ CASES = {
             for step in range(10000):
                 if step % 100 == 0:
                     copy_params(online, target)
+        """,
+    "queue-op-per-step": """
+        q = tf1.FIFOQueue(100, tf.float32)
+        sess = tf1.Session()
+        for i in range(10):
+            print(sess.run(q.dequeue()))  # expect: GL102
+            sess.run(tf1.RandomShuffleQueue(10, 2, tf.float32).size())  # expect: GL102
+        """,
+    "queue-op-built-once": """
+        import queue
+        q = tf1.FIFOQueue(100, tf.float32)
+        take = q.dequeue()
+        jobs = queue.Queue()
+        sess = tf1.Session()
+        for i in range(10):
+            print(sess.run(take))
+            jobs.put(i)
+            print(jobs.size() if hasattr(jobs, "size") else jobs.qsize())
         """,
     "web-handler-builds-per-request": """
         from flask import Flask

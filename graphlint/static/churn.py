@@ -29,7 +29,7 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
         model = _is_model(call, model_classes)
         if not (inner is not None or elsewhere or model):
             continue
-        if runs_at_most(module, call, options.get("max-per-site", 2)) or _kept(module, call, loops[-1]):
+        if runs_at_most(module, call, options.get("max-per-site", 2)) or kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
         if elsewhere is not None:
             what, where = elsewhere
@@ -108,7 +108,7 @@ def _built_elsewhere(module, call):
     return f"`{target.name}()`", other.location(builds.node)
 
 
-def _kept(module, call, loop) -> bool:
+def kept(module, call, loop) -> bool:
     """A model kept: appended or stored (``models.append(m)``, ``models[k] = m``,
     ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn. A builder
     that returns the model with other values (``model, history = train(...)``) keeps it when

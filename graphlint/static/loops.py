@@ -41,7 +41,24 @@ def builds_op(module, call) -> bool:
         return not reusing(module, call) and call.api != "train.get_or_create_global_step"
     if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
         return bool(call.node.args)  # a variable takes the value positionally; pandas' df.assign(col=...) does not
+    if call.name is None and call.method in _QUEUE_METHODS and call.receiver is not None:
+        return _is_queue(module, call)
     return is_minimize(module, call)
+
+
+#: Methods of a TF1 queue that add an op at every call, and the queue classes.
+_QUEUE_METHODS = frozenset({"enqueue", "enqueue_many", "dequeue", "dequeue_many", "dequeue_up_to", "size", "close"})
+_QUEUES = frozenset({"FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"})
+
+
+def _is_queue(module, call) -> bool:
+    """Whether ``call``'s receiver is a TensorFlow queue (``tf.FIFOQueue(...)``, by its origin)."""
+    receiver = call.receiver
+    if isinstance(receiver, ast.Call):
+        labels = {module.bindings.resolve(receiver.func) or "?"}
+    else:
+        labels = module.origins(receiver, call.scope)
+    return all(label.startswith("tensorflow") and label.rpartition(".")[2] in _QUEUES for label in labels)
 
 
 def _summary(module, fn, depth=0, seen=None) -> tuple:

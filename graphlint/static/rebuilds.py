@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphlint.static import project
+from graphlint.static.churn import kept
 from graphlint.static.hits import Hit
 from graphlint.static.module import ONCE_METHODS, guarded
 from graphlint.static.repeats import times_run
@@ -50,7 +51,44 @@ def rebuilds(module) -> list[Rebuild]:
         if reason is not None:
             unique = list({id(s): s for s in sites}.values())
             found.append(Rebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique))
+    found += _instances_rebuilt(module, model_builds)
     module.cache["rebuilds"] = found
+    return found
+
+
+def _instances_rebuilt(module, model_builds) -> list[Rebuild]:
+    """A class whose ``__init__`` builds a model into the default graph (placeholders and ops
+    on them, or a model it runs in a session), made again and again: in a loop that does not
+    keep the objects (an ensemble kept side by side is built on purpose), or in a function that
+    runs per call. Each object adds another copy of the model to the one default graph."""
+    found = []
+    for cls in module.classes.values():
+        init = cls.methods.get("__init__")
+        builds = model_builds.get(id(init)) if init is not None else None
+        if builds is None or init.resets_state() or _compiled(module, init):
+            continue
+        whole = any(module.is_session_run(c) for c in init.calls) or (
+            any(c.api in PLACEHOLDERS for c in builds)
+            and any(builds_ops(c.name) and c.api not in PLACEHOLDERS and not c.under_graph_default() for c in init.calls)
+        )
+        if not whole:
+            continue
+        sites, reason = [], None
+        for site in module.calls:
+            if site.local_class is not cls or guarded(site.ifs) or module.isolated(site):
+                continue
+            loops = [loop for loop in site.loops if not loop.is_comprehension]
+            if loops and _repeats(module, site) and not kept(module, site, loops[-1]):
+                reason = reason or f"`{cls.name}` is made in a loop (line {site.line})"
+                sites.append(site)
+            elif not site.loops and site.scope is not None:
+                why = module.per_call(site.scope)
+                if why is not None:
+                    reason = reason or f"`{cls.name}` is made in {site.scope.display}, which {why.text}"
+                    sites.append(site)
+        if reason is not None:
+            first = min(builds, key=lambda c: (c.line, c.node.col_offset))
+            found.append(Rebuild(init, first, reason, sites))
     return found
 
 
