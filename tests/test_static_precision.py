@@ -481,6 +481,33 @@ CASES = {
                 if step % 100 == 0:
                     copy_params(online, target)
         """,
+    "thread-per-connection": """
+        import socket
+        import threading
+        class Server:
+            def __init__(self):
+                self.sock = socket.socket()
+            def serve(self):
+                while True:
+                    client, _ = self.sock.accept()
+                    threading.Thread(target=self.handle, args=(client,)).start()
+            def handle(self, client):
+                with tf1.Session() as sess:  # expect: GL301
+                    client.send(sess.run(tf.constant(b"hi")))  # expect: GL102
+        """,
+    "thread-started-once": """
+        import threading
+        sess = tf1.Session()
+        answer = tf.constant(1.0)
+        def handle():
+            with tf1.Session() as s:
+                print(s.run(tf.constant(2.0)))
+        def poll(conn):
+            print(sess.run(answer))
+        threading.Thread(target=handle).start()
+        for conn in range(10):
+            threading.Thread(target=poll, args=(conn,)).start()
+        """,
     "queue-op-per-step": """
         q = tf1.FIFOQueue(100, tf.float32)
         sess = tf1.Session()

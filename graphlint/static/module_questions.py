@@ -83,6 +83,9 @@ class ModuleQuestions:
             reason = Reason("is a per-call method of a long-lived object")
         elif _serves_requests(fn):
             reason = Reason("serves a web request (`@app.route`, `@router.get`...): it runs once per request")
+        elif id(fn) in self._thread_targets():
+            site = self._thread_targets()[id(fn)]
+            reason = Reason(f"runs in a thread started in a loop (line {site.line})", site)
         else:
             for site in fn.callers:
                 if self.isolated(site) or guarded(site.ifs):
@@ -96,11 +99,39 @@ class ModuleQuestions:
         self._per_call[key] = reason
         return reason
 
+    def _thread_targets(self) -> dict:
+        """The functions a loop starts a thread or process on (``Thread(target=self.handle)``
+        per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
+        found = self.cache.get("thread-targets")
+        if found is None:
+            found = self.cache["thread-targets"] = {}
+            for site in self.calls:
+                if site.name not in _SPAWNERS or not site.loops or guarded(site.ifs):
+                    continue
+                target = next((k.value for k in site.node.keywords if k.arg == "target"), None)
+                fn = None
+                if isinstance(target, ast.Name):
+                    scope = site.scope
+                    while scope is not None and fn is None:
+                        fn = scope.children.get(target.id)
+                        scope = scope.parent
+                    fn = fn or self.module_functions.get(target.id)
+                elif (
+                    isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == "self" and site.cls is not None
+                ):
+                    fn = site.cls.methods.get(target.attr)
+                if fn is not None:
+                    found.setdefault(id(fn), site)
+        return found
+
     def repeated_callers(self, fn: Function) -> list[CallSite]:
         """The call sites of ``fn`` that build into a shared graph."""
         return [s for s in fn.callers if not self.isolated(s)]
 
 
+#: What starts a function in a thread or a process of its own.
+_SPAWNERS = frozenset({"threading.Thread", "multiprocessing.Process", "threading.Timer"})
 #: The decorators that make a function a web handler: Flask's ``@app.route``, FastAPI's and
 #: Starlette's ``@app.get`` / ``@router.post``..., Sanic's and Quart's alike.
 _ROUTES = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
