@@ -508,6 +508,27 @@ CASES = {
         for conn in range(10):
             threading.Thread(target=poll, args=(conn,)).start()
         """,
+    "op-cached-by-key": """
+        class Updater:
+            def __init__(self, sess, variables):
+                self.sess, self.vars, self.ops = sess, variables, {}
+            def set(self, name, value):
+                if name not in self.ops:
+                    self.ops[name] = tf1.assign(self.vars[name], value)
+                self.sess.run(self.ops[name])
+        u = Updater(tf1.Session(), {"w": tf1.Variable(0.0)})
+        for step in range(100):
+            u.set("w", 1.0)
+        """,
+    "op-per-new-key-not-kept": """
+        v = tf1.Variable(0.0)
+        sess = tf1.Session()
+        seen = set()
+        for step in range(100):
+            if step not in seen:
+                seen.add(step)
+                sess.run(tf1.assign(v, step))  # expect: GL102
+        """,
     "queue-op-per-step": """
         q = tf1.FIFOQueue(100, tf.float32)
         sess = tf1.Session()

@@ -169,7 +169,23 @@ def _once_value(node) -> bool:
 
 def guarded(ifs) -> bool:
     """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
-    return any(branch == "body" and first_time_guard(node.test) for node, branch in ifs)
+    return any(branch == "body" and (first_time_guard(node.test) or _cached_by_key(node)) for node, branch in ifs)
+
+
+def _cached_by_key(node) -> bool:
+    """``if key not in cache: cache[key] = ...`` — made once per key, then looked up."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
+        return False
+    key, cache = ast.dump(test.left), ast.dump(test.comparators[0])
+    return any(
+        isinstance(stmt, ast.Assign)
+        and any(
+            isinstance(t, ast.Subscript) and ast.dump(t.value) == cache and ast.dump(t.slice) == key
+            for t in stmt.targets
+        )
+        for stmt in node.body
+    )
 
 
 class _stored:
