@@ -467,6 +467,10 @@ CASES = {
             x = frames[i:i + 32]
             model.predict(x)
         model.predict(frames[0][None])
+        graph = tf1.get_default_graph()
+        for frame in frames:
+            with graph.as_default():
+                model.predict(frame[None])
         """,
     # -- misses: ops in a function called every step ---------------------------------------------
     "target-copy-per-variable-called-every-n-steps": """

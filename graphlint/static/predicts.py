@@ -7,8 +7,9 @@ of the file that derives from a Keras model), the input is one sample (``x[None]
 ``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``, ``np.reshape(x, [1, ...])``,
 ``x.reshape(1, ...)``, ``np.array([x])``, or a name the function assigns only from such), and
 the call runs again and again (in a loop the source does not bound to ``max-calls`` runs, or
-in a function that runs per call). ``model.predict(batch)`` per batch, ``model(x)`` and a
-scikit-learn ``predict`` stay silent.
+in a function that runs per call). ``model.predict(batch)`` per batch, ``model(x)``, a
+scikit-learn ``predict`` and a call under a graph's ``as_default()`` (TF1 Keras, where
+``model(x)`` would build ops: ``predict`` is the way there) stay silent.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
             continue
         node = call.node
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "x"), None)
-        if arg is None or guarded(call.ifs):
-            continue
+        if arg is None or guarded(call.ifs) or call.under_graph_default():
+            continue  # under a graph's as_default(): TF1 Keras, where model(x) would build ops
         why = related = None
         if call.loops and not runs_at_most(module, call, limit):
             why, related = "in a loop", ((call.loops[-1].node, "the loop"),)
