@@ -449,6 +449,53 @@ CASES = {
         for i in range(6):
             model.predict(frames[i][np.newaxis, :])  # expect: GL504
         """,
+    "agent-predicts-the-state-it-is-given": """
+        import numpy as np
+        class Agent:
+            def __init__(self):
+                self.model = self._build_model()
+                self.target = self._build_model()
+            def _build_model(self):
+                model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+                model.compile("adam", "mse")
+                return model
+            def act(self, state):
+                return np.argmax(self.model.predict(state)[0])  # expect: GL504
+            def replay(self, batch):
+                for state, target in batch:
+                    state = state.reshape(1, -1)
+                    self.target.predict(state)  # expect: GL504
+        agent = Agent()
+        for episode in range(100):
+            state = np.reshape(np.zeros(4), [1, 4])
+            for step in range(200):
+                action = agent.act(state)
+                state = np.zeros(4)
+        """,
+    "agent-predicts-batches": """
+        import numpy as np
+        from sklearn.linear_model import LogisticRegression
+        class Agent:
+            def __init__(self):
+                self.model = self._build_model()
+                self.clf = self._build_clf()
+            def _build_model(self):
+                return tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            def _build_clf(self):
+                return LogisticRegression()
+            def act(self, states):
+                return self.model.predict(states)
+            def guess(self, state):
+                return self.clf.predict(state)
+        agent = Agent()
+        for episode in range(100):
+            states = np.zeros((32, 4))
+            agent.act(states)
+            agent.guess(np.reshape(states[0], [1, 4]))
+            x = np.zeros((8, 4))
+            agent.model.predict(x)
+            x = x[None]
+        """,
     "predict-on-batches-or-rarely": """
         import sys
         import numpy as np

@@ -2,10 +2,12 @@
 
 The runtime counts ``predict`` calls per line whose input fits in one batch. Statically, a
 call is reported only when the source shows all three: the receiver is a Keras model (made in
-this file by ``keras.Sequential``/``keras.Model``/``load_model``/``clone_model``, or by a class
-of the file that derives from a Keras model), the input is one sample (``x[None]``,
+this file by ``keras.Sequential``/``keras.Model``/``load_model``/``clone_model``, by a class
+of the file that derives from a Keras model, or ``self.model = self._build_model()`` with a
+builder of the file that makes one), the input is one sample (``x[None]``,
 ``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``, ``np.reshape(x, [1, ...])``,
-``x.reshape(1, ...)``, ``np.array([x])``, or a name the function assigns only from such), and
+``x.reshape(1, ...)``, ``np.array([x])``; a name by its nearest binding before the call; a
+parameter by what every caller passes: the RL agent's ``act(state)``), and
 the call runs again and again (in a loop the source does not bound to ``max-calls`` runs, or
 in a function that runs per call). ``model.predict(batch)`` per batch, ``model(x)``, a
 scikit-learn ``predict`` and a call under a graph's ``as_default()`` (TF1 Keras, where
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.churn import _model_classes
+from graphlint.static.churn import _builder, _model_classes
 from graphlint.static.hits import Hit
 from graphlint.static.loop_counts import LEAVES, walk_scope
 from graphlint.static.repeats import runs_at_most
@@ -49,7 +51,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
             if reason is not None:
                 why = f"each time {call.scope.display} runs: it {reason.text}"
                 related = ((reason.site.node, "called here"),) if reason.site else ()
-        if why is None or not _one_sample(module, arg, call.scope) or not _keras_model(module, call):
+        if why is None or not _one_sample(module, arg, call.scope, call.line) or not _keras_model(module, call):
             continue
         found.append(
             Hit(
@@ -63,21 +65,67 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
 
 
 def _keras_model(module, call) -> bool:
-    """Whether the receiver of ``.predict`` was made (only) as a Keras model in this file."""
+    """Whether the receiver of ``.predict`` was made (only) as a Keras model in this file: by a
+    Keras constructor or loader, a class of the file deriving from a Keras model, or — for
+    ``self.model`` — a method or function of the file that builds one (``self.model =
+    self._build_model()``)."""
     receiver = call.receiver
     if isinstance(receiver, ast.Call):
         labels = {module.bindings.resolve(receiver.func) or "?"}
     else:
         labels = module.origins(receiver, call.scope)
-    classes = _model_classes(module)
-    return bool(labels) and all(
-        is_keras_model(label) or label in _LOADERS or (label.startswith("class:") and label[6:] in classes)
-        for label in labels
-    )
+    if labels and all(_is_model_label(module, label) for label in labels):
+        return True
+    if call.cls is None or not isinstance(receiver, ast.Attribute):
+        return False
+    if not (isinstance(receiver.value, ast.Name) and receiver.value.id == "self"):
+        return False
+    values = _self_assignments(module, call.cls).get(receiver.attr)
+    return bool(values) and all(_builds_model(module, value) for value in values)
 
 
-def _one_sample(module, expr, scope, depth: int = 0) -> bool:
-    """Whether ``expr`` is visibly a batch of one sample (see the module docstring)."""
+def _is_model_label(module, label: str) -> bool:
+    return is_keras_model(label) or label in _LOADERS or (label.startswith("class:") and label[6:] in _model_classes(module))
+
+
+def _self_assignments(module, cls) -> dict:
+    """``{attr: [value, ...]}`` of every ``self.attr = value`` in the class's methods."""
+    key = ("self-assignments", id(cls))
+    found = module.cache.get(key)
+    if found is None:
+        found = {}
+        for method in cls.methods.values():
+            for node in walk_scope(method.node.body, LEAVES):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                            found.setdefault(target.attr, []).append(node.value)
+        module.cache[key] = found
+    return found
+
+
+def _builds_model(module, value) -> bool:
+    """A call that makes a Keras model: a constructor or loader, or the user's builder."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = module.bindings.resolve(value.func)
+    if name is not None:
+        return _is_model_label(module, name)
+    site = _sites(module).get(id(value))
+    return site is not None and site.target is not None and _builder(module, site.target, _model_classes(module)) is not None
+
+
+def _sites(module) -> dict:
+    found = module.cache.get("sites-by-node")
+    if found is None:
+        found = module.cache["sites-by-node"] = {id(c.node): c for c in module.calls}
+    return found
+
+
+def _one_sample(module, expr, scope, line: int, depth: int = 0) -> bool:
+    """Whether ``expr`` (read at ``line``) is visibly a batch of one sample (see the module
+    docstring). A name counts by the binding before ``line`` nearest to it; a parameter by
+    what every caller passes for it."""
     if isinstance(expr, ast.Subscript):
         index = expr.slice
         first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
@@ -94,44 +142,62 @@ def _one_sample(module, expr, scope, depth: int = 0) -> bool:
             shape = args[1] if len(args) > 1 else keywords.get("newshape", keywords.get("shape"))
             return _leads_with_one(shape)
         if name in _ARRAY:
-            return bool(args) and _one_sample(module, args[0], scope, depth) and isinstance(args[0], ast.List)
+            return bool(args) and isinstance(args[0], ast.List) and _one_sample(module, args[0], scope, line, depth)
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "reshape" and args:
             return _leads_with_one(args[0]) if len(args) == 1 else _is_int(args[0], 1)
         return False
-    if isinstance(expr, ast.Name) and depth == 0:
-        values = _assigned(module, scope, expr.id)
-        return bool(values) and all(_one_sample(module, v, scope, depth + 1) for v in values)
+    if isinstance(expr, ast.Name) and depth < 2:
+        binding = _binding_before(module, scope, expr.id, line)
+        if binding is None:
+            return False
+        kind, value = binding
+        if kind == "assign":
+            return _one_sample(module, value, scope, value.lineno, depth + 1)
+        if kind == "param" and scope is not None and scope.callers:
+            return all(_passed_one_sample(module, scope, value, site, depth) for site in scope.callers)
     return False
 
 
-def _assigned(module, scope, name: str) -> list | None:
-    """The values a function (or the module body) assigns to ``name`` — None when it is also
-    bound otherwise (a parameter, a loop target, an augmented or unpacked assignment)."""
-    key = ("predict-assigned", id(scope))
+def _passed_one_sample(module, fn, param: str, site, depth: int) -> bool:
+    """Whether the call ``site`` of ``fn`` passes one sample for ``param``."""
+    names = [a.arg for a in fn.node.args.posonlyargs + fn.node.args.args]
+    if fn.is_method and names:
+        names = names[1:]  # self: the receiver
+    node = site.node
+    arg = next((k.value for k in node.keywords if k.arg == param), None)
+    if arg is None and param in names and names.index(param) < len(node.args):
+        arg = node.args[names.index(param)]
+    return arg is not None and not isinstance(arg, ast.Starred) and _one_sample(module, arg, site.scope, site.line, depth + 1)
+
+
+def _binding_before(module, scope, name: str, line: int):
+    """The binding of ``name`` in ``scope`` nearest before ``line``: ``("assign", value)`` for
+    a plain ``name = value``, ``("param", name)`` for a parameter bound by no statement before
+    it, ``("other", None)`` for any other binding (a loop target, unpacking, ``+=``...); None
+    when the scope binds it nowhere before."""
+    key = ("bindings-by-line", id(scope))
     table = module.cache.get(key)
     if table is None:
         table = {}
         body = scope.node.body if scope is not None else module.tree.body
         for node in walk_scope(body, LEAVES):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                entry = table.setdefault(node.targets[0].id, [])
-                if entry is not None:
-                    entry.append(node.value)
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.NamedExpr)):
-                target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-                for n in ast.walk(target) if target is not None else ():
-                    if isinstance(n, ast.Name):
-                        table[n.id] = None
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    for n in ast.walk(target):
+                table.setdefault(node.targets[0].id, []).append((node.lineno, "assign", node.value))
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.NamedExpr)):
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+                where = getattr(node, "lineno", None) or getattr(getattr(node, "target", None), "lineno", 0)
+                for target in targets:
+                    for n in ast.walk(target) if target is not None else ():
                         if isinstance(n, ast.Name):
-                            table[n.id] = None
-        if scope is not None:
-            for param in scope.params:
-                table[param] = None
+                            table.setdefault(n.id, []).append((where, "other", None))
         module.cache[key] = table
-    return table.get(name)
+    before = [b for b in table.get(name, ()) if b[0] < line]
+    if before:
+        _, kind, value = max(before, key=lambda b: b[0])
+        return kind, value
+    if scope is not None and name in scope.params:
+        return "param", name
+    return None
 
 
 def _is_newaxis(module, node) -> bool:
