@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.loop_counts import RANGES, _unwrapped, dotted_name, loop_count
+from graphlint.static.weight_loops import bound_in
 
 
 def times_run(module, site) -> int | None:
@@ -41,7 +42,7 @@ def guard_bound(module, loop, ifs) -> int | None:
     for node, branch in ifs:
         if branch != "body":
             continue
-        n = _passes(module, loop.node, counter, node.test)
+        n = _passes(module, loop, counter, node.test)
         if n is not None:
             found = n if found is None else min(found, n)
     return found
@@ -75,7 +76,7 @@ def _passes(module, loop, counter: str, test) -> int | None:
     if isinstance(op, ast.Eq):
         if _is_name(right, counter):
             left, right = right, left
-        if _is_name(left, counter) and _fixed_in(loop, right):
+        if _is_name(left, counter) and _fixed_in(module, loop, right):
             return 1
         if isinstance(left, ast.Constant):
             left, right = right, left
@@ -91,13 +92,12 @@ def _is_name(node, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _fixed_in(loop, expr) -> bool:
+def _fixed_in(module, loop, expr) -> bool:
     """Whether ``expr`` reads no name the loop binds (its target, or any name assigned in it)."""
     names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
     if not names:
         return True
-    bound = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return not names & bound and not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(expr))
+    return not names & bound_in(module, loop) and not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(expr))
 
 
 def _fraction(module, loop, counter: str, expr) -> int | None:
@@ -114,8 +114,8 @@ def _fraction(module, loop, counter: str, expr) -> int | None:
     k = period.right
     if not (isinstance(k, ast.Constant) and type(k.value) is int and k.value >= 1):
         return None
-    it = _unwrapped(module, loop.iter)
-    if dotted_name(module, it.func) not in RANGES or not it.args or not _fixed_in(loop, period.left):
+    it = _unwrapped(module, loop.node.iter)
+    if dotted_name(module, it.func) not in RANGES or not it.args or not _fixed_in(module, loop, period.left):
         return None
     args = it.args
     stop = args[0] if len(args) == 1 else args[1]

@@ -19,7 +19,7 @@ ASSIGN_METHODS = frozenset(
 ASSIGN_APIS = frozenset(
     {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
 )
-def _bound_in(module, loop) -> set:
+def bound_in(module, loop) -> set:
     """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
     key = ("bound", id(loop.node))
     found = module.cache.get(key)
@@ -66,7 +66,7 @@ def per_variable(module, loop, call) -> bool:
         target = call.node.args[0]
     else:
         return _reads_each_variable(module, loop, call)
-    bound = _bound_in(module, loop)
+    bound = bound_in(module, loop)
     if isinstance(target, ast.Call):  # get_variable(name).assign(value): looked up per item
         return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(target))
     root = _root(target)
