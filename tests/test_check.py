@@ -17,7 +17,7 @@ from conftest import SAMPLES, expected_markers, line_of
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
-from graphlint.static.names import canonical
+from graphlint.static.model.names import canonical
 
 RULES = SAMPLES / "rules"
 STORY = SAMPLES / "story"

@@ -7,7 +7,7 @@ from graphlint.static.engine import FileResult, check_file, check_files
 from graphlint.static.fixes import apply_fixes
 from graphlint.static.files import collect
 from graphlint.static.module import CallSite, Function, Module
-from graphlint.static.names import Bindings, canonical
+from graphlint.static.model.names import Bindings, canonical
 
 __all__ = [
     "Bindings",

@@ -8,7 +8,7 @@ from graphlint.static import project
 from graphlint.static.hits import Hit
 from graphlint.static.module import GRAPH, ClassInfo
 from graphlint.static.repeats import runs_at_most
-from graphlint.static.tfapi import CLEAR_SESSION, TF_FUNCTION, is_keras_model
+from graphlint.static.model.api import CLEAR_SESSION, TF_FUNCTION, is_keras_model
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit
-from graphlint.static.names import api, keras_api
+from graphlint.static.model.names import api, keras_api
 
 _MODEL_BASES = frozenset({"Layer", "Model", "Sequential", "layers.Layer", "models.Model", "models.Sequential"})
 _NOT_LAYERS = frozenset({"Input", "InputSpec"})

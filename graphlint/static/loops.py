@@ -27,7 +27,7 @@ from graphlint.static.loop_counts import loop_count
 from graphlint.static.repeats import guard_bound, times_run
 from graphlint.static.weight_loops import ASSIGN_METHODS, per_variable
 from graphlint.static.tensor_operators import tensor_operators
-from graphlint.static.tfapi import builds_ops, is_minimize
+from graphlint.static.model.api import builds_ops, is_minimize
 from graphlint.static.variables import reusing
 
 _DEPTH = 3  # how deep calls of the user's functions are followed

@@ -1,7 +1,7 @@
 """The context a static rule sees: one parsed file with its calls resolved and placed.
 
 :class:`Module` is built in one pass over the ``ast`` tree. Every call becomes a
-:class:`CallSite` with its canonical API name (see :mod:`graphlint.static.names`) and where it
+:class:`CallSite` with its canonical API name (see :mod:`graphlint.static.model.names`) and where it
 sits: the enclosing function, the loops, ``with`` items and ``try`` parts around it in that
 function, and the user's own function it calls, if any. Rules ask it questions
 (:meth:`Module.per_call`, :meth:`Module.is_session_run`, ...) and report with
@@ -17,8 +17,8 @@ import ast
 from typing import Iterator
 
 from graphlint.findings import Location
-from graphlint.static.names import Bindings
-from graphlint.static.scopes import (  # noqa: F401 (re-exported: the analyses import them from here)
+from graphlint.static.model.names import Bindings
+from graphlint.static.model.scopes import (  # noqa: F401 (re-exported: the analyses import them from here)
     _FUNCS,
     _COMPS,
     _LINE_BREAK,

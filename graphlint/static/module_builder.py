@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.scopes import (
+from graphlint.static.model.scopes import (
     NESTED,
     _COMPS,
     _FUNCS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.scopes import (
+from graphlint.static.model.scopes import (
     _SESSION_NAME,
     ONCE_METHODS,
     PER_CALL_METHODS,
@@ -19,7 +19,7 @@ from graphlint.static.scopes import (
     _train_op,
     guarded,
 )
-from graphlint.static.tfapi import builds_ops
+from graphlint.static.model.api import builds_ops
 
 
 class ModuleQuestions:

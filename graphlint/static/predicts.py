@@ -23,7 +23,7 @@ from graphlint.static.hits import Hit
 from graphlint.static.loop_counts import LEAVES, walk_scope
 from graphlint.static.repeats import runs_at_most
 from graphlint.static.module import guarded
-from graphlint.static.tfapi import is_keras_model
+from graphlint.static.model.api import is_keras_model
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model"})
 _EXPAND = frozenset({"numpy.expand_dims", "tensorflow.expand_dims"})

@@ -3,7 +3,7 @@
 Every file is parsed (a syntax error is GL001 wherever it is), but building the
 :class:`~graphlint.static.module.Module` model and running the rules costs several times the
 parse. A rule matches only names that the file's imports resolve to a TensorFlow, Keras or
-JAX API (see :mod:`graphlint.static.names`), or a user's function or class that a call reaches
+JAX API (see :mod:`graphlint.static.model.names`), or a user's function or class that a call reaches
 in another module of the checked tree (:mod:`graphlint.static.project`). So a file needs the
 analysis when one of its imports, wherever it sits:
 
@@ -34,7 +34,7 @@ import os
 import re
 
 from graphlint.static import project
-from graphlint.static.scopes import NESTED
+from graphlint.static.model.scopes import NESTED
 
 _FAMILY = re.compile(r"tensorflow|keras|jax")
 #: TensorFlow's own packages, not its public API (``tf.core`` does not exist; ``tf.tools``,

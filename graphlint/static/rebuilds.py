@@ -7,7 +7,7 @@ from graphlint.static.churn import kept
 from graphlint.static.hits import Hit
 from graphlint.static.module import ONCE_METHODS, guarded
 from graphlint.static.repeats import times_run
-from graphlint.static.tfapi import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
+from graphlint.static.model.api import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 
 
 class Rebuild:

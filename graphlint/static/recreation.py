@@ -16,7 +16,7 @@ from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, Function, Mo
 from graphlint.static.project import resolve_function
 from graphlint.static.retracing import traced_at_trace_time
 from graphlint.static.loop_counts import loop_values
-from graphlint.static.tfapi import TF_FUNCTION
+from graphlint.static.model.api import TF_FUNCTION
 
 
 def _loop_bound(module: Module, loop) -> int | None:

@@ -21,7 +21,7 @@ from graphlint.static.module import Function, Module
 from graphlint.static.project import resolve_function
 from graphlint.static.loop_counts import assignments
 from graphlint.static.retracing_values import Values
-from graphlint.static.tfapi import TF_FUNCTION
+from graphlint.static.model.api import TF_FUNCTION
 
 #: Keras methods that Keras itself traces (``fit``/``evaluate``/``predict``, ``model(x)`` in a graph).
 KERAS_TRACED = frozenset({"train_step", "test_step", "predict_step", "call"})

@@ -13,7 +13,7 @@ import ast
 
 from graphlint.static.module import guarded
 from graphlint.static.loop_counts import LEAVES, walk_scope
-from graphlint.static.tfapi import builds_ops
+from graphlint.static.model.api import builds_ops
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 

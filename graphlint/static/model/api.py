@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from graphlint.static.names import api, keras_api
+from graphlint.static.model.names import api, keras_api
 
 #: Namespaces whose lowercase functions add ops to the graph.
 _OP_NAMESPACES = frozenset(

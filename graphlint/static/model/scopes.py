@@ -9,8 +9,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from graphlint.static.names import api
-from graphlint.static.tfapi import is_optimizer
+from graphlint.static.model.names import api
+from graphlint.static.model.api import is_optimizer
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static._v1names import V1_IN_NAMESPACE, V1_MODULES, V1_ROOT
+from graphlint.static.model._v1names import V1_IN_NAMESPACE, V1_MODULES, V1_ROOT
 
 _TF = "tensorflow"
 _V1 = "tensorflow.compat.v1"
