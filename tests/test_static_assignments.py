@@ -1,4 +1,4 @@
-"""A scope's bindings (``loop_counts.assignments``) skip the expressions that cannot bind:
+"""A scope's bindings (``model.values.assignments``) skip the expressions that cannot bind:
 they must equal those of a walk of every node of the scope, in the same order."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from conftest import ROOT, SAMPLES
-from graphlint.static.module import Module
-from graphlint.static.loop_counts import LEAVES, _bind, assignments, walk_scope
+from graphlint.static.model.module import Module
+from graphlint.static.model.values import LEAVES, _bind, assignments, walk_scope
 
 _LOOP_TARGETS = (ast.For, ast.AsyncFor, ast.comprehension)
 

@@ -950,7 +950,7 @@ def test_gl101_a_function_of_another_module_that_builds_and_runs_called_in_a_loo
     assert found(main) == ({("GL101", 5)} if reported else set())
 
 
-# One count of a loop's runs for every analysis (static.loop_counts.loop_count): literals,
+# One count of a loop's runs for every analysis (static.model.repeats.loop_count): literals,
 # names bound once, range, enumerate, zip, sorted; at and just below GL102's min-repeats (3).
 @pytest.mark.parametrize(
     "setup, iterable, reported",

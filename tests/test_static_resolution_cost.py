@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
-from graphlint.static import project, rebuilds, recreation
+from graphlint.static import rebuilds, recreation
+from graphlint.static.model import project
 
 HELPER = """
 import tensorflow as tf

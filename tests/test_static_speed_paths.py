@@ -176,7 +176,7 @@ def test_a_file_that_names_no_framework_but_calls_a_model_of_the_tree_is_reporte
 def test_a_file_checked_and_followed_is_parsed_once_with_the_findings_of_a_fresh_run(tmp_path, monkeypatch):
     """forecaster.py is checked itself and followed from main.py: one parse serves both, in
     either order, and every file's findings are those of a run that checks it alone."""
-    from graphlint.static import project
+    from graphlint.static.model import project
 
     (tmp_path / "forecaster.py").write_text(FORECASTER)
     (tmp_path / "main.py").write_text(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static import project
+from graphlint.static.model import project
 from graphlint.static.hits import Hit
-from graphlint.static.module import GRAPH, ClassInfo
-from graphlint.static.repeats import runs_at_most
+from graphlint.static.model.repeats import per_call, runs_at_most
+from graphlint.static.model.scopes import GRAPH, ClassInfo
 from graphlint.static.model.api import CLEAR_SESSION, TF_FUNCTION, is_keras_model
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
@@ -159,7 +159,7 @@ def function_recreated(module, options: dict) -> list[Hit]:
                 Hit(call.node, f"{what} inside a loop: a new function, traced again, on every iteration")
             )
         elif call.scope is not None:
-            reason = module.per_call(call.scope)
+            reason = per_call(module, call.scope)
             if reason is not None:
                 related = ((reason.site.node, "called here"),) if reason.site else ()
                 found.append(

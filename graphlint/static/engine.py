@@ -29,10 +29,12 @@ from graphlint.findings import (
     Severity,
     internal_error,
 )
-from graphlint.static import prefilter, project
+from graphlint.static import prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
-from graphlint.static.module import Edit, Module
+from graphlint.static.model import project
+from graphlint.static.model.module import Module
+from graphlint.static.model.scopes import Edit
 from graphlint.suppression import only_selected, without_noqa
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
@@ -366,7 +368,7 @@ def _start_method(methods: list[str]) -> str | None:
 def _batches(paths: list[str], n: int) -> list[list[str]]:
     """``paths`` cut, in their order, into ``n`` runs of as many files, the runs of the most
     source first. Neighbours stay together: a package's modules, which its files' analyses
-    follow, are parsed once in the worker that checks them (graphlint.static.project)."""
+    follow, are parsed once in the worker that checks them (graphlint.static.model.project)."""
     step = -(-len(paths) // max(1, n))
     runs = [paths[i:i + step] for i in range(0, len(paths), step)]
     return sorted(runs, key=lambda run: sum(map(_work_size, run)), reverse=True)

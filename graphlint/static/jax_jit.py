@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit
+from graphlint.static.model.repeats import per_call
 
 JAX_JIT = "jax.jit"
 _PARTIAL = frozenset({"functools.partial"})
@@ -59,7 +60,7 @@ def jit_recreated(module) -> list[Hit]:
         if call.loops:
             found.append(Hit(call.node, f"{what} inside a loop: {effect} on every iteration"))
         elif call.scope is not None:
-            reason = module.per_call(call.scope)
+            reason = per_call(module, call.scope)
             if reason is not None:
                 related = ((reason.site.node, "called here"),) if reason.site else ()
                 found.append(Hit(call.node, f"{what} in {call.scope.display}, which {reason.text}: {effect} on every call", related))

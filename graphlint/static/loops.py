@@ -19,12 +19,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from graphlint.static import project
+from graphlint.static.model import project
 from graphlint.static.hits import Hit
-from graphlint.static.module import guarded
 from graphlint.static.rebuilds import rebuilds
-from graphlint.static.loop_counts import loop_count
-from graphlint.static.repeats import guard_bound, times_run
+from graphlint.static.model.repeats import guard_bound, guarded, loop_count, per_call, times_run
+from graphlint.static.model.sessions import has_run_loop, is_session_run, runs_session
 from graphlint.static.weight_loops import ASSIGN_METHODS, per_variable
 from graphlint.static.tensor_operators import tensor_operators
 from graphlint.static.model.api import builds_ops, is_minimize
@@ -75,7 +74,7 @@ def _summary(module, fn, depth=0, seen=None) -> tuple:
     ops, runs = [], False
     if not fn.resets_state() and not _memoized(fn):
         for call in fn.calls:
-            if module.is_session_run(call):
+            if is_session_run(module, call):
                 runs = True
             elif builds_op(module, call):
                 ops.append((module, call))
@@ -101,28 +100,6 @@ def _memoized(fn) -> bool:
     return False
 
 
-def has_run_loop(module, fn) -> bool:
-    """Whether ``fn`` has a loop of its own that runs a session: a whole run (a training or an
-    evaluation), so the loop that calls it is a sweep of runs, not a run loop."""
-    found = module.cache.get("run-loop-scopes")
-    if found is None:  # once per module: the functions with such a loop
-        found = module.cache["run-loop-scopes"] = {
-            id(loop.scope) for loop in module.loops
-            if loop.scope is not None and not loop.is_comprehension and any(module.is_session_run(c) for c in loop.calls)
-        }
-    return id(fn) in found
-
-
-def runs_session(module, fn) -> bool:
-    """Whether a call directly in ``fn`` runs a session."""
-    found = module.cache.get("session-scopes")
-    if found is None:  # once per module: the functions with such a call
-        found = module.cache["session-scopes"] = {
-            id(c.scope) for c in module.calls if c.scope is not None and module.is_session_run(c)
-        }
-    return id(fn) in found
-
-
 def _runs(module, loop) -> bool:
     """Whether a loop runs a session at each step: directly, or through a thin wrapper of the
     user's (``def evaluate(sess): return sess.run(acc, ...)``) that builds nothing and has no
@@ -131,7 +108,7 @@ def _runs(module, loop) -> bool:
         return False  # one pass over a collection, not a run loop (its outer loop may be one)
     key = ("runs", id(loop.node))
     if key not in module.cache:
-        module.cache[key] = any(module.is_session_run(call) for call in loop.calls) or any(
+        module.cache[key] = any(is_session_run(module, call) for call in loop.calls) or any(
             _thin_runner(module, call) for call in loop.calls if call.name is None
         )
     return module.cache[key]
@@ -154,7 +131,7 @@ def _repeats(module, call, options) -> bool:
     n = times_run(module, call)
     if n is None or n >= options.get("min-repeats", 3):
         return True
-    return call.scope is not None and module.per_call(call.scope) is not None
+    return call.scope is not None and per_call(module, call.scope) is not None
 
 
 def _passes_repeat(module, loop, ifs, options) -> bool:
@@ -163,7 +140,7 @@ def _passes_repeat(module, loop, ifs, options) -> bool:
     bound = guard_bound(module, loop, ifs)
     if bound is None:
         return True
-    if loop.scope is not None and module.per_call(loop.scope) is not None:
+    if loop.scope is not None and per_call(module, loop.scope) is not None:
         return True
     site = next((c for c in loop.calls if loop in c.loops), None)
     total = bound
@@ -247,7 +224,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
             if found is None or (found[0] is module and id(found[1]) in rebuilt) or has_run_loop(*found):
                 continue
             ops, runs = _summary(*found)
-            if ops and not (runs and found[0] is module and module.per_call(found[1]) is not None) and _repeats(
+            if ops and not (runs and found[0] is module and per_call(module, found[1]) is not None) and _repeats(
                 module, call, options
             ):
                 done.add(id(call.node))
@@ -269,7 +246,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         # variable (``for a, b in zip(src, dst): ops.append(b.assign(a))``) is built again
         # at each call, whatever the loop
         direct = [c for c in fn.calls if builds_op(module, c)]
-        why = module.per_call(fn) if direct else None
+        why = per_call(module, fn) if direct else None
         if why is None:
             continue
         related = [(why.site.node, "called here")] if why.site else []

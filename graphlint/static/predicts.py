@@ -20,9 +20,8 @@ import ast
 
 from graphlint.static.churn import _builder, _model_classes
 from graphlint.static.hits import Hit
-from graphlint.static.loop_counts import LEAVES, walk_scope
-from graphlint.static.repeats import runs_at_most
-from graphlint.static.module import guarded
+from graphlint.static.model.repeats import guarded, per_call, runs_at_most
+from graphlint.static.model.values import LEAVES, walk_scope
 from graphlint.static.model.api import is_keras_model
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model"})
@@ -47,7 +46,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
         if call.loops and not runs_at_most(module, call, limit):
             why, related = "in a loop", ((call.loops[-1].node, "the loop"),)
         elif call.scope is not None:
-            reason = module.per_call(call.scope)
+            reason = per_call(module, call.scope)
             if reason is not None:
                 why = f"each time {call.scope.display} runs: it {reason.text}"
                 related = ((reason.site.node, "called here"),) if reason.site else ()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from graphlint.static import project
+from graphlint.static.model import project
 from graphlint.static.churn import kept
 from graphlint.static.hits import Hit
-from graphlint.static.module import ONCE_METHODS, guarded
-from graphlint.static.repeats import times_run
+from graphlint.static.model.repeats import guarded, isolated, per_call, times_run
+from graphlint.static.model.scopes import ONCE_METHODS
+from graphlint.static.model.sessions import is_session_run
 from graphlint.static.model.api import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 
 
@@ -33,10 +34,10 @@ def rebuilds(module) -> list[Rebuild]:
         builds = model_builds.get(id(fn))
         if builds is None or fn.name in ONCE_METHODS or fn.resets_state() or _compiled(module, fn):
             continue
-        callers = [s for s in module.repeated_callers(fn) if not guarded(s.ifs)]
+        callers = [s for s in fn.callers if not isolated(s) and not guarded(s.ifs)]
         reason = None
-        if any(module.is_session_run(c) for c in fn.calls):
-            why = module.per_call(fn)
+        if any(is_session_run(module, c) for c in fn.calls):
+            why = per_call(module, fn)
             same = _same_path(callers)
             if why is not None:
                 reason, sites = why.text, ([why.site] if why.site else []) + callers
@@ -67,7 +68,7 @@ def _instances_rebuilt(module, model_builds) -> list[Rebuild]:
         builds = model_builds.get(id(init)) if init is not None else None
         if builds is None or init.resets_state() or _compiled(module, init):
             continue
-        whole = any(module.is_session_run(c) for c in init.calls) or (
+        whole = any(is_session_run(module, c) for c in init.calls) or (
             any(c.api in PLACEHOLDERS for c in builds)
             and any(builds_ops(c.name) and c.api not in PLACEHOLDERS and not c.under_graph_default() for c in init.calls)
         )
@@ -75,14 +76,14 @@ def _instances_rebuilt(module, model_builds) -> list[Rebuild]:
             continue
         sites, reason = [], None
         for site in module.calls:
-            if site.local_class is not cls or guarded(site.ifs) or module.isolated(site):
+            if site.local_class is not cls or guarded(site.ifs) or isolated(site):
                 continue
             loops = [loop for loop in site.loops if not loop.is_comprehension]
             if loops and _repeats(module, site) and not kept(module, site, loops[-1]):
                 reason = reason or f"`{cls.name}` is made in a loop (line {site.line})"
                 sites.append(site)
             elif not site.loops and site.scope is not None:
-                why = module.per_call(site.scope)
+                why = per_call(module, site.scope)
                 if why is not None:
                     reason = reason or f"`{cls.name}` is made in {site.scope.display}, which {why.text}"
                     sites.append(site)
@@ -155,7 +156,7 @@ def _builds_and_runs(module, fn):
     builds = _model_builds(module).get(id(fn))
     first = None
     if builds and fn.name not in ONCE_METHODS and not fn.resets_state() and not _compiled(module, fn):
-        if any(module.is_session_run(c) for c in fn.calls):
+        if any(is_session_run(module, c) for c in fn.calls):
             first = min(builds, key=lambda c: (c.line, c.node.col_offset))
     module.cache[key] = first
     return first

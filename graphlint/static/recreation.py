@@ -12,10 +12,12 @@ import os
 
 from graphlint.findings import Location
 from graphlint.static.hits import Hit
-from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, Function, Module, guarded
-from graphlint.static.project import resolve_function
+from graphlint.static.model.module import Module
+from graphlint.static.model.project import resolve_function
+from graphlint.static.model.repeats import guarded, isolated
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, Function
 from graphlint.static.retracing import traced_at_trace_time
-from graphlint.static.loop_counts import loop_values
+from graphlint.static.model.values import loop_values
 from graphlint.static.model.api import TF_FUNCTION
 
 
@@ -56,7 +58,7 @@ def _repeat_reason(module: Module, fn: Function, limit: int, seen: set):
         return None
     seen.add(id(fn))
     for site in fn.callers:
-        if module.isolated(site) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
+        if isolated(site) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
             continue  # once per trace of an outer tf.function, or once behind a first-time guard
         if site.loops and not _short(module, site.loops, limit):
             return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)

@@ -17,9 +17,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from graphlint.static.module import Function, Module
-from graphlint.static.project import resolve_function
-from graphlint.static.loop_counts import assignments
+from graphlint.static.model.module import Module
+from graphlint.static.model.project import resolve_function
+from graphlint.static.model.repeats import isolated
+from graphlint.static.model.scopes import Function
+from graphlint.static.model.values import assignments
 from graphlint.static.retracing_values import Values
 from graphlint.static.model.api import TF_FUNCTION
 
@@ -307,7 +309,7 @@ def _from_caller(module: Module, site, arg):
     if any(kind != "?" for kind, _ in assignments(module, fn).get(arg.id, ())):
         return None, None
     for caller in fn.callers:
-        if not caller.loops or module.isolated(caller) or traced_at_trace_time(module, caller.scope):
+        if not caller.loops or isolated(caller) or traced_at_trace_time(module, caller.scope):
             continue
         bound = fn.is_method and isinstance(caller.node.func, ast.Attribute)
         params = _params(fn, bound)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.loop_counts import (
+from graphlint.static.model.values import (
     CONST, LEAVES, RANGES, Var, assignments, const_int, dotted_name, loop_values, walk_scope,
 )
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit
-from graphlint.static.loops import has_run_loop
-from graphlint.static.module import ONCE_METHODS, PER_CALL_METHODS, guarded
-from graphlint.static.loop_counts import loop_count
-from graphlint.static.repeats import runs_at_most
+from graphlint.static.model.repeats import guarded, loop_count, per_call, runs_at_most
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS
+from graphlint.static.model.sessions import has_run_loop, is_session_run
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefault"})
 
@@ -80,7 +79,7 @@ def _own_graph(call) -> bool:
 
 
 def _runs_elsewhere(module, loop) -> bool:
-    return not loop.is_comprehension and any(module.is_session_run(c) for c in loop.calls)
+    return not loop.is_comprehension and any(is_session_run(module, c) for c in loop.calls)
 
 
 def _graph_per_item(module, fn):
@@ -132,7 +131,7 @@ def session_churn(module, options: dict) -> list[Hit]:
                     )
                 )
             continue
-        reason = module.per_call(fn)
+        reason = per_call(module, fn)
         if reason is not None and not _kept_or_shared(module, call):
             related = ((reason.site.node, "called here"),) if reason.site else ()
             found.append(

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.module import guarded
-from graphlint.static.loop_counts import LEAVES, walk_scope
+from graphlint.static.model.repeats import guarded
+from graphlint.static.model.values import LEAVES, walk_scope
 from graphlint.static.model.api import builds_ops
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 
+from graphlint.static.model.repeats import bound_in, per_call
+
 
 #: Methods of TF1 variables that add an op to the graph at every call.
 ASSIGN_METHODS = frozenset(
@@ -19,21 +21,6 @@ ASSIGN_METHODS = frozenset(
 ASSIGN_APIS = frozenset(
     {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
 )
-def bound_in(module, loop) -> set:
-    """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
-    key = ("bound", id(loop.node))
-    found = module.cache.get(key)
-    if found is None:
-        found = set()
-        for node in ast.walk(loop.node):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                found.add(node.id)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                found.add("." + node.attr)
-        module.cache[key] = found
-    return found
-
-
 def _root(expr):
     """The name an expression hangs from: ``v`` for ``v``, ``.lr`` for ``self.lr``."""
     if isinstance(expr, ast.Name):
@@ -58,7 +45,7 @@ def per_variable(module, loop, call) -> bool:
         bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         if not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(iterable)):
             return False  # the outer loop repeats the whole load
-    if call.scope is not None and module.per_call(call.scope) is not None:
+    if call.scope is not None and per_call(module, call.scope) is not None:
         return False
     if call.method in ASSIGN_METHODS and call.name is None:
         target = call.receiver

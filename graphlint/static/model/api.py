@@ -97,6 +97,12 @@ def is_keras_model(name: str | None) -> bool:
     return keras_api(name) in KERAS_MODELS
 
 
+def is_train_op(label: str) -> bool:
+    """``Optimizer(...).minimize`` / ``.apply_gradients``: the origin label of a training op."""
+    inner, _, method = label.rpartition("().")
+    return method in ("minimize", "apply_gradients") and is_optimizer(inner)
+
+
 def is_minimize(module, call) -> bool:
     """``optimizer.minimize(loss)`` on a TF1 or Keras optimizer (by its origin in the file)."""
     if call.method not in ("minimize", "apply_gradients"):

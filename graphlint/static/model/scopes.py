@@ -1,7 +1,6 @@
-"""What :class:`graphlint.static.module.Module` is made of: calls, loops, ``with`` items,
-functions and classes of one file, placed in their scopes; and the TensorFlow names and
-source shapes (first-time guards) the analyses share; how many times a loop runs is
-:func:`graphlint.static.loop_counts.loop_count`."""
+"""What a :class:`graphlint.static.model.module.Module` is made of: the calls, loops, ``with``
+items, functions and classes of one file, placed in their scopes; and the names of the
+TensorFlow calls the model itself recognises (sessions, graphs, per-call methods)."""
 
 from __future__ import annotations
 
@@ -10,10 +9,9 @@ import re
 from dataclasses import dataclass, field
 
 from graphlint.static.model.names import api
-from graphlint.static.model.api import is_optimizer
 
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 #: The statements that hold statements, and in which fields (in this order: where the
 #: imports, bindings and the prefilter look); no other node of a parsed module has any.
 NESTED = {
@@ -24,8 +22,7 @@ NESTED = {
         ast.match_case,
     )
 }
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SESSION_NAME = re.compile(r"^_*(?:\w+_)?sess(?:ion)?\d*(?:_\w+)?$", re.I)
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 #: Methods that run once per request on a long-lived object.
 PER_CALL_METHODS = frozenset(
@@ -95,98 +92,11 @@ class Loop:
 
     @property
     def is_comprehension(self) -> bool:
-        return isinstance(self.node, _COMPS)
+        return isinstance(self.node, COMPS)
 
     def resets_state(self) -> bool:
         """Whether each iteration starts from a fresh graph (or Keras state)."""
         return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
-
-def _train_op(label: str) -> bool:
-    """``Optimizer(...).minimize`` / ``.apply_gradients``: the origin label of a training op."""
-    inner, _, method = label.rpartition("().")
-    return method in ("minimize", "apply_gradients") and is_optimizer(inner)
-
-
-def first_time_guard(test) -> bool:
-    """``if step == 0:``, ``if op is None:``, ``if not built:``, ``if i == n - 1:`` — done
-    once, not every time. A mode switch (``if mode == "train":``) or ``if step % 100 == 0:``
-    is not one."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
-        periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        return not periodic and any(_once_value(v) for v in [test.left, *test.comparators])
-    if isinstance(test, ast.BoolOp):
-        if isinstance(test.op, ast.And):
-            return any(first_time_guard(v) for v in test.values)
-        return all(first_time_guard(v) for v in test.values) or _absent_or_stale(test.values)
-    return False
-
-
-def _absent_or_stale(values) -> bool:
-    """``if cache is None or cache.graph is not graph:`` — a cache made when it is missing, and
-    made again only when what it was made for changed: the first test a first-time guard of the
-    cache, each other a comparison of one of the cache's own attributes (not ``prev != value``,
-    nor ``self.prev != value``: a value remembered to build again whenever it changes)."""
-    first, rest = values[0], values[1:]
-    if not (isinstance(first, ast.Compare) and first_time_guard(first)):
-        return False
-    cache = _chain(first.left)
-    if cache is None:
-        return False
-    for value in rest:
-        chain = _chain(value.left) if isinstance(value, ast.Compare) else None
-        if chain is None or len(chain) <= len(cache) or chain[: len(cache)] != cache:
-            return False
-    return True
-
-
-def _chain(node) -> tuple | None:
-    """``a.b.c`` as ``("a", "b", "c")``; ``getattr(a, "b", None)`` reads as ``a.b``."""
-    attrs = []
-    while True:
-        if isinstance(node, ast.Attribute):
-            attrs.append(node.attr)
-            node = node.value
-        elif (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
-        ):
-            attrs.append(node.args[1].value)
-            node = node.args[0]
-        else:
-            return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) else None
-
-
-def _once_value(node) -> bool:
-    """What a once-only comparison compares with: None, 0, a bool, or ``n - 1``."""
-    if isinstance(node, ast.Constant):
-        return node.value is None or node.value is False or node.value is True or node.value == 0
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return isinstance(node.operand, ast.Constant)  # -1: the last
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
-
-
-def guarded(ifs) -> bool:
-    """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
-    return any(branch == "body" and (first_time_guard(node.test) or _cached_by_key(node)) for node, branch in ifs)
-
-
-def _cached_by_key(node) -> bool:
-    """``if key not in cache: cache[key] = ...`` — made once per key, then looked up."""
-    test = node.test
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
-        return False
-    key, cache = ast.dump(test.left), ast.dump(test.comparators[0])
-    return any(
-        isinstance(stmt, ast.Assign)
-        and any(
-            isinstance(t, ast.Subscript) and ast.dump(t.value) == cache and ast.dump(t.slice) == key
-            for t in stmt.targets
-        )
-        for stmt in node.body
-    )
-
 
 class _stored:
     """A property computed on first use and then stored on the instance, where later reads
@@ -302,27 +212,3 @@ class Reason:
 
     text: str
     site: "CallSite | None" = None
-
-
-_SAME = object()  # a part of :meth:`_Ctx.child` left as it is
-
-
-class _Ctx:
-    __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
-
-    def __init__(self, scope=None, cls=None, loops=(), withs=(), trys=(), ifs=(), block=()):
-        self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
-        self.trys, self.ifs, self.block = trys, ifs, block
-
-    def child(self, *, cls=_SAME, loops=_SAME, withs=_SAME, trys=_SAME, ifs=_SAME, block=_SAME) -> "_Ctx":
-        """This context with the given parts replaced (the same function)."""
-        return _Ctx(
-            self.scope,
-            self.cls if cls is _SAME else cls,
-            self.loops if loops is _SAME else loops,
-            self.withs if withs is _SAME else withs,
-            self.trys if trys is _SAME else trys,
-            self.ifs if ifs is _SAME else ifs,
-            self.block if block is _SAME else block,
-        )
-

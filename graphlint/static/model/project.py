@@ -20,7 +20,8 @@ from __future__ import annotations
 import ast
 import os
 
-from graphlint.static.module import ClassInfo, Function, Module
+from graphlint.static.model.module import Module
+from graphlint.static.model.scopes import ClassInfo, Function
 
 try:  # the interpreter's own SHA-256: hashlib would load OpenSSL first (~3 ms of a one-file check)
     from _sha256 import sha256  # Python 3.10, 3.11

@@ -1,14 +1,12 @@
-"""The context a static rule sees: one parsed file with its calls resolved and placed.
+"""One parsed file with its calls resolved and placed: the :class:`Module` every check reads.
 
-:class:`Module` is built in one pass over the ``ast`` tree. Every call becomes a
-:class:`CallSite` with its canonical API name (see :mod:`graphlint.static.model.names`) and where it
-sits: the enclosing function, the loops, ``with`` items and ``try`` parts around it in that
-function, and the user's own function it calls, if any. Rules ask it questions
-(:meth:`Module.per_call`, :meth:`Module.is_session_run`, ...) and report with
-:meth:`Module.location`. Nothing is imported or executed.
-
-This module is the model; the one-pass builder is :mod:`graphlint.static.module_builder`,
-the heuristics rules ask of it :mod:`graphlint.static.module_questions`.
+:class:`Module` is built in one pass over the ``ast`` tree (:mod:`graphlint.static.model.build`).
+Every call becomes a :class:`~graphlint.static.model.scopes.CallSite` with its canonical API
+name (:mod:`graphlint.static.model.names`) and where it sits: the enclosing function, the
+loops, ``with`` items and ``try`` parts around it in that function, and the user's own
+function it calls, if any. What the checks ask of it beyond that is plain functions of the
+model's other modules (how often code runs: :mod:`.repeats`; sessions: :mod:`.sessions`).
+Nothing is imported or executed.
 """
 
 from __future__ import annotations
@@ -16,40 +14,18 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from graphlint.conventions import is_test_module
 from graphlint.findings import Location
 from graphlint.static.model.names import Bindings
-from graphlint.static.model.scopes import (  # noqa: F401 (re-exported: the analyses import them from here)
-    _FUNCS,
-    _COMPS,
-    _LINE_BREAK,
-    _SESSION_NAME,
-    PER_CALL_METHODS,
-    ONCE_METHODS,
-    SESSIONS,
-    SESSION_GETTERS,
-    GRAPH,
-    FRESH_STATE,
-    WithItem,
-    Loop,
-    _train_op,
-    first_time_guard,
-    guarded,
-    CallSite,
-    Function,
-    ClassInfo,
-    Edit,
-    Reason,
-    _Ctx,
-)
-from graphlint.conventions import is_test_module
-from graphlint.static.module_builder import ModuleBuilder
-from graphlint.static.module_questions import ModuleQuestions
+from graphlint.static.model.scopes import LINE_BREAK, CallSite, ClassInfo, Edit, Function, Loop, WithItem
 
 
-class Module(ModuleBuilder, ModuleQuestions):
-    """One parsed source file, its calls resolved, for static rules."""
+class Module:
+    """One parsed source file, its calls resolved, for the static checks."""
 
     def __init__(self, path: str, text: str, tree: ast.Module):
+        from graphlint.static.model.build import build
+
         self.path = path
         self.text = text
         self.tree = tree
@@ -61,26 +37,25 @@ class Module(ModuleBuilder, ModuleQuestions):
         self.classes: dict[str, ClassInfo] = {}
         self.module_functions: dict[str, Function] = {}
         self.edits: list[Edit] = []
-        self.cache: dict = {}  # for analyses that several rules share
+        #: What the analyses of this model remember (several checks ask the same questions).
+        self.cache: dict = {}
         self._origins: dict[tuple, set] = {}
         self._line_starts: list[int] | None = None
         self._lines: list[str] | None = None
-        self._per_call: dict[int, Reason | None] = {}
+        #: A test module (graphlint.conventions.is_test_module): its loops enumerate cases.
         self.in_tests = is_test_module(path)
-        self._collect_bindings(tree.body)
-        self._stmts(tree.body, _Ctx())
-        self._link_calls()
+        build(self, tree)
 
     def relocated(self, path: str) -> "Module":
         """This model named by another path (the same file, as given on the command line or
         as a module of the tree), with fixes and memos of its own: the engine and
-        :func:`graphlint.static.project.load` share one parse and build of a file."""
+        :func:`graphlint.static.model.project.load` share one parse and build of a file."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
-        twin.path, twin.edits, twin.cache, twin._per_call = path, [], {}, {}
+        twin.path, twin.edits, twin.cache = path, [], {}
         return twin
 
-    # -- questions rules ask ---------------------------------------------------------------
+    # -- where -------------------------------------------------------------------------------
     def location(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
@@ -91,14 +66,14 @@ class Module(ModuleBuilder, ModuleQuestions):
 
     def line_text(self, line: int) -> str:
         if self._lines is None:
-            self._lines = _LINE_BREAK.split(self.text)
+            self._lines = LINE_BREAK.split(self.text)
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
 
     def offset(self, line: int, col_bytes: int) -> int:
         """The character offset in :attr:`text` of an ``ast`` (line, UTF-8 column) position."""
         if self._line_starts is None:
             starts = [0]
-            for match in _LINE_BREAK.finditer(self.text):
+            for match in LINE_BREAK.finditer(self.text):
                 starts.append(match.end())
             self._line_starts = starts
         text = self.line_text(line)
@@ -109,6 +84,7 @@ class Module(ModuleBuilder, ModuleQuestions):
         """Offer a fix for the finding of ``code`` at ``line``; applied only with ``--fix``."""
         self.edits.append(Edit(code, line, start, end, replacement))
 
+    # -- what -----------------------------------------------------------------------------------
     def calls_named(self, *names: str) -> Iterator[CallSite]:
         wanted = set(names)
         return (c for c in self.calls if c.name in wanted)
@@ -120,7 +96,7 @@ class Module(ModuleBuilder, ModuleQuestions):
 
     def origins(self, expr: ast.expr, scope: "Function | None") -> set:
         """What a name (or ``self.attr``) was assigned from: canonical call names, ``?`` else."""
-        key = self._origin_key(expr, scope)
+        key = origin_key(expr, scope)
         if key is None:
             return {"?"}
         found = self._origins.get(key)
@@ -129,3 +105,22 @@ class Module(ModuleBuilder, ModuleQuestions):
                 return {"?"}
             found = self._origins.get((None, expr.id))
         return found or {"?"}
+
+
+_NAME, _ATTRIBUTE = ast.Name, ast.Attribute
+
+
+def origin_key(expr, scope):
+    """The key :meth:`Module.origins` files a name (or ``self.attr``) under, or None."""
+    cls = type(expr)
+    if cls is _NAME:
+        return (id(scope) if scope is not None else None, expr.id)
+    if (
+        cls is _ATTRIBUTE
+        and type(expr.value) is _NAME
+        and expr.value.id == "self"
+        and scope is not None
+        and scope.cls is not None
+    ):
+        return ("self", id(scope.cls), expr.attr)
+    return None

@@ -1,5 +1,5 @@
-"""How a :class:`graphlint.static.module.Module` is built: one pass over the ``ast`` tree that
-resolves every call, places it (function, loops, ``with`` items, ``try`` and ``if`` parts),
+"""How a :class:`graphlint.static.model.module.Module` is built: one pass over the ``ast`` tree
+that resolves every call, places it (function, loops, ``with`` items, ``try`` and ``if`` parts),
 records what names were assigned from, and links calls to the user's own functions.
 """
 
@@ -7,24 +7,14 @@ from __future__ import annotations
 
 import ast
 
-from graphlint.static.model.scopes import (
-    NESTED,
-    _COMPS,
-    _FUNCS,
-    GRAPH,
-    CallSite,
-    ClassInfo,
-    Function,
-    Loop,
-    WithItem,
-    _Ctx,
-)
+from graphlint.static.model.module import origin_key
+from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem
 
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
 _STARRED, _TUPLE, _LIST = ast.Starred, ast.Tuple, ast.List
 _IMPORT, _IMPORT_FROM, _NAME_OR_ATTRIBUTE = ast.Import, ast.ImportFrom, frozenset({ast.Name, ast.Attribute})
-_COMP_TYPES = frozenset(_COMPS)
+_COMP_TYPES = frozenset(COMPS)
 #: Expressions that hold no other expression, so no call.
 _LEAVES = frozenset({ast.Name, ast.Constant})
 _EXPR = ast.expr
@@ -51,11 +41,24 @@ def _expr_children(node) -> list:
     return out
 
 
-class ModuleBuilder:
-    """Mixed into :class:`graphlint.static.module.Module`: fills its calls, loops, withs,
-    functions, classes and origins."""
+def build(module, tree: ast.Module) -> None:
+    """Fill ``module``'s calls, loops, withs, functions, classes and origins from ``tree``."""
+    builder = _Builder(module)
+    builder._collect_bindings(tree.body)
+    builder._stmts(tree.body, _Ctx())
+    builder._link_calls()
 
-    in_tests = False  # a test module (graphlint.conventions.is_test_module): its loops enumerate cases
+
+class _Builder:
+    """The one pass: it fills the containers of one :class:`Module` (shared, not copied)."""
+
+    def __init__(self, module):
+        self.module = module
+        self.bindings = module.bindings
+        self.calls, self.loops, self.withs = module.calls, module.loops, module.withs
+        self.functions, self.classes, self.module_functions = module.functions, module.classes, module.module_functions
+        self._origins = module._origins
+        self.in_tests = module.in_tests
 
     def _collect_bindings(self, body) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
@@ -78,20 +81,6 @@ class ModuleBuilder:
                         if children:
                             extend(reversed(children))
 
-    def _origin_key(self, expr, scope):
-        cls = type(expr)
-        if cls is _NAME:
-            return (id(scope) if scope is not None else None, expr.id)
-        if (
-            cls is _ATTRIBUTE
-            and type(expr.value) is _NAME
-            and expr.value.id == "self"
-            and scope is not None
-            and scope.cls is not None
-        ):
-            return ("self", id(scope.cls), expr.attr)
-        return None
-
     def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
         cls = type(target)
         if cls is _NAME:  # the commonest: inline _origin_key
@@ -102,7 +91,7 @@ class ModuleBuilder:
                 self._assign_origin(elt, None, ctx, "?")
             return
         elif cls is _ATTRIBUTE:
-            key = self._origin_key(target, ctx.scope)
+            key = origin_key(target, ctx.scope)
             if key is None:
                 return
         else:
@@ -158,7 +147,7 @@ class ModuleBuilder:
             if children:
                 children.reverse()
                 self._exprs(children)
-        elif isinstance(node, _FUNCS):
+        elif isinstance(node, FUNCS):
             self._function(node, ctx)
         elif isinstance(node, ast.ClassDef):
             for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
@@ -363,7 +352,7 @@ class ModuleBuilder:
                 if func.value.id == "self" and site.cls is not None:
                     target = site.cls.methods.get(func.attr)
                 else:
-                    labels = self.origins(func.value, site.scope)
+                    labels = self.module.origins(func.value, site.scope)
                     if len(labels) == 1:
                         (label,) = labels
                         if label.startswith("class:"):
@@ -373,3 +362,27 @@ class ModuleBuilder:
             if target is not None and type(target) is Function:
                 site.target = target
                 target.callers.append(site)
+
+
+_SAME = object()  # a part of :meth:`_Ctx.child` left as it is
+
+
+class _Ctx:
+    __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
+
+    def __init__(self, scope=None, cls=None, loops=(), withs=(), trys=(), ifs=(), block=()):
+        self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
+        self.trys, self.ifs, self.block = trys, ifs, block
+
+    def child(self, *, cls=_SAME, loops=_SAME, withs=_SAME, trys=_SAME, ifs=_SAME, block=_SAME) -> "_Ctx":
+        """This context with the given parts replaced (the same function)."""
+        return _Ctx(
+            self.scope,
+            self.cls if cls is _SAME else cls,
+            self.loops if loops is _SAME else loops,
+            self.withs if withs is _SAME else withs,
+            self.trys if trys is _SAME else trys,
+            self.ifs if ifs is _SAME else ifs,
+            self.block if block is _SAME else block,
+        )
+

@@ -1,6 +1,6 @@
-"""What the source fixes about loops and names: how many times a loop runs (:func:`loop_count`,
-which every analysis asks), and for :mod:`graphlint.static.retracing` the values a ``for``
-target takes, ints bound once to a literal, a scope's bindings.
+"""What the source fixes about values: a scope's bindings (:func:`assignments`), ints and
+literals bound once (:func:`const_int`, :func:`literal`), how many items an iterable yields
+(:func:`iterations`), and the values a ``for`` target takes (:func:`loop_values`).
 
 Unknown stays unknown: ``range(epochs)`` with ``epochs`` read from the command line has no
 count, and a name bound twice is no constant.
@@ -247,19 +247,7 @@ def _range_len(module, scope, call) -> int | None:
         return None
 
 
-def loop_count(module, loop) -> int | None:
-    """How many times a loop's body runs when the source fixes it (its iterable's
-    :func:`iterations`); None for a ``while`` loop or an iterable of unknown length."""
-    key = ("loop-count", id(loop.node))
-    cache = module.cache
-    if key not in cache:
-        node = loop.node
-        it = node.generators[0].iter if loop.is_comprehension else getattr(node, "iter", None)
-        cache[key] = None if it is None else iterations(module, loop.scope, it)
-    return cache[key]
-
-
-def _unwrapped(module, it):
+def unwrapped(module, it):
     """``it`` without the wrappers that keep its length (``tqdm(x)``, ``list(x)``, ``reversed(x)``)."""
     while isinstance(it, ast.Call) and dotted_name(module, it.func) in _WRAPPERS and it.args:
         it = it.args[0]
@@ -270,7 +258,7 @@ def iterations(module, scope, iterable) -> int | None:
     """How many items the source says ``iterable`` yields: a literal (or a name bound once to
     one), ``range(...)`` of fixed ints, ``enumerate``/``sorted``/``zip`` (the shortest known) of
     those, through length-keeping wrappers; None when unknown."""
-    it = _unwrapped(module, iterable)
+    it = unwrapped(module, iterable)
     if not isinstance(it, ast.Call):
         return _length(module, scope, it)
     name = dotted_name(module, it.func)
@@ -287,7 +275,7 @@ def iterations(module, scope, iterable) -> int | None:
 def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
     """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
     times the loop runs when the source fixes it."""
-    it = _unwrapped(module, iterable)
+    it = unwrapped(module, iterable)
     out: dict = {"__count__": iterations(module, scope, it)}
     count = out["__count__"]
     if isinstance(it, ast.Call) and dotted_name(module, it.func) in RANGES:
