@@ -263,7 +263,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     static = [
         cls
         for code, cls in rules.items()
-        if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
+        if cls.checks_statically() and config.is_selected(code)
     ]
     cache = None if no_cache else Cache.open(config.root, static, config)
     if _OWN_PROCESS:

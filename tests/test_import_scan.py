@@ -145,7 +145,7 @@ def test_the_scan_finds_every_import_of_real_code(which):
 
 
 def _static_rules() -> list[type]:
-    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    return [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
 
 
 @pytest.mark.parametrize(

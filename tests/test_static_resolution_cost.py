@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import textwrap
 
-from graphlint.static import rebuilds, recreation
-from graphlint.static.model import project
+from graphlint.rules.function_recreated import check as recreation
+from graphlint.rules.graph_rebuilt import check as rebuilds
+from graphlint.static.model import project, repeats
 
 HELPER = """
 import tensorflow as tf
@@ -62,15 +63,15 @@ def test_a_library_name_is_never_looked_for_in_the_tree(tmp_path):
         for i in range(10):
             np.zeros(3)
         """)
-    rebuilds.graph_rebuilt(module)
+    rebuilds.check(module, {})
     recreation.recreated_functions(module, {})
     assert _looked_up(module) == set()
 
 
 def test_gl101_counts_a_loops_runs_only_for_a_call_that_rebuilds(tmp_path, monkeypatch):
     counted = []
-    real = rebuilds.times_run
-    monkeypatch.setattr(rebuilds, "times_run", lambda module, site: counted.append(site.line) or real(module, site))
+    real = repeats.times_run
+    monkeypatch.setattr(repeats, "times_run", lambda module, site: counted.append(site.line) or real(module, site))
     module = _tree(tmp_path, """
         import helper
         for i in range(10):

@@ -30,7 +30,7 @@ def _static_rules(config: Config) -> list[type]:
     return [
         cls
         for code, cls in rules.items()
-        if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
+        if cls.checks_statically() and config.is_selected(code)
     ]
 
 
@@ -446,18 +446,19 @@ def test_checking_one_file_imports_no_runtime_code_and_only_the_selected_rules_a
     status, modules = _imported(tmp_path, "one.py")
     assert status == "1"  # its GL101 was found
     assert _runtime_modules(modules) == set()
-    assert "graphlint.static.rebuilds" in modules  # GL101's analysis ran
+    assert "graphlint.rules.graph_rebuilt.check" in modules  # GL101's static form ran
     if any(importlib.util.find_spec(m) for m in ("_sha256", "_sha2")):
         assert "_hashlib" not in modules  # the digests use the built-in SHA-256, not OpenSSL's
     status, modules = _imported(tmp_path, "--select", "GL101", "one.py")
     assert status == "1" and _runtime_modules(modules) == set()
-    assert "graphlint.static.rebuilds" in modules
-    # the analyses of rules not selected are never loaded
-    assert {"graphlint.static.retracing", "graphlint.static.sessions", "graphlint.static.loops"} & modules == set()
+    assert "graphlint.rules.graph_rebuilt.check" in modules
+    # the static forms of rules not selected are never loaded
+    assert {f"graphlint.rules.{unit}.check" for unit in ("function_retraced", "session_churn", "op_in_run_loop")} & modules == set()
     # a file that imports no framework reaches no rule: none of the analyses is loaded
     status, modules = _imported(tmp_path, "plain.py")
     assert status == "0" and _runtime_modules(modules) == set()
-    assert {"graphlint.static.rebuilds", "graphlint.static.retracing", "graphlint.static.churn"} & modules == set()
+    assert {m for m in modules if m.startswith("graphlint.rules.") and m.endswith(".check")} == set()
+    assert "graphlint.static.model.rebuilds" not in modules
 
 
 def test_the_pool_forks_only_a_process_without_other_threads(monkeypatch):

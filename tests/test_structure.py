@@ -133,13 +133,14 @@ def test_hooks_no_built_in_rule_implements_are_documented_plugin_only():
     import inspect
 
     from graphlint import _hookspecs
-    from graphlint.jupyter.rules import CELL_RULES
+    from graphlint.jupyter.rules import kernel_rules
     from graphlint.registry import discover_rules
 
     specs = {name: fn for name, fn in vars(_hookspecs).items() if name.startswith("graphlint_")}
+    rules = discover_rules(plugins=False).values()
     implemented = {
         name
-        for cls in [*discover_rules(plugins=False).values(), *CELL_RULES]
+        for cls in [*rules, *kernel_rules(rules)]
         for name, _ in inspect.getmembers(cls, callable)
         if name in specs
     }

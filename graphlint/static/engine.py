@@ -29,7 +29,7 @@ from graphlint.findings import (
     Severity,
     internal_error,
 )
-from graphlint.static import prefilter
+from graphlint.static import checks, prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
 from graphlint.static.model import project
@@ -188,16 +188,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     sink = FileSink(path)
     if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
         rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
-    for cls in rules:
-        # only the static form: no runtime state is built for a file
-        make = getattr(cls, "for_static", None)
-        rule = make(sink, config.options_for(cls)) if make is not None else cls(sink, config.options_for(cls))
-        try:
-            rule.check_module(module)
-        except RecursionError:
-            sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
-        except Exception as exc:  # a failing rule must not stop the others
-            sink.internal_error(rule, exc, "check_module")
+    checks.run(module, rules, config, sink)  # each rule's static form (graphlint.static.checks)
     found = without_noqa(sink.found, text)
     probes, result.read.deps = reached(path)
     result.read.probes += probes

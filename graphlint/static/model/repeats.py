@@ -154,6 +154,13 @@ def runs_at_most(module, site, limit: int) -> bool:
     return n is not None and n <= limit
 
 
+def runs_more_than_once(module, site) -> bool:
+    """A loop around the call that runs more than once, as far as the source tells (a loop of
+    unknown count may)."""
+    n = times_run(module, site)
+    return n is None or n >= 2
+
+
 def bound_in(module, loop) -> set:
     """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
     key = ("bound", id(loop.node))

@@ -1,0 +1,39 @@
+"""GL103 graph-not-default."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules.graph_not_default.runtime import Runtime
+
+
+class GraphNotDefault(Runtime):
+    """`with tf.Graph():` without `.as_default()`.
+
+    ## What it does
+    Flags a `with` statement entered on a `tf.Graph` object itself instead of on
+    `graph.as_default()`.
+
+    ## Why is this bad?
+    `tf.Graph.__enter__` does nothing in TensorFlow 2: the block raises no error, but every op
+    built inside it still goes to the global default graph. The isolation the code seems to ask
+    for never happens, so models pile up in one graph, names collide (`Variable ... already
+    exists`) and the new graph stays empty.
+
+    ## Example
+    ```python
+    with tf.Graph():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+    ```
+
+    ## Use instead
+    ```python
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+    ```
+    """
+
+    code = "GL103"
+    name = "graph-not-default"
+    severity = Severity.ERROR
+    summary = "`with tf.Graph():` does not make the graph the default"
+    fix = "Write `with tf.Graph().as_default():` (or `with graph.as_default():`)."

@@ -1,0 +1,65 @@
+"""GL101 graph-rebuilt."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules.graph_rebuilt.runtime import Runtime
+
+
+class GraphRebuilt(Runtime):
+    """The same code builds its ops into the same graph more than once.
+
+    ## What it does
+    Follows which function built each op and which calls ran a session on the graph. A
+    function that builds ops and runs them in the same call (a per-call `forecast()`,
+    `predict()` or `__call__`), called again, adds a fresh copy of what it built every time —
+    also when the copies share their variables (`reuse=True`, `AUTO_REUSE`, a `try/except`
+    reuse) — and the graph grows without end. It reports where the repeated build starts, how
+    many copies there are and the graph's size after each (`14 → 28 → 42 ops`). A copy must
+    make a model's inputs or weights (a placeholder, a variable), or the calls must come again
+    and again from one line (a loop). Calling an op-building function from several lines (a
+    layer helper, `bijector.forward(x)` then `forward(y)`), towers built before any run, and
+    ops built inline in a loop (GL102) are not rebuilds.
+
+    ## Why is this bad?
+    In TF1-style code there is one global default graph. A model built inside `forecast()`,
+    `predict()` or `__call__` adds another copy of itself on every call: the graph grows without
+    end, every call pays for op creation and a new pruned subgraph, and the second call may die
+    with `Variable weight_def/weights already exists, disallowed`. `with tf.Graph():` does not
+    help (see GL103).
+
+    ## Example
+    ```python
+    class Forecaster:
+        def forecast(self, x):
+            inputs = tf.compat.v1.placeholder(tf.float32, [None, 4])
+            y = tf.matmul(inputs, tf.ones([4, 1]))  # a new copy per call
+            return self.sess.run(y, {inputs: x})
+    ```
+
+    ## Use instead
+    ```python
+    class Forecaster:
+        def __init__(self):
+            self.graph = tf.Graph()
+            with self.graph.as_default():  # build once
+                self.inputs = tf.compat.v1.placeholder(tf.float32, [None, 4])
+                self.y = tf.matmul(self.inputs, tf.ones([4, 1]))
+            self.graph.finalize()
+            self.sess = tf.compat.v1.Session(graph=self.graph)
+
+        def forecast(self, x):
+            return self.sess.run(self.y, {self.inputs: x})
+    ```
+    """
+
+    code = "GL101"
+    repetition = True
+    name = "graph-rebuilt"
+    severity = Severity.WARNING
+    summary = "the same code builds its ops into the same graph more than once"
+    fix = (
+        "Build the model once (in __init__ or before the loop, under its own "
+        "`tf.Graph().as_default()`), keep its tensors, and only run them per call; "
+        "`graph.finalize()` turns any later rebuild into an error."
+    )

@@ -1,0 +1,34 @@
+"""GL203's runtime form: the variables of each graph, and reuse asked for a name none has."""
+
+from __future__ import annotations
+from graphlint.rules._base import Rule
+from graphlint.rules._state import VariableSites
+
+
+class Runtime(Rule):
+    """ReuseMissingVariable's runtime form: the hooks and the state they keep."""
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sites = VariableSites()
+
+    def graphlint_variable_created(self, graph_id, name, stack):
+        self.sites.add(graph_id, name, stack)
+
+    def graphlint_variable_refused(self, graph_id, name, reason, site):
+        if reason != "missing":
+            return
+        import difflib
+
+        close = difflib.get_close_matches(name, self.sites.names(graph_id), n=1, cutoff=0.6)
+        related = [(self.sites.get(graph_id, close[0]), f"did you mean '{close[0]}', created here?")] if close else []
+        self.report(
+            f"reuse was requested for variable '{name}', but no variable of that name was ever "
+            "created in this graph",
+            site,
+            related=related,
+        )
+
+    def graphlint_graph_released(self, graph_id):
+        self.sites.release(graph_id)
+

@@ -1,0 +1,48 @@
+"""GL303 session-leak."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules.session_leak.runtime import Runtime
+
+
+class SessionLeak(Runtime):
+    """Sessions opened and abandoned without `close()`.
+
+    ## What it does
+    Reports a session that the program dropped without closing while it went on running (found
+    when the session is garbage-collected and the program then goes on using TensorFlow), and
+    unclosed sessions piling up on one graph (more than `max-open-per-graph` at once). One
+    session held until the program ends is fine: a global, or a local of `main()` collected as
+    `main()` returns.
+
+    ## Why is this bad?
+    An open session holds its device memory, thread pools and the values of every variable.
+    Relying on garbage collection to free them makes memory grow with each call that opened one,
+    and a reference cycle can keep them alive for a long time.
+
+    ## Example
+    ```python
+    def evaluate(x):
+        sess = tf.compat.v1.Session()
+        return sess.run(y, {inputs: x})  # the session is dropped, never closed
+    ```
+
+    ## Use instead
+    ```python
+    def evaluate(x):
+        with tf.compat.v1.Session() as sess:
+            return sess.run(y, {inputs: x})
+    ```
+    or one long-lived session closed at the end.
+    """
+
+    code = "GL303"
+    name = "session-leak"
+    severity = Severity.WARNING
+    summary = "session dropped or piled up without close()"
+    fix = (
+        "Use `with tf.compat.v1.Session() as sess:` or call sess.close() when done; better, "
+        "keep one session for the program's life."
+    )
+    options = {"max-open-per-graph": 2}

@@ -1,0 +1,54 @@
+"""GL201 variable-renamed."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules.variable_renamed.runtime import Runtime
+
+
+class VariableRenamed(Runtime):
+    """A variable asked for a name that was taken, and TensorFlow silently renamed it.
+
+    ## What it does
+    Flags a `tf.Variable(..., name="w")` (or any variable with an explicit name) that ended up
+    as `w_1` because a variable named `w` already existed in the same graph and scope.
+
+    Its Keras form (Keras 3 and tf-keras): two layers of one model created with the same
+    `name=` — a Functional or Sequential model that Keras then refuses without naming either
+    line, or a subclassed model that keeps both with clashing weight paths — with both creating
+    lines; at runtime, and statically for names written in one Keras class's `__init__`/`build()`
+    or one `keras.Sequential([...])`.
+
+    ## Why is this bad?
+    The code believes it made `w`; `tf.compat.v1.train.Saver` and checkpoints see `w_1`. A
+    restore then fills the wrong variable or fails with "not found in checkpoint", and the
+    rename usually means the model was built twice into one graph.
+
+    ## Example
+    ```python
+    def build():
+        return tf.compat.v1.Variable(tf.zeros([4]), name="w")
+
+    a = build()
+    b = build()  # named "w_1"
+    ```
+
+    ## Use instead
+    ```python
+    w = tf.compat.v1.Variable(tf.zeros([4]), name="w")  # build once, pass it around
+    a = b = w
+    ```
+    """
+
+    code = "GL201"
+    name = "variable-renamed"
+    severity = Severity.WARNING
+    summary = "a variable's explicit name was taken and TensorFlow renamed it"
+    frameworks = ("tensorflow", "keras", "tf-keras")
+    fix = (
+        "Build the variable once and reuse the object, or give each variable a unique name "
+        "(for sharing, use tf.compat.v1.get_variable under a scope with "
+        "reuse=tf.compat.v1.AUTO_REUSE)."
+    )
+    #: The fix of its Keras form (one name given to two layers).
+    keras_fix = "Give each layer of a model its own name, or leave `name=` out and let Keras number them."

@@ -1,0 +1,60 @@
+"""GL201's runtime form: each variable's requested and given names, and Keras layer names given twice."""
+
+from __future__ import annotations
+import re
+from graphlint.rules._base import Rule
+from graphlint.rules._state import VariableSites, two_sites
+
+
+_DEFAULT_NAMES = {None, "", "Variable"}
+
+
+_SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
+
+
+class Runtime(Rule):
+    """VariableRenamed's runtime form: the hooks and the state they keep."""
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sites = VariableSites()
+
+    def graphlint_variable_created(self, graph_id, name, requested_name, site, stack):
+        self.sites.add(graph_id, name, stack)
+        if requested_name in _DEFAULT_NAMES:
+            return
+        wanted = str(requested_name).rstrip("/").rsplit("/", 1)[-1]
+        prefix, _, got = name.rpartition("/")
+        match = _SUFFIX.match(got)
+        if got == wanted or not match or match.group("base") != wanted:
+            return
+        original = f"{prefix}/{wanted}" if prefix else wanted
+        self.report(
+            f"variable '{original}' was silently renamed to '{name}': the name was already "
+            "taken in this graph",
+            site,
+            related=two_sites(
+                self.sites.stack(graph_id, original),
+                stack,
+                f"'{original}' was created here",
+                f"'{name}' was created here",
+            ),
+        )
+
+    def graphlint_graph_released(self, graph_id):
+        self.sites.release(graph_id)
+
+    def graphlint_keras_layer_name_reused(self, name, first_site, site, rejected):
+        """The Keras form: two layers of one model given the same ``name=``."""
+        consequence = (
+            "Keras refuses the model with a ValueError that names neither line"
+            if rejected
+            else "Keras keeps both, and their weights get the same paths in checkpoints and saved models"
+        )
+        self.report(
+            f"layer name '{name}' is given to two layers of one model: {consequence}",
+            site,
+            related=[(first_site, f"the first layer named '{name}' is created here")],
+            fix=self.keras_fix,
+        )
+
