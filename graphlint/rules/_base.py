@@ -100,7 +100,9 @@ class Rule:
     #: The static form of a rule defined in one module: ``check(module, options)`` (a plain
     #: function; a rule unit has it in its ``check`` module instead).
     check: ClassVar["StaticCheck | None"] = None
-    #: Whose programs it judges: "tensorflow", "keras" (Keras 3), "tf-keras", "jax"; () for any.
+    #: Whose programs it judges: "tensorflow-v1" (TensorFlow 1 graphs and sessions, also through
+    #: ``tf.compat.v1``), "tensorflow" (TensorFlow 2: ``tf.function``, eager), "keras" (Keras
+    #: 3), "tf-keras", "jax"; () for any.
     frameworks: ClassVar[tuple[str, ...]] = ("tensorflow",)
     #: Configurable thresholds: option name (kebab-case) -> default value.
     options: ClassVar[dict[str, Any]] = {}

@@ -40,6 +40,7 @@ class CheckpointMismatch(Runtime):
     code = "GL401"
     name = "checkpoint-mismatch"
     severity = Severity.ERROR
+    frameworks = ("tensorflow-v1",)
     summary = "Saver.restore into a graph with variables the checkpoint lacks"
     fix = (
         "Restore only what the checkpoint holds: tf.compat.v1.train.Saver(var_list=[...]) "

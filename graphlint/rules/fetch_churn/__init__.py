@@ -38,6 +38,7 @@ class FetchChurn(Runtime):
     repetition = True
     name = "fetch-churn"
     severity = Severity.WARNING
+    frameworks = ("tensorflow-v1",)
     summary = "one session run with many distinct fetch/feed combinations"
     fix = (
         "Fetch one fixed structure (e.g. a dict of all the tensors you need) per step, or "

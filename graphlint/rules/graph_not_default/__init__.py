@@ -35,5 +35,6 @@ class GraphNotDefault(Runtime):
     code = "GL103"
     name = "graph-not-default"
     severity = Severity.ERROR
+    frameworks = ("tensorflow-v1",)
     summary = "`with tf.Graph():` does not make the graph the default"
     fix = "Write `with tf.Graph().as_default():` (or `with graph.as_default():`)."

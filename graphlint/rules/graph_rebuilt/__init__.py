@@ -57,6 +57,7 @@ class GraphRebuilt(Runtime):
     repetition = True
     name = "graph-rebuilt"
     severity = Severity.WARNING
+    frameworks = ("tensorflow-v1",)
     summary = "the same code builds its ops into the same graph more than once"
     fix = (
         "Build the model once (in __init__ or before the loop, under its own "

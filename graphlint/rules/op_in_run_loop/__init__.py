@@ -41,6 +41,7 @@ class OpInRunLoop(Runtime):
     repetition = True
     name = "op-in-run-loop"
     severity = Severity.WARNING
+    frameworks = ("tensorflow-v1",)
     summary = "ops added to the graph at every step of the run loop"
     fix = (
         "Build the op once before the loop and only run it inside; call graph.finalize() "

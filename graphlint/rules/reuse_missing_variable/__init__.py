@@ -35,6 +35,7 @@ class ReuseMissingVariable(Runtime):
     code = "GL203"
     name = "reuse-missing-variable"
     severity = Severity.ERROR
+    frameworks = ("tensorflow-v1",)
     summary = "reuse requested for a variable never created"
     fix = (
         "Create the variable first (reuse off), or use reuse=tf.compat.v1.AUTO_REUSE; check "

@@ -43,6 +43,7 @@ class SessionChurn(Runtime):
     repetition = True
     name = "session-churn"
     severity = Severity.WARNING
+    frameworks = ("tensorflow-v1",)
     summary = "sessions created again and again"
     fix = (
         "Create one Session per graph (e.g. in __init__), keep it, and call run() on it; "

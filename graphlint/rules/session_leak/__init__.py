@@ -40,6 +40,7 @@ class SessionLeak(Runtime):
     code = "GL303"
     name = "session-leak"
     severity = Severity.WARNING
+    frameworks = ("tensorflow-v1",)
     summary = "session dropped or piled up without close()"
     fix = (
         "Use `with tf.compat.v1.Session() as sess:` or call sess.close() when done; better, "

@@ -45,6 +45,7 @@ class VariableExists(Runtime):
     code = "GL202"
     name = "variable-exists"
     severity = Severity.ERROR
+    frameworks = ("tensorflow-v1",)
     summary = "get_variable for an existing name without reuse"
     fix = (
         "Build the model once (e.g. in __init__) and reuse it; if sharing is intended, open "

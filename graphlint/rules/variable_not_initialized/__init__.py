@@ -39,6 +39,7 @@ class VariableNotInitialized(Runtime):
     code = "GL204"
     name = "variable-not-initialized"
     severity = Severity.ERROR
+    frameworks = ("tensorflow-v1",)
     summary = "a variable was created after the initializer op was built"
     fix = (
         "Build the whole model, optimizer included, before "

@@ -44,7 +44,7 @@ class VariableRenamed(Runtime):
     name = "variable-renamed"
     severity = Severity.WARNING
     summary = "a variable's explicit name was taken and TensorFlow renamed it"
-    frameworks = ("tensorflow", "keras", "tf-keras")
+    frameworks = ("tensorflow-v1", "keras", "tf-keras")
     fix = (
         "Build the variable once and reuse the object, or give each variable a unique name "
         "(for sharing, use tf.compat.v1.get_variable under a scope with "
