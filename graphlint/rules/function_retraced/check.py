@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from graphlint.rules.function_retraced.values import Values
+from graphlint.rules.function_retraced.values import values_around
 from graphlint.static.hits import Hit
 from graphlint.static.model.module import Module
 from graphlint.static.model.repeats import isolated
@@ -79,7 +79,7 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
         function = callee(module, site)
         if function is None or function.signature or traced_at_trace_time(module, site.scope):
             continue
-        values = Values(module, site) if site.loops else None
+        values = values_around(module, site) if site.loops else None
         found = Retrace(site.node, function, site.loops[-1].node if site.loops else None)
         args = [(function.params[i] if i < len(function.params) else f"argument {i + 1}", a)
                 for i, a in enumerate(site.node.args) if not isinstance(a, ast.Starred)]
@@ -136,7 +136,7 @@ def _from_caller(module: Module, site, arg):
             expr = caller.node.args[params.index(arg.id)]
         if expr is None or isinstance(expr, ast.Starred):
             continue
-        values = Values(module, caller)
+        values = values_around(module, caller)
         var = values.argument(expr)
         if var is not None and var.varying and var.loop not in values.once_per_run(caller):
             return (var if var.loop is not None else replace(var, loop=caller.loops[-1].node)), caller

@@ -31,8 +31,19 @@ _ARRAYS = {
 _NOT_BY_IDENTITY = ("NamedTuple", "ExtensionType", "Enum", "IntEnum")
 
 
+def values_around(module, site) -> "Values":
+    """The :class:`Values` of the loops around ``site``, made once per scope and loops: the
+    calls of one loop share them (each is read as its own call: :meth:`Values.once_per_run`)."""
+    key = ("values", id(site.scope), tuple(map(id, site.loops)))
+    found = module.cache.get(key)
+    if found is None:
+        found = module.cache[key] = Values(module, site)
+    return found
+
+
 class Values:
-    """The values around one call site: its loops' variables and what the loops assign."""
+    """The values around one call site: its loops' variables and what the loops assign
+    (what it reads of the site is its scope and its loops)."""
 
     def __init__(self, module, site):
         self.module, self.scope = module, site.scope

@@ -119,11 +119,20 @@ def _thin_runner(module, call) -> bool:
     if found is None:
         return False
     other, fn = found
-    if not runs_session(other, fn):
-        return False
-    return not any(loop.scope is fn for loop in other.loops) and not any(
-        builds_op(other, c) or project.resolve_function(other, c) for c in fn.calls
-    )
+    key = ("thin-runner", id(fn))
+    if key not in other.cache:  # once per function, however many loops call it
+        other.cache[key] = runs_session(other, fn) and id(fn) not in _loop_scopes(other) and not any(
+            builds_op(other, c) or project.resolve_function(other, c) for c in fn.calls
+        )
+    return other.cache[key]
+
+
+def _loop_scopes(module) -> set:
+    """The functions with a loop of their own, once per module."""
+    found = module.cache.get("loop-scopes")
+    if found is None:
+        found = module.cache["loop-scopes"] = {id(loop.scope) for loop in module.loops if loop.scope is not None}
+    return found
 
 
 def _repeats(module, call, options) -> bool:

@@ -99,14 +99,32 @@ def _reads_each_variable(module, loop, call) -> bool:
 
 def _variables_only(module, iterable) -> bool:
     """Whether ``iterable`` (a name or ``self.attr``) is a list that only ever has variables
-    appended to it, and has some."""
+    appended to it, and has some. Once per list."""
     key = _list_key(iterable)
     if key is None:
         return False
-    appended = [
-        c for c in module.calls
-        if c.method == "append" and c.name is None and c.receiver is not None and _list_key(c.receiver) == key
-    ]
+    answers = module.cache.get("variables-only")
+    if answers is None:
+        answers = module.cache["variables-only"] = {}
+    if key not in answers:
+        answers[key] = _only_variables_appended(module, _appends(module).get(key, ()))
+    return answers[key]
+
+
+def _appends(module) -> dict:
+    """``{list key: [its append calls]}`` of the file, once per module."""
+    found = module.cache.get("appends")
+    if found is None:
+        found = module.cache["appends"] = {}
+        for c in module.calls:
+            if c.method == "append" and c.name is None and c.receiver is not None:
+                key = _list_key(c.receiver)
+                if key is not None:
+                    found.setdefault(key, []).append(c)
+    return found
+
+
+def _only_variables_appended(module, appended) -> bool:
     if not appended:
         return False
     for c in appended:

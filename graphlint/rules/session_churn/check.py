@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit, once_per_line
-from graphlint.static.model.repeats import guarded, loop_count, per_call, runs_at_most
+from graphlint.static.model.repeats import bound_in, guarded, loop_count, per_call, runs_at_most
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS
 from graphlint.static.model.sessions import has_run_loop, is_session_run
 
@@ -66,16 +66,10 @@ def _kept_or_shared(module, call) -> bool:
     return False
 
 
-def _own_graph(call) -> bool:
+def _own_graph(module, call) -> bool:
     """``Session(graph=g)`` with ``g`` made in this very iteration (``g = build_graph()``)."""
     graph = next((kw.value for kw in call.node.keywords if kw.arg == "graph"), None)
-    if not isinstance(graph, ast.Name):
-        return False
-    loop = call.loops[-1].node
-    return any(
-        isinstance(node, ast.Name) and node.id == graph.id and isinstance(node.ctx, ast.Store)
-        for node in ast.walk(loop)
-    )
+    return isinstance(graph, ast.Name) and graph.id in bound_in(module, call.loops[-1])
 
 
 def _runs_elsewhere(module, loop) -> bool:
@@ -116,7 +110,7 @@ def session_churn(module, options: dict) -> list[Hit]:
             limit = options.get("max-per-site", 2)
             if any(loop.resets_state() for loop in call.loops) or runs_at_most(module, call, limit):
                 continue  # a fresh graph per iteration needs its own session
-            if _own_graph(call) or _kept_or_shared(module, call):
+            if _own_graph(module, call) or _kept_or_shared(module, call):
                 continue
             found.append(Hit(call.node, "a new Session is created on every iteration of this loop"))
             continue

@@ -111,13 +111,13 @@ def variable_exists(module) -> list[Hit]:
             )
             reported.add(id(call))
     # 3. get_variable in a function that rebuilds its model per call
+    get_ids = {id(c) for c in gets}
     for rebuild in rebuilds(module):
         fn = rebuild.function
         if reuses_variables(module, fn) or any(
             w.call_name and w.call_name.endswith("variable_scope") for s in fn.callers for w in s.withs
         ):
             continue
-        get_ids = {id(c) for c in gets}
         own = [c for c in fn.calls if id(c) in get_ids and not c.under_graph_default() and id(c) not in reported]
         named = [c for c in own if _full_name(c) is not None]
         if named and len(named) == len(own):

@@ -47,29 +47,46 @@ def kept(module, call, loop) -> bool:
     one of the names it is unpacked into is kept."""
     if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
         return True
-    holders: set = set()
-    for node in ast.walk(loop.node):
-        if isinstance(node, ast.Assign) and node.value is call.node:
-            targets = node.targets
-            if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
-                return True
-            names = [t.id for t in targets if isinstance(t, ast.Name)]
-            if names:
-                holders = {names[0]}
-            else:  # unpacked: the model is one of the names
-                holders = {e.id for t in targets if isinstance(t, (ast.Tuple, ast.List)) for e in t.elts if isinstance(e, ast.Name)}
-            break
-        if isinstance(node, (ast.Return, ast.Yield)) and node.value is call.node:
-            return True
-    if not holders:
+    assigned, kept_names = _keeps(module, loop)
+    found = assigned.get(id(call.node))
+    if found is None:
         return False
+    if found is True:  # stored, returned or yielded itself
+        return True
+    return bool(found & kept_names)
+
+
+def _keeps(module, loop) -> tuple[dict, set]:
+    """What a loop does with values, in one walk of it, once per loop: ``({id(value): True when
+    stored, returned or yielded, else the names it is assigned to}, the names the loop keeps:
+    appends, stores, returns or yields)``. A value has one parent: the first assignment of it
+    in the loop is the only one."""
+    key = ("keeps", id(loop.node))
+    found = module.cache.get(key)
+    if found is not None:
+        return found
+    assigned: dict = {}
+    names: set = set()
     for node in ast.walk(loop.node):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _KEEPS:
-            if any(isinstance(a, ast.Name) and a.id in holders for a in node.args):
-                return True
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in holders:
-            if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in node.targets):
-                return True
-        elif isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Name) and node.value.id in holders:
-            return True
-    return False
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+            if id(node.value) not in assigned:
+                if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
+                    assigned[id(node.value)] = True
+                else:
+                    plain = [t.id for t in targets if isinstance(t, ast.Name)]
+                    # unpacked: the model is one of the names
+                    assigned[id(node.value)] = {plain[0]} if plain else {
+                        e.id for t in targets if isinstance(t, (ast.Tuple, ast.List)) for e in t.elts if isinstance(e, ast.Name)
+                    }
+            if isinstance(node.value, ast.Name) and any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
+                names.add(node.value.id)
+        elif isinstance(node, (ast.Return, ast.Yield)):
+            if node.value is not None:
+                assigned.setdefault(id(node.value), True)
+                if isinstance(node.value, ast.Name):
+                    names.add(node.value.id)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _KEEPS:
+            names.update(a.id for a in node.args if isinstance(a, ast.Name))
+    found = module.cache[key] = (assigned, names)
+    return found

@@ -69,6 +69,10 @@ def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
     keep the objects (an ensemble kept side by side is built on purpose), or in a function that
     runs per call. Each object adds another copy of the model to the one default graph."""
     found = []
+    made: dict = {}  # id(class) -> the calls that make an object of it, in order
+    for site in module.calls:
+        if site.local_class is not None:
+            made.setdefault(id(site.local_class), []).append(site)
     for cls in module.classes.values():
         init = cls.methods.get("__init__")
         builds = builds_of.get(id(init)) if init is not None else None
@@ -81,8 +85,8 @@ def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
         if not whole:
             continue
         sites, reason = [], None
-        for site in module.calls:
-            if site.local_class is not cls or guarded(site.ifs) or isolated(site):
+        for site in made.get(id(cls), ()):
+            if guarded(site.ifs) or isolated(site):
                 continue
             loops = [loop for loop in site.loops if not loop.is_comprehension]
             if loops and runs_more_than_once(module, site) and not kept(module, site, loops[-1]):

@@ -95,8 +95,12 @@ class Loop:
         return isinstance(self.node, COMPS)
 
     def resets_state(self) -> bool:
-        """Whether each iteration starts from a fresh graph (or Keras state)."""
-        return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+        """Whether each iteration starts from a fresh graph (or Keras state). Asked per call in
+        the loop: answered once."""
+        found = self.__dict__.get("_resets")
+        if found is None:
+            found = self._resets = any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+        return found
 
 class _stored:
     """A property computed on first use and then stored on the instance, where later reads
@@ -180,8 +184,12 @@ class Function:
         return f"`{self.qualname}()`"
 
     def resets_state(self) -> bool:
-        """Whether it makes (or resets) its own graph, so what it builds lands in a fresh one."""
-        return any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+        """Whether it makes (or resets) its own graph, so what it builds lands in a fresh one
+        (answered once)."""
+        found = self.__dict__.get("_resets")
+        if found is None:
+            found = self._resets = any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+        return found
 
 
 @dataclass(eq=False)
@@ -212,3 +220,4 @@ class Reason:
 
     text: str
     site: "CallSite | None" = None
+

@@ -25,5 +25,9 @@ def reusing(module, call) -> bool:
 
 def reuses_variables(module, scope) -> bool:
     """Whether a function (or the module body: None) calls ``scope.reuse_variables()``."""
-    calls = scope.calls if scope is not None else [c for c in module.calls if c.scope is None]
-    return any(c.method == "reuse_variables" for c in calls)
+    found = module.cache.get("reusing-scopes")
+    if found is None:  # once per module: the scopes with such a call
+        found = module.cache["reusing-scopes"] = {
+            id(c.scope) if c.scope is not None else None for c in module.calls if c.method == "reuse_variables"
+        }
+    return (id(scope) if scope is not None else None) in found
