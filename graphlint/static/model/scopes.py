@@ -1,6 +1,8 @@
 """What a :class:`graphlint.static.model.module.Module` is made of: the calls, loops, ``with``
-items, functions and classes of one file, placed in their scopes; and the names of the
-TensorFlow calls the model itself recognises (sessions, graphs, per-call methods)."""
+items, functions and classes of one file, placed in their scopes; the names of the
+TensorFlow calls the model itself recognises (sessions, graphs, per-call methods); and the
+scope a name read in a statement is bound in, with its every binding (:func:`resolve_name`:
+Python's rules, closures, ``global`` and ``nonlocal``)."""
 
 from __future__ import annotations
 
@@ -221,3 +223,185 @@ class Reason:
     text: str
     site: "CallSite | None" = None
 
+
+# -- where a name is bound --------------------------------------------------------------------
+@dataclass(eq=False)
+class Scope:
+    """A Python scope of the file (the module, a function or lambda, a class body, a
+    comprehension) with every binding made in it: ``name -> [(kind, value)]`` (``kind``: "="
+    for ``name = value`` and ``name := value``, "as" for ``with value as name``, "?" for any
+    other binding: a parameter, a loop target, ``except ... as``, a ``case`` capture, an
+    import, ``+=``...), and the names it declares ``global`` / ``nonlocal``."""
+
+    node: ast.AST
+    kind: str  # "module", "function", "class", "comprehension"
+    parent: "Scope | None"
+    bindings: dict = field(default_factory=dict)
+    globals: set = field(default_factory=set)
+    nonlocals: set = field(default_factory=set)
+
+    def bind(self, name: str, kind: str, value=None) -> None:
+        self.bindings.setdefault(name, []).append((kind, value))
+
+
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *COMPS)
+
+
+def scope_index(module) -> dict:
+    """Every scope of the file by the id of its node, and every statement's scope by the id of
+    the statement (``("stmt", id)``). One walk of the tree, once per module, when asked."""
+    found = module.cache.get("scope-index")
+    if found is not None:
+        return found
+    root = Scope(module.tree, "module", None)
+    index: dict = {id(module.tree): root}
+    declared: dict = {}  # name -> the scopes declaring it global or nonlocal
+    stack = [(node, root) for node in reversed(module.tree.body)]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, ast.stmt):
+            index[("stmt", id(node))] = scope
+        cls = type(node)
+        if cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            scope.bind(node.name, "?")
+            outer = [*node.decorator_list, *(node.bases + [k.value for k in node.keywords] if cls is ast.ClassDef else [])]
+            if cls is not ast.ClassDef:
+                outer += [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+                outer += [a.annotation for a in _arguments(node.args) if a.annotation is not None]
+                if node.returns is not None:
+                    outer.append(node.returns)
+            inner = Scope(node, "class" if cls is ast.ClassDef else "function", scope)
+            index[id(node)] = inner
+            if cls is not ast.ClassDef:
+                for a in _arguments(node.args):
+                    inner.bind(a.arg, "?")
+            stack += [(child, scope) for child in reversed(outer)]
+            stack += [(child, inner) for child in reversed(node.body)]
+            continue
+        if cls is ast.Lambda:
+            inner = Scope(node, "function", scope)
+            index[id(node)] = inner
+            for a in _arguments(node.args):
+                inner.bind(a.arg, "?")
+            stack += [(d, scope) for d in reversed([*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)])]
+            stack.append((node.body, inner))
+            continue
+        if cls in _COMP_TYPES:
+            inner = Scope(node, "comprehension", scope)
+            index[id(node)] = inner
+            first = node.generators[0]
+            stack.append((first.iter, scope))  # evaluated in the enclosing scope
+            for gen in node.generators:
+                _bind_target(inner, gen.target, "?")
+                if gen is not first:
+                    stack.append((gen.iter, inner))
+                stack += [(cond, inner) for cond in gen.ifs]
+            stack += [(e, inner) for e in ((node.key, node.value) if cls is ast.DictComp else (node.elt,))]
+            continue
+        if cls is ast.Global or cls is ast.Nonlocal:
+            (scope.globals if cls is ast.Global else scope.nonlocals).update(node.names)
+            for name in node.names:
+                declared.setdefault(name, []).append(scope)
+        elif cls is ast.Assign:
+            for target in node.targets:
+                _bind_target(scope, target, "=", node.value)
+        elif cls is ast.AnnAssign:
+            _bind_target(scope, node.target, "=" if node.value is not None else "?", node.value)
+        elif cls is ast.AugAssign:
+            _bind_target(scope, node.target, "?")
+        elif cls in (ast.For, ast.AsyncFor):
+            _bind_target(scope, node.target, "?")
+        elif cls is ast.withitem:
+            if node.optional_vars is not None:
+                _bind_target(scope, node.optional_vars, "as", node.context_expr)
+        elif cls is ast.NamedExpr:  # binds in the nearest scope that is no comprehension
+            owner = scope
+            while owner.kind == "comprehension":
+                owner = owner.parent
+            owner.bind(node.target.id, "=", node.value)
+        elif cls is ast.ExceptHandler:
+            if node.name:
+                scope.bind(node.name, "?")
+        elif cls in (ast.Import, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    scope.bind(alias.asname or alias.name.split(".", 1)[0], "?")
+        elif cls is ast.Delete:
+            for target in node.targets:
+                _bind_target(scope, target, "?")
+        elif cls in _MATCH_CAPTURES:
+            name = getattr(node, "rest" if cls is ast.MatchMapping else "name", None)
+            if name:
+                scope.bind(name, "?")
+        stack += [(child, scope) for child in reversed(list(ast.iter_child_nodes(node)))]
+    index["declared"] = declared
+    module.cache["scope-index"] = index
+    return index
+
+
+_COMP_TYPES = frozenset(COMPS)
+_MATCH_CAPTURES = tuple(getattr(ast, n) for n in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, n))
+
+
+def _arguments(args: ast.arguments) -> list:
+    return [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs,
+            *([args.kwarg] if args.kwarg else [])]
+
+
+def _bind_target(scope: Scope, target, kind: str, value=None) -> None:
+    if isinstance(target, ast.Name):
+        scope.bind(target.id, kind, value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind_target(scope, elt, "?")
+    elif isinstance(target, ast.Starred):
+        _bind_target(scope, target.value, "?")
+
+
+def resolve_name(module, name: str, stmt: ast.stmt) -> tuple[Scope, list] | None:
+    """The scope the variable ``name`` read in ``stmt`` is, as Python resolves it (its own
+    function, an enclosing one for a closure or ``nonlocal``, the module for ``global`` or a
+    name bound nowhere else; a class body reads its own bindings, then as a function would),
+    and every binding of it: those made in that scope and those other scopes make through
+    ``global`` and ``nonlocal``, ``[(kind, value)]`` as :class:`Scope` keeps them (once per
+    scope and name). None when nothing in the file binds it (a builtin)."""
+    index = scope_index(module)
+    scope = index.get(("stmt", id(stmt)))
+    if scope is None:
+        return None
+    owner = _owner(scope, name, index[id(module.tree)])
+    if owner is None:
+        return None
+    key = ("bindings", id(owner), name)
+    found = index.get(key)
+    if found is None:
+        found = list(owner.bindings.get(name, ()))
+        for other in index["declared"].get(name, ()):  # bindings made where it is declared global / nonlocal
+            if other is owner:
+                continue
+            if owner.kind == "module" and name in other.globals:
+                found += other.bindings.get(name, ())
+            elif name in other.nonlocals and _owner(other, name, index[id(module.tree)]) is owner:
+                found += other.bindings.get(name, ())
+        index[key] = found
+    return (owner, found) if found else None
+
+
+def _owner(scope: Scope, name: str, root: Scope) -> Scope | None:
+    """The scope whose variable ``name``, read in ``scope``, is."""
+    if name in scope.globals:
+        return root
+    if name in scope.nonlocals:
+        scope = scope.parent
+        while scope is not None and (scope.kind == "class" or name not in scope.bindings):
+            scope = scope.parent
+        return scope if scope is not None and scope.kind != "module" else None
+    here = scope
+    while here is not None:
+        if here is scope or here.kind not in ("class",):  # an enclosing class body is no scope of its methods
+            if name in here.globals:
+                return root
+            if name in here.bindings:
+                return here
+        here = here.parent
+    return None
