@@ -10,10 +10,9 @@ class CheckpointMismatch(Runtime):
     """`Saver.restore` into a graph holding variables the checkpoint does not have.
 
     ## What it does
-    Before `tf.compat.v1.train.Saver.restore` runs, compares the variables the saver will
-    restore with the variables stored in the checkpoint, and reports the ones missing from it
-    (e.g. Adam slots, `beta1_power`) with the lines that created them. It reports this also
-    when the restore then raises, before the exception propagates.
+    Checks, before `tf.compat.v1.train.Saver.restore` runs, the variables the saver will
+    restore against the checkpoint's, and reports the ones missing from it (Adam slots,
+    `beta1_power`) with the lines that created them, also when the restore then raises.
 
     ## Why is this bad?
     The restore fails with `NotFoundError: Key weight_def/weights/Adam_1 not found in

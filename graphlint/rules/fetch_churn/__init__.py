@@ -10,11 +10,9 @@ class FetchChurn(Runtime):
     """One session run with many different fetch/feed combinations.
 
     ## What it does
-    Counts the distinct combinations of fetches, feeds and targets passed to `run()` on one
-    session (leaving out runs after the graph grew, which are GL102's), per call path, and
-    reports the session when one path (a line in a loop) ran more than `max-combinations`,
-    naming the call site and the count. A test that evaluates a dozen different tensors once
-    each, from its own lines, is not churn.
+    Checks for a call path (a line in a loop) that runs one session with more than
+    `max-combinations` distinct combinations of fetches, feeds and targets, naming the call
+    site and the count.
 
     ## Why is this bad?
     For every new combination the runtime prunes the graph to the ops it needs, builds an
@@ -32,6 +30,10 @@ class FetchChurn(Runtime):
     values = sess.run(activations, {x: batch})  # one combination, fetched once
     ```
     or a fixed set of `sess.make_callable(...)` callables.
+
+    ## Known exemptions
+    Runs after the graph grew (those are GL102's), and a test that evaluates a dozen different
+    tensors once each from its own lines.
     """
 
     code = "GL302"

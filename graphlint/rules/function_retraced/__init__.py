@@ -10,28 +10,11 @@ class FunctionRetraced(Runtime):
     """A `tf.function` traced again and again, with the argument that changed.
 
     ## What it does
-    Counts the traces of every `tf.function` (decorated functions and methods, `tf.function(f)`,
-    Keras' own train/predict functions) and, when one is traced more than `max-traces` times,
-    names the call that retraces, the function's definition and, for each argument that changed
-    between traces, what changed: a Python value (`lr: float 0.1 → 0.05 → …`), a tensor shape
-    (`x: (3, 4) → (5, 4)`), a dtype, or a new Python object on every call. Traces that only
-    combine a few fixed values — flags of at most two values, or tensors' dtypes and shapes that
-    change in two or more ways, each value coming back in later traces, as a test that runs
-    every dtype with every shape — stop when the combinations do: not reported.
-
-    `graphlint check` finds the source-visible form before anything runs: a call of a
-    `tf.function` (decorated, `tf.function(f)`, a decorated method through `self` or an
-    instance, also one defined in your own module beside the file) in a loop, passing a Python
-    value that changes on every iteration — the loop variable of `range`/`enumerate` or a number
-    computed from it, a `+=` counter, a list that grows, a new object, an array whose shape
-    follows the loop — also through a parameter of a function called in such a loop. Loops over
-    no more values than `max-traces`, flags, tensors, an `input_signature`, a call under
-    `if i == n - 1:` and loops that run only while another `tf.function` is traced stay silent.
-
-    The same for the `jax.jit` functions your code makes, in JAX's terms: an array's shape, a
-    static argument's value, a dtype, a Python scalar's weak type against an array, a pytree's
-    structure — with JAX's fix for each (pad or bucket shapes, make a static argument traced
-    or keep its values few, pass arrays of one dtype).
+    Checks for a `tf.function` (or a `jax.jit` function) traced more than `max-traces` times,
+    naming the call that retraces, the definition and, for each argument that changed between
+    traces, how: a Python value (`lr: float 0.1 → 0.05 → …`), a tensor shape, a dtype, a new
+    object. `graphlint check` finds it before anything runs: a call in a loop that passes a
+    Python value changing on every iteration.
 
     ## Why is this bad?
     `tf.function` runs the Python code once per *trace* to build a graph, then reuses that
@@ -59,6 +42,15 @@ class FunctionRetraced(Runtime):
     @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
     def predict(x): ...
     ```
+    For `jax.jit`, JAX's fix for each cause: pad or bucket shapes, make a static argument traced
+    or keep its values few, pass arrays of one dtype.
+
+    ## Known exemptions
+    - Traces that only combine a few fixed values: flags of at most two values, or dtypes and
+      shapes each coming back in later traces (a test that runs every dtype with every shape).
+    - Statically: loops over no more values than `max-traces`, flags, tensors, an
+      `input_signature`, a call under `if i == n - 1:`, and loops that run only while another
+      `tf.function` is traced.
     """
 
     code = "GL501"

@@ -10,8 +10,8 @@ class GraphNotDefault(Runtime):
     """`with tf.Graph():` without `.as_default()`.
 
     ## What it does
-    Flags a `with` statement entered on a `tf.Graph` object itself instead of on
-    `graph.as_default()`.
+    Checks for a `with` statement entered on a `tf.Graph` object itself instead of on
+    `graph.as_default()`. `graphlint check --fix` appends the `.as_default()`.
 
     ## Why is this bad?
     `tf.Graph.__enter__` does nothing in TensorFlow 2: the block raises no error, but every op
@@ -30,6 +30,12 @@ class GraphNotDefault(Runtime):
     with tf.Graph().as_default():
         x = tf.compat.v1.placeholder(tf.float32, [None, 4])
     ```
+
+    ## Known exemptions
+    Statically, `with g:` is reported (and fixed) only when every binding of `g` in the scope it
+    resolves to (a function's local, an enclosing function's, the module's) is a `tf.Graph()`:
+    a name also bound to something else (a file, a parameter, an `except ... as g`, a `case g`)
+    is left alone.
     """
 
     code = "GL103"

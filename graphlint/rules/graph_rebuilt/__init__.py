@@ -10,23 +10,18 @@ class GraphRebuilt(Runtime):
     """The same code builds its ops into the same graph more than once.
 
     ## What it does
-    Follows which function built each op and which calls ran a session on the graph. A
-    function that builds ops and runs them in the same call (a per-call `forecast()`,
-    `predict()` or `__call__`), called again, adds a fresh copy of what it built every time —
-    also when the copies share their variables (`reuse=True`, `AUTO_REUSE`, a `try/except`
-    reuse) — and the graph grows without end. It reports where the repeated build starts, how
-    many copies there are and the graph's size after each (`14 → 28 → 42 ops`). A copy must
-    make a model's inputs or weights (a placeholder, a variable), or the calls must come again
-    and again from one line (a loop). Calling an op-building function from several lines (a
-    layer helper, `bijector.forward(x)` then `forward(y)`), towers built before any run, and
-    ops built inline in a loop (GL102) are not rebuilds.
+    Checks for a function that builds a model into the default graph and runs it, and is called
+    again: a per-call `forecast()`, `predict()` or `__call__`, or a call in a loop. It reports
+    where the repeated build starts, how many copies there are and the graph's size after each
+    (`14 → 28 → 42 ops`).
 
     ## Why is this bad?
     In TF1-style code there is one global default graph. A model built inside `forecast()`,
     `predict()` or `__call__` adds another copy of itself on every call: the graph grows without
     end, every call pays for op creation and a new pruned subgraph, and the second call may die
-    with `Variable weight_def/weights already exists, disallowed`. `with tf.Graph():` does not
-    help (see GL103).
+    with `Variable weight_def/weights already exists, disallowed`. Sharing the variables
+    (`reuse=True`, `AUTO_REUSE`, a `try/except` reuse) still copies every op; `with tf.Graph():`
+    does not help either (GL103).
 
     ## Example
     ```python
@@ -51,6 +46,16 @@ class GraphRebuilt(Runtime):
         def forecast(self, x):
             return self.sess.run(self.y, {self.inputs: x})
     ```
+
+    ## Known exemptions
+    - A copy that makes no placeholder or variable (ops only) counts when the calls come again and
+      again from one line (a loop) and each applies the same tensors again, not when they come
+      from several lines (a layer helper, `bijector.forward(x)` then `forward(y)`).
+    - Towers built before any run, and ops built inline in a loop (that is GL102).
+    - A function that builds under its own `tf.Graph().as_default()`, resets the default graph,
+      is decorated with `@tf.function`, or runs once per object (`__init__`, `build`); a call
+      behind a first-time guard (`if self.model is None:`).
+    - Statically, a loop the source bounds to one pass; models kept side by side (an ensemble).
     """
 
     code = "GL101"

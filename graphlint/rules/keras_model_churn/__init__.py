@@ -10,12 +10,10 @@ class KerasModelChurn(Runtime):
     """Keras models built in a loop with no `clear_session()` in it.
 
     ## What it does
-    Flags `keras.Sequential(...)`, `keras.Model(...)`, `keras.models.clone_model(...)`, an
-    instance of your own `keras.Model` subclass, or a call of your own function that builds one,
-    inside a `for`/`while` loop that never calls `keras.backend.clear_session()`. Models kept in
-    a list (an ensemble) are not reported. At runtime (`graphlint run`), it reports a line that
-    built more than `max-per-site` Keras models (Keras 3) with no `clear_session()` between
-    them, with the count.
+    Checks for a Keras model built in a `for`/`while` loop that never calls
+    `keras.backend.clear_session()`: `keras.Sequential(...)`, `keras.Model(...)`, `clone_model`,
+    your own `keras.Model` subclass or your function that builds one. At runtime it reports a
+    line that built more than `max-per-site` models with no `clear_session()` between them.
 
     ## Why is this bad?
     Keras keeps global state for every model built: layer-name counters, and in graph mode the
@@ -38,6 +36,10 @@ class KerasModelChurn(Runtime):
         model.compile("adam", "mse")
         model.fit(x, y, verbose=0)
     ```
+
+    ## Known exemptions
+    Models kept side by side (appended to a list, stored, returned: an ensemble), and loops the
+    source bounds to `max-per-site` passes.
     """
 
     code = "GL503"

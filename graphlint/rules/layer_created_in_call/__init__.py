@@ -10,14 +10,10 @@ class LayerCreatedInCall(Runtime):
     """A Keras layer or variable created inside `call()`, so every call gets fresh weights.
 
     ## What it does
-    At runtime (`graphlint run`), watches every call of every Keras layer and model (Keras 3 and
-    tf-keras) and reports a line of your code that creates a layer (`Dense(...)`, your own layer
-    class) or a variable (`add_weight`, `tf.Variable`, `keras.Variable`) while the *same* layer
-    object runs its second or later call, naming the layer class and the call. The first call is
-    allowed to create, since Keras builds a layer then (`build()`). Statically (`graphlint
-    check`), reports those constructions inside the method `call` of a class deriving from a
-    Keras `Layer` or `Model`, unless guarded by `if not hasattr(self, ...)`, `if not self.built`
-    or `if self.x is None`.
+    Checks for a layer (`Dense(...)`, your own layer class) or a variable (`add_weight`,
+    `tf.Variable`, `keras.Variable`) created inside `call()` of a Keras layer or model: at
+    runtime while the same layer object runs its second or later call, statically in the method
+    `call` of a class deriving from a Keras `Layer` or `Model`.
 
     ## Why is this bad?
     A layer created in `call()` is a new layer with new random weights on every call: in eager
@@ -43,6 +39,10 @@ class LayerCreatedInCall(Runtime):
         def call(self, x):
             return self.dense(x)
     ```
+
+    ## Known exemptions
+    The first call, when Keras builds the layer (`build()`), may create; statically, a creation
+    guarded by `if not hasattr(self, ...)`, `if not self.built` or `if self.x is None`.
     """
 
     code = "GL505"

@@ -10,12 +10,9 @@ class OpInRunLoop(Runtime):
     """Ops created inside the loop that runs the session.
 
     ## What it does
-    Reports a line that adds ops to a graph again and again after a session has started running
-    it — in at least `min-repeats` separate steps — such as `sess.run(tf.compat.v1.assign(v,
-    v + 1))` or `x = x + 1` inside the training loop: the same call path, in the same run loop
-    (the invocation that runs the session and builds the ops), step after step. One addition
-    after training (a single `Saver()`) is fine, and so is a test that builds and evaluates a
-    handful of times from different lines; a function that builds and runs per call is GL101.
+    Checks for a line that adds ops to a graph again and again while a session runs it, in at
+    least `min-repeats` steps: `sess.run(tf.compat.v1.assign(v, v + 1))` or `x = x + 1` inside
+    the training loop, or a call of your own function that builds ops there.
 
     ## Why is this bad?
     Every step adds new nodes: the graph, and the memory it holds, grow without bound; each run
@@ -35,6 +32,16 @@ class OpInRunLoop(Runtime):
     for step in range(1000):
         sess.run(increment)
     ```
+
+    ## Known exemptions
+    - One addition after training (a single `Saver()`), and a test that builds and evaluates a
+      handful of times from different lines.
+    - A function that builds and runs per call (that is GL101).
+    - Ops under the iteration's own `as_default()` graph or a first-time guard (`if op is
+      None:`), `get_variable` under `reuse=True` (no op), and a loop over the model's own
+      variables (a weight load or an inspection: one op per variable).
+    - Statically, loops the source says run fewer than `min-repeats` times, and a loop that runs
+      a whole training of its own per pass (a sweep, not a run loop).
     """
 
     code = "GL102"

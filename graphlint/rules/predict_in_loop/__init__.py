@@ -10,11 +10,10 @@ class PredictInLoop(Runtime):
     """`model.predict` called again and again on small batches.
 
     ## What it does
-    Counts `Model.predict` calls per line whose input fits in one batch; when one line makes
-    more than `max-calls` of them, reports the line and the count. `graphlint check` reports
-    the calls whose source shows all of it: a Keras model made in the file, one sample
-    (`x[None]`, `np.expand_dims(x, 0)`, `np.reshape(x, [1, ...])`), in a loop or a function
-    that runs per call.
+    Checks for a line that calls `Model.predict` more than `max-calls` times on an input that fits
+    in one batch. `graphlint check` reports the calls whose source shows it: a Keras model made in
+    the file, one sample (`x[None]`, `np.expand_dims(x, 0)`, `np.reshape(x, [1, ...])`), in a
+    loop or a function that runs per call.
 
     ## Why is this bad?
     `predict` is built for large inputs: every call wraps its input in a `tf.data` pipeline,
@@ -35,6 +34,11 @@ class PredictInLoop(Runtime):
     for frame in frames:
         scores = model(frame[None], training=False)
     ```
+
+    ## Known exemptions
+    Statically: `predict` on a batch, `model(x)`, a scikit-learn `predict`, and a call under a
+    graph's `as_default()` (TF1 Keras, where `model(x)` would build ops: `predict` is the way
+    there).
     """
 
     code = "GL504"

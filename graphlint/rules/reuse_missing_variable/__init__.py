@@ -10,7 +10,7 @@ class ReuseMissingVariable(Runtime):
     """Reuse requested for a variable that was never created.
 
     ## What it does
-    Reports a `get_variable` call under `reuse=True` for a name that does not exist in the
+    Checks for a `get_variable` call under `reuse=True` for a name that does not exist in the
     graph (TensorFlow raises `Variable ... does not exist, or was not created with
     tf.get_variable()`), naming a close existing variable when there is one.
 

@@ -10,7 +10,7 @@ class SessionChurn(Runtime):
     """Sessions created again and again.
 
     ## What it does
-    Reports sessions created over and over: more than `max-per-site` from one line (a new
+    Checks for sessions created over and over: more than `max-per-site` from one line (a new
     session per call of `predict()`), or more than `max-per-graph` for one graph.
 
     ## Why is this bad?
@@ -37,6 +37,12 @@ class SessionChurn(Runtime):
         def predict(self, x):
             return self.sess.run(y, {inputs: x})
     ```
+
+    ## Known exemptions
+    Statically: get-or-create (`if sess is None:`, `tf.get_default_session() or ...`), a
+    session per object kept on that object or in a collection, a fresh graph and its session
+    per iteration of a loop that runs nothing else (a sweep), a graph per instance
+    (`__init__`), and loops the source bounds to `max-per-site` passes.
     """
 
     code = "GL301"

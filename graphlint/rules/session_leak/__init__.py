@@ -10,11 +10,8 @@ class SessionLeak(Runtime):
     """Sessions opened and abandoned without `close()`.
 
     ## What it does
-    Reports a session that the program dropped without closing while it went on running (found
-    when the session is garbage-collected and the program then goes on using TensorFlow), and
-    unclosed sessions piling up on one graph (more than `max-open-per-graph` at once). One
-    session held until the program ends is fine: a global, or a local of `main()` collected as
-    `main()` returns.
+    Checks for a session the program dropped without closing while it went on running, and for
+    unclosed sessions piling up on one graph (more than `max-open-per-graph` at once).
 
     ## Why is this bad?
     An open session holds its device memory, thread pools and the values of every variable.
@@ -35,6 +32,10 @@ class SessionLeak(Runtime):
             return sess.run(y, {inputs: x})
     ```
     or one long-lived session closed at the end.
+
+    ## Known exemptions
+    One session held until the program ends: a global, or a local of `main()` collected as
+    `main()` returns.
     """
 
     code = "GL303"

@@ -9,9 +9,9 @@ class SyntaxErrorRule(Rule):
 
     ## What it does
     Reports, once per file, why the static engine could not check it: a syntax error (with its
-    line and column), a file that is not text in its declared encoding, a binary file, a file
-    over the size limit (10 MiB) or one nested too deeply for Python's parser. The other files
-    are still checked. An empty file is valid Python and is not reported.
+    line and column), text that is not in its declared encoding, a binary file, a file over the
+    size limit (10 MiB) or one nested too deeply for Python's parser. The other files are still
+    checked.
 
     ## Why is this bad?
     Nothing in a file that cannot be parsed is checked, so its anti-patterns go unreported; and
@@ -29,6 +29,9 @@ class SyntaxErrorRule(Rule):
         return model(x)
     ```
     or exclude generated and non-Python files with `[tool.graphlint] exclude`.
+
+    ## Known exemptions
+    An empty file is valid Python and is not reported.
     """
 
     code = SYNTAX_ERROR_CODE

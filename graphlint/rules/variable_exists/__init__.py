@@ -10,9 +10,9 @@ class VariableExists(Runtime):
     """`get_variable` for a name that already exists, without reuse.
 
     ## What it does
-    Reports every `tf.compat.v1.get_variable` call that TensorFlow refused with `Variable ...
-    already exists, disallowed` — also when the program catches and swallows the `ValueError`
-    — with both the refused call and the site that first created the variable.
+    Checks for `tf.compat.v1.get_variable` calls that TensorFlow refuses with `Variable ...
+    already exists, disallowed`, also when the program catches and swallows the `ValueError`,
+    naming the refused call and the site that first created the variable.
 
     ## Why is this bad?
     It almost always means the model is being built a second time into the same graph (a model
@@ -40,6 +40,12 @@ class VariableExists(Runtime):
     ```
     If the variable is meant to be shared, say so:
     `tf.compat.v1.variable_scope("weight_def", reuse=tf.compat.v1.AUTO_REUSE)`.
+
+    ## Known exemptions
+    Statically, a call is reported when the source shows the clash: a `try` whose `except`
+    swallows the "already exists" error, one literal full name created twice on one path, or a
+    function that rebuilds its model (GL101); calls under a reusing scope or after
+    `reuse_variables()` are not.
     """
 
     code = "GL202"

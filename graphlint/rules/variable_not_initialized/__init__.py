@@ -10,10 +10,9 @@ class VariableNotInitialized(Runtime):
     """A variable created after the initializer op was built.
 
     ## What it does
-    Reports variables created after `tf.compat.v1.global_variables_initializer()` (or another
-    variables initializer) was built and never covered by a later initializer — typically an
-    optimizer's slots (`Adam`, `Adam_1`, `beta1_power`) created by `minimize()` after the
-    initializer — with the variables' site and the initializer's.
+    Checks for variables created after `tf.compat.v1.global_variables_initializer()` (or another
+    variables initializer) was built and covered by no later one — typically an optimizer's slots
+    (`Adam`, `Adam_1`, `beta1_power`) made by `minimize()` after the initializer.
 
     ## Why is this bad?
     An initializer covers exactly the variables that existed when it was built. Running it does

@@ -10,19 +10,16 @@ class VariableRenamed(Runtime):
     """A variable asked for a name that was taken, and TensorFlow silently renamed it.
 
     ## What it does
-    Flags a `tf.Variable(..., name="w")` (or any variable with an explicit name) that ended up
-    as `w_1` because a variable named `w` already existed in the same graph and scope.
-
-    Its Keras form (Keras 3 and tf-keras): two layers of one model created with the same
-    `name=` — a Functional or Sequential model that Keras then refuses without naming either
-    line, or a subclassed model that keeps both with clashing weight paths — with both creating
-    lines; at runtime, and statically for names written in one Keras class's `__init__`/`build()`
-    or one `keras.Sequential([...])`.
+    Checks for a variable created with an explicit name (`tf.Variable(..., name="w")`) that ended
+    up as `w_1` because `w` already existed in the same graph and scope. Its Keras form (Keras 3
+    and tf-keras): two layers of one model given the same `name=`.
 
     ## Why is this bad?
     The code believes it made `w`; `tf.compat.v1.train.Saver` and checkpoints see `w_1`. A
     restore then fills the wrong variable or fails with "not found in checkpoint", and the
-    rename usually means the model was built twice into one graph.
+    rename usually means the model was built twice into one graph. Two Keras layers of one name
+    make a Functional or Sequential model that Keras refuses without naming either line, or a
+    subclassed model whose weights get the same paths in checkpoints.
 
     ## Example
     ```python
@@ -38,6 +35,11 @@ class VariableRenamed(Runtime):
     w = tf.compat.v1.Variable(tf.zeros([4]), name="w")  # build once, pass it around
     a = b = w
     ```
+
+    ## Known exemptions
+    Statically only the Keras form is found: names written in one Keras class's
+    `__init__`/`build()` or in one `keras.Sequential([...])`; layers made in a loop and layers
+    of separate functional models are left alone.
     """
 
     code = "GL201"
