@@ -447,6 +447,7 @@ def test_checking_one_file_imports_no_runtime_code_and_only_the_selected_rules_a
     assert status == "1"  # its GL101 was found
     assert _runtime_modules(modules) == set()
     assert "graphlint.rules.graph_rebuilt.check" in modules  # GL101's static form ran
+    assert {m for m in modules if m.startswith("graphlint.rules.") and m.endswith(".runtime")} == set()
     if any(importlib.util.find_spec(m) for m in ("_sha256", "_sha2")):
         assert "_hashlib" not in modules  # the digests use the built-in SHA-256, not OpenSSL's
     status, modules = _imported(tmp_path, "--select", "GL101", "one.py")

@@ -165,6 +165,18 @@ def test_a_unit_imports_no_other_unit_but_its_kernel_form_its_own():
     assert wrong == []
 
 
+def test_a_units_rule_class_loads_none_of_its_forms():
+    """The rule class (docs, metadata) is what every command loads; each engine loads the form
+    it runs when it first asks (Rule.runtime_form, static_form, kernel_form)."""
+    wrong = [
+        f"{unit.name}/__init__.py:{line} imports {target}"
+        for unit in units()
+        for line, target in graphlint_imports(unit / "__init__.py")
+        if within(target, module_name(unit)) and target != module_name(unit)
+    ]
+    assert wrong == []
+
+
 def test_runtime_forms_never_load_the_static_engine():
     """``graphlint run`` imports the rules: their runtime forms must not drag the static model
     in (and a rule's __init__ loads its static form only when asked: Rule.static_form)."""
@@ -254,7 +266,7 @@ def test_hooks_no_built_in_rule_implements_are_documented_plugin_only():
     rules = discover_rules(plugins=False).values()
     implemented = {
         name
-        for cls in [*rules, *kernel_rules(rules)]
+        for cls in [*(r.runtime_form() for r in rules), *kernel_rules(rules)]
         for name, _ in inspect.getmembers(cls, callable)
         if name in specs
     }

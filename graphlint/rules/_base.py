@@ -83,9 +83,12 @@ class Rule:
       other (:mod:`graphlint.jupyter.rules`).
 
     A built-in rule is a unit, one package ``graphlint/rules/<name>/``: the rule class in its
-    ``__init__.py``, its runtime form in ``runtime.py`` (a base class of the rule), its static
-    form in ``check.py`` (the function ``check``) and its kernel form in ``kernel.py`` (the
-    class ``Kernel``). A rule defined in one module (a plugin) sets :attr:`check` instead.
+    ``__init__.py``, its runtime form in ``runtime.py`` (the class ``Runtime``, a subclass of
+    the rule with the hooks), its static form in ``check.py`` (the function ``check``) and its
+    kernel form in ``kernel.py`` (the class ``Kernel``); each is imported when an engine first
+    asks for it (:meth:`runtime_form`, :meth:`static_form`, :meth:`kernel_form`), so
+    ``graphlint check`` loads no runtime form and ``graphlint run`` no static one. A rule
+    defined in one module (a plugin) has its hooks and :attr:`check` on the class itself.
     Which engines a rule has (:attr:`engines`) is derived from the forms it has.
     """
 
@@ -135,6 +138,17 @@ class Rule:
         self.config = {**self.options, **(options or {})}
 
     # -- forms ---------------------------------------------------------------------------
+    @classmethod
+    def runtime_form(cls) -> "type[Rule]":
+        """The class whose instances receive the runtime events: a unit's rule class has them in
+        its ``runtime.Runtime`` (imported on first use); any other rule class (a plugin, or
+        the ``Runtime`` itself) is its own."""
+        if cls.__module__ != cls._unit[0] or "runtime.py" not in cls._unit[1]:
+            return cls
+        if "runtime" not in cls._forms:
+            cls._forms["runtime"] = importlib.import_module(cls._unit[0] + ".runtime").Runtime
+        return cls._forms["runtime"]
+
     @classmethod
     def checks_statically(cls) -> bool:
         """Whether ``graphlint check`` runs this rule: it has a static form, or (a plugin
@@ -213,15 +227,21 @@ def _unit(cls: type) -> tuple[str, frozenset[str]] | None:
         return None
 
 
-def _engines(cls: type) -> tuple[str, ...]:
-    """The engines a rule's forms make: "runtime" for its hook methods, "static" for its static
-    form (or a plugin's ``check_module``); a rule with neither keeps what it declares."""
-    runtime = any(
+def _hooks(cls: type) -> bool:
+    """Whether the class has hook methods (``graphlint_*``) of its own or inherited."""
+    return any(
         attr.startswith("graphlint_") and callable(value)
         for klass in cls.__mro__
         if klass is not object
         for attr, value in vars(klass).items()
     )
+
+
+def _engines(cls: type) -> tuple[str, ...]:
+    """The engines a rule's forms make: "runtime" for its hook methods or its unit's runtime
+    form, "static" for its static form (or a plugin's ``check_module``); a rule with neither
+    keeps what it declares."""
+    runtime = _hooks(cls) or "runtime.py" in cls._unit[1]
     engines = (("runtime",) if runtime else ()) + (("static",) if cls.checks_statically() else ())
     return engines or cls.__dict__.get("engines", Rule.engines)
 

@@ -21,16 +21,17 @@ from conftest import assert_exactly_markers, expected_markers, run_in_process, s
 CODE, NAME = "GL990", "constant-in-loop"
 UNIT = NAME.replace("-", "_")
 
-#: A rule unit: the rule (docs and metadata), its runtime form, its static form.
+#: A rule unit: the rule (docs and metadata), its runtime form (a subclass of the rule with the
+#: hooks), its static form (a function of the model).
 TEMPLATE = {
     "__init__.py": '''
         """{code} {name}."""
 
         from graphlint.findings import Severity
-        from graphlint.rules.{unit}.runtime import Runtime
+        from graphlint.rules._base import Rule
 
 
-        class ConstantInLoop(Runtime):
+        class ConstantInLoop(Rule):
             """A constant built again and again at one line.
 
             ## What it does
@@ -62,10 +63,10 @@ TEMPLATE = {
     "runtime.py": '''
         """{code}'s runtime form: the constants built per line."""
 
-        from graphlint.rules._base import Rule
+        from graphlint.rules.{unit} import ConstantInLoop
 
 
-        class Runtime(Rule):
+        class Runtime(ConstantInLoop):
             def __init__(self, sink, options=None):
                 super().__init__(sink, options)
                 self.seen = {{}}

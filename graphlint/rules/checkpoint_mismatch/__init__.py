@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.checkpoint_mismatch.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class CheckpointMismatch(Runtime):
+class CheckpointMismatch(Rule):
     """`Saver.restore` into a graph holding variables the checkpoint does not have.
 
     ## What it does

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from graphlint.rules._base import Rule
+from graphlint.rules.checkpoint_mismatch import CheckpointMismatch
 from graphlint.rules._state import VariableSites, quoted
 from graphlint.text import plural
 
 
-class Runtime(Rule):
-    """CheckpointMismatch's runtime form: the hooks and the state they keep."""
+class Runtime(CheckpointMismatch):
+    """CheckpointMismatch at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

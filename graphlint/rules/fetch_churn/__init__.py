@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.fetch_churn.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class FetchChurn(Runtime):
+class FetchChurn(Rule):
     """One session run with many different fetch/feed combinations.
 
     ## What it does

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from graphlint.rules._base import Rule
+from graphlint.rules.fetch_churn import FetchChurn
 
 
-class Runtime(Rule):
-    """FetchChurn's runtime form: the hooks and the state they keep."""
+class Runtime(FetchChurn):
+    """FetchChurn at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

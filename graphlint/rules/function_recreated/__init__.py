@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.function_recreated.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class FunctionRecreated(Runtime):
+class FunctionRecreated(Rule):
     """`tf.function(...)` applied inside a loop or on every call.
 
     ## What it does

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from graphlint.rules import _jax
-from graphlint.rules._base import Rule
+from graphlint.rules.function_recreated import FunctionRecreated
 
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
@@ -24,8 +24,8 @@ class _Site:
     wrapped: dict = field(default_factory=dict)  # the wrapped function (def line or name) -> functions
 
 
-class Runtime(Rule):
-    """FunctionRecreated's runtime form: the hooks and the state they keep."""
+class Runtime(FunctionRecreated):
+    """FunctionRecreated at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.function_retraced.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class FunctionRetraced(Runtime):
+class FunctionRetraced(Rule):
     """A `tf.function` traced again and again, with the argument that changed.
 
     ## What it does

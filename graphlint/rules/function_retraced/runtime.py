@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from graphlint.rules import _jax
-from graphlint.rules._base import Rule
+from graphlint.rules.function_retraced import FunctionRetraced
 
 
 _TRACES_KEPT = 64  # argument summaries remembered per function (the count goes on)
@@ -135,8 +135,8 @@ def _fix(changes, state: _Traces) -> str:
     return " ".join(fixes)
 
 
-class Runtime(Rule):
-    """FunctionRetraced's runtime form: the hooks and the state they keep."""
+class Runtime(FunctionRetraced):
+    """FunctionRetraced at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.graph_not_default.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class GraphNotDefault(Runtime):
+class GraphNotDefault(Rule):
     """`with tf.Graph():` without `.as_default()`.
 
     ## What it does

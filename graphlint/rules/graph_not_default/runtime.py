@@ -1,10 +1,10 @@
 """GL103's runtime form: a `with` entered on a graph itself."""
 
-from graphlint.rules._base import Rule
+from graphlint.rules.graph_not_default import GraphNotDefault
 
 
-class Runtime(Rule):
-    """GraphNotDefault's runtime form: the hooks and the state they keep."""
+class Runtime(GraphNotDefault):
+    """GraphNotDefault at runtime: the hooks, and the state they keep."""
 
     def graphlint_graph_entered(self, site):
         self.report(

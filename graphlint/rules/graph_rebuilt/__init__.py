@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.graph_rebuilt.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class GraphRebuilt(Runtime):
+class GraphRebuilt(Rule):
     """The same code builds its ops into the same graph more than once.
 
     ## What it does

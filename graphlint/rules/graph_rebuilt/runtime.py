@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from graphlint.rules._base import Rule
+from graphlint.rules.graph_rebuilt import GraphRebuilt
 from graphlint.rules._state import PerGraph
 
 
@@ -132,8 +132,8 @@ def _build_level(a: Stack, b: Stack) -> int | None:
     return _same_calls
 
 
-class Runtime(Rule):
-    """GraphRebuilt's runtime form: the hooks and the state they keep."""
+class Runtime(GraphRebuilt):
+    """GraphRebuilt at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.keras_model_churn.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class KerasModelChurn(Runtime):
+class KerasModelChurn(Rule):
     """Keras models built in a loop with no `clear_session()` in it.
 
     ## What it does

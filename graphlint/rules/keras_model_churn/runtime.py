@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from graphlint.rules._base import Rule
+from graphlint.rules.keras_model_churn import KerasModelChurn
 
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
@@ -20,8 +20,8 @@ class _Site:
     models: int = 0
 
 
-class Runtime(Rule):
-    """KerasModelChurn's runtime form: the hooks and the state they keep."""
+class Runtime(KerasModelChurn):
+    """KerasModelChurn at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.layer_created_in_call.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class LayerCreatedInCall(Runtime):
+class LayerCreatedInCall(Rule):
     """A Keras layer or variable created inside `call()`, so every call gets fresh weights.
 
     ## What it does

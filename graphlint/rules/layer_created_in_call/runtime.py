@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from graphlint.rules._base import Rule
+from graphlint.rules.layer_created_in_call import LayerCreatedInCall
 
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
@@ -27,8 +27,8 @@ class _Site:
     n: int = 1
 
 
-class Runtime(Rule):
-    """LayerCreatedInCall's runtime form: the hooks and the state they keep."""
+class Runtime(LayerCreatedInCall):
+    """LayerCreatedInCall at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

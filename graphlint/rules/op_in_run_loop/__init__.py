@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.op_in_run_loop.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class OpInRunLoop(Runtime):
+class OpInRunLoop(Rule):
     """Ops created inside the loop that runs the session.
 
     ## What it does

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from graphlint.rules._base import Rule
+from graphlint.rules.op_in_run_loop import OpInRunLoop
 
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
@@ -66,8 +66,8 @@ _MAX_KEYS = 20_000
 _MAX_INPUTS = 10_000  # input op ids remembered per line and step
 
 
-class Runtime(Rule):
-    """OpInRunLoop's runtime form: the hooks and the state they keep."""
+class Runtime(OpInRunLoop):
+    """OpInRunLoop at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.predict_in_loop.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class PredictInLoop(Runtime):
+class PredictInLoop(Rule):
     """`model.predict` called again and again on small batches.
 
     ## What it does

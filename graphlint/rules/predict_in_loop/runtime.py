@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from graphlint.rules._base import Rule
+from graphlint.rules.predict_in_loop import PredictInLoop
 from graphlint.text import plural
 
 
@@ -24,8 +24,8 @@ class _Site:
     rows: int = 0  # the largest batch among them
 
 
-class Runtime(Rule):
-    """PredictInLoop's runtime form: the hooks and the state they keep."""
+class Runtime(PredictInLoop):
+    """PredictInLoop at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

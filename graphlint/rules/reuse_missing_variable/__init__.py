@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.reuse_missing_variable.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class ReuseMissingVariable(Runtime):
+class ReuseMissingVariable(Rule):
     """Reuse requested for a variable that was never created.
 
     ## What it does

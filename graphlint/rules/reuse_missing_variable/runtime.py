@@ -1,12 +1,12 @@
 """GL203's runtime form: the variables of each graph, and reuse asked for a name none has."""
 
 from __future__ import annotations
-from graphlint.rules._base import Rule
+from graphlint.rules.reuse_missing_variable import ReuseMissingVariable
 from graphlint.rules._state import VariableSites
 
 
-class Runtime(Rule):
-    """ReuseMissingVariable's runtime form: the hooks and the state they keep."""
+class Runtime(ReuseMissingVariable):
+    """ReuseMissingVariable at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.session_churn.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class SessionChurn(Runtime):
+class SessionChurn(Rule):
     """Sessions created again and again.
 
     ## What it does

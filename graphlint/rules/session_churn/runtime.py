@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from graphlint.rules._base import Rule
+from graphlint.rules.session_churn import SessionChurn
 
 
 @dataclass(slots=True)
@@ -21,8 +21,8 @@ def _frame(path, line):
     return Frame(path, line, "")
 
 
-class Runtime(Rule):
-    """SessionChurn's runtime form: the hooks and the state they keep."""
+class Runtime(SessionChurn):
+    """SessionChurn at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

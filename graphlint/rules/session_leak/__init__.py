@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.session_leak.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class SessionLeak(Runtime):
+class SessionLeak(Rule):
     """Sessions opened and abandoned without `close()`.
 
     ## What it does

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from graphlint.rules._base import Rule
+from graphlint.rules.session_leak import SessionLeak
 
 
-class Runtime(Rule):
-    """SessionLeak's runtime form: the hooks and the state they keep."""
+class Runtime(SessionLeak):
+    """SessionLeak at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.variable_exists.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class VariableExists(Runtime):
+class VariableExists(Rule):
     """`get_variable` for a name that already exists, without reuse.
 
     ## What it does

@@ -1,12 +1,12 @@
 """GL202's runtime form: where each variable was first created, and the get_variable calls TensorFlow refused."""
 
 from __future__ import annotations
-from graphlint.rules._base import Rule
+from graphlint.rules.variable_exists import VariableExists
 from graphlint.rules._state import VariableSites, two_sites
 
 
-class Runtime(Rule):
-    """VariableExists's runtime form: the hooks and the state they keep."""
+class Runtime(VariableExists):
+    """VariableExists at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.variable_not_initialized.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class VariableNotInitialized(Runtime):
+class VariableNotInitialized(Rule):
     """A variable created after the initializer op was built.
 
     ## What it does

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from graphlint.rules._base import Rule
+from graphlint.rules.variable_not_initialized import VariableNotInitialized
 from graphlint.rules._state import PerGraph, quoted
 from graphlint.text import plural
 
@@ -15,8 +15,8 @@ class _Initialization:
         self.covered: set[str] = set()
 
 
-class Runtime(Rule):
-    """VariableNotInitialized's runtime form: the hooks and the state they keep."""
+class Runtime(VariableNotInitialized):
+    """VariableNotInitialized at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from graphlint.findings import Severity
-from graphlint.rules.variable_renamed.runtime import Runtime
+from graphlint.rules._base import Rule
 
 
-class VariableRenamed(Runtime):
+class VariableRenamed(Rule):
     """A variable asked for a name that was taken, and TensorFlow silently renamed it.
 
     ## What it does

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 import re
-from graphlint.rules._base import Rule
+from graphlint.rules.variable_renamed import VariableRenamed
 from graphlint.rules._state import VariableSites, two_sites
 
 
@@ -12,8 +12,8 @@ _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
 
 
-class Runtime(Rule):
-    """VariableRenamed's runtime form: the hooks and the state they keep."""
+class Runtime(VariableRenamed):
+    """VariableRenamed at runtime: the hooks, and the state they keep."""
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
