@@ -44,6 +44,8 @@ def check(module, options) -> list[Hit]:
 
 
 def _certainly_a_graph(module, name: str, stmt) -> bool:
+    if name not in _graph_names(module):
+        return False  # no scope binds it to a graph: no need to resolve it
     resolved = resolve_name(module, name, stmt)
     if resolved is None:
         return False
@@ -52,6 +54,15 @@ def _certainly_a_graph(module, name: str, stmt) -> bool:
     if key not in module.cache:  # once per variable, however many `with` read it
         module.cache[key] = all(_graph_binding(module, kind, value) for kind, value in bindings)
     return module.cache[key]
+
+
+def _graph_names(module) -> set:
+    """The names some scope of the file binds to a graph (their origins say so): the only ones
+    a `with` may be certain of. Once per module, from the origins the model already has."""
+    found = module.cache.get("graph-names")
+    if found is None:
+        found = module.cache["graph-names"] = {key[-1] for key, labels in module.origin_items() if GRAPH in labels}
+    return found
 
 
 def _graph_binding(module, kind: str, value) -> bool:

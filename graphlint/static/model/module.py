@@ -94,6 +94,11 @@ class Module:
         (what :meth:`origins` answers for one name; ``self.attr`` keys left out)."""
         return ((key[0], labels) for key, labels in self._origins.items() if len(key) == 2)
 
+    def origin_items(self) -> Iterator[tuple[tuple, set]]:
+        """Every origin the model recorded: ``(key, labels)``, the key ending with the name or
+        ``self`` attribute (what :meth:`origins` looks up)."""
+        return iter(self._origins.items())
+
     def origins(self, expr: ast.expr, scope: "Function | None") -> set:
         """What a name (or ``self.attr``) was assigned from: canonical call names, ``?`` else."""
         key = origin_key(expr, scope)
