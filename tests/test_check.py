@@ -206,7 +206,7 @@ def test_a_file_is_never_imported_or_run(tmp_path):
     "body",
     [
         # a model built once per instance, in __init__, the instances kept (the runtime reports
-        # instances made and dropped in a loop: GL101, tests/test_static_precision.py)
+        # instances made and dropped in a loop: GL101, tests/static/test_precision.py)
         """
         class M:
             def __init__(self):

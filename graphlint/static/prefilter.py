@@ -19,7 +19,7 @@ analysis when one of its imports, wherever it sits:
 Never stricter than the analysis: the same import statements :class:`Module` binds names
 from are read here (also inside functions, ``if``, ``try``, ``with`` and ``match``), and a test
 compares the result of this path with the full analysis of every file on the samples and on
-a corpus of real code (``tests/test_static_speed_paths.py``).
+a corpus of real code (``tests/static/test_speed_paths.py``).
 
 Before the parse, :func:`scan_imports` reads the import statements of most files from their
 bytes alone (every ``import`` word stands in a whole-line import statement or a comment); a

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from test_static_precision import FORECASTER  # a model built and run per call, in a module of the tree
+from test_precision import FORECASTER  # a model built and run per call, in a module of the tree
 
 from graphlint.config import Config, load
 from graphlint.registry import discover_rules
 from graphlint.static import check_file, collect
 from graphlint.static.prefilter import relevant
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
 

@@ -1026,7 +1026,7 @@ def test_a_rule_about_repetition_reports_nothing_located_in_a_test_module(tmp_pa
     """Not only loops: a per-call method that builds its model (GL101) is left out of a test
     module too (Rule.repetition), as at runtime; what is not about repetition (GL103) stays."""
     path = tmp_path / name
-    source = (Path(__file__).parent.parent / "samples" / "rules" / "gl101_bad.py").read_text()
+    source = (Path(__file__).parents[2] / "samples" / "rules" / "gl101_bad.py").read_text()
     path.write_text(source + "\n\nwith tf.Graph():\n    tf.constant(1.0)\n")
     codes = {code for code, _ in found(str(path))}
     assert codes == ({"GL101", "GL103"} if reported else {"GL103"})
