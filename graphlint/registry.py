@@ -176,40 +176,33 @@ def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None =
             warn(message)
 
     found: dict = {}
-    for unit in builtin_units():
+    for label, named, load in _candidates(plugins and not plugins_disabled()):
         try:
-            cls = unit_rule(importlib.import_module(unit))
-        except Exception as exc:  # a broken unit must not stop the others
-            skip(f"graphlint: cannot load rule {unit}: {exc}")
-            continue
-        if cls is None:
-            skip(f"graphlint: {unit} defines no graphlint Rule class")
-            continue
-        problem = malformed(cls)
-        if problem is not None:
-            skip(f"graphlint: rule {cls.code or unit} ({unit}) is malformed and skipped: {problem}")
-            continue
-        found[cls.code] = cls
-    plugins = plugins and not plugins_disabled()
-    for dist, name, value in _declared() if plugins else ():
-        if dist == "graphlint":
-            continue  # graphlint's own rules are its units (an older install still lists them here)
-        try:
-            cls = _load(value)
-        except Exception as exc:  # a broken plugin must not stop the others
-            skip(f"graphlint: cannot load rule plugin {name} ({value}): {exc}")
+            cls = load()
+        except Exception as exc:  # a broken rule must not stop the others
+            skip(f"graphlint: cannot load {label}: {exc}")
             continue
         if not (isinstance(cls, type) and issubclass(cls, Rule) and cls.code):
-            skip(f"graphlint: entry point {name} ({value}) is not a graphlint Rule class")
+            skip(f"graphlint: {named} is not a graphlint Rule class")
             continue
         problem = malformed(cls)
         if problem is not None:
-            skip(f"graphlint: rule plugin {name} ({value}) is malformed and skipped: {problem}")
+            skip(f"graphlint: {label} is malformed and skipped: {problem}")
             continue
         found[cls.code] = cls
     if not found:
         raise ConfigError("graphlint's rules are not installed (install it: pip install -e .)")
     return dict(sorted(found.items()))
+
+
+def _candidates(plugins: bool) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+    """``(what to call it, what to call it when it is no rule, its loader)`` for every rule to
+    load: graphlint's own units, then (``plugins``) the entry points of other distributions."""
+    for unit in builtin_units():
+        yield f"rule {unit}", unit, lambda unit=unit: unit_rule(importlib.import_module(unit))
+    for dist, name, value in _declared() if plugins else ():
+        if dist != "graphlint":  # graphlint's own rules are its units (an older install still lists them)
+            yield f"rule plugin {name} ({value})", f"entry point {name} ({value})", lambda value=value: _load(value)
 
 
 @dataclass(frozen=True)

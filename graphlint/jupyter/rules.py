@@ -12,6 +12,7 @@ Thresholds fit interactive use, where running a cell twice is normal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from graphlint.findings import Location
 from graphlint.rules._base import Rule
@@ -52,7 +53,16 @@ def runs_text(runs: list[CellRun]) -> str:
 
 
 class KernelRule(Rule):
-    """The base of a rule's kernel form: it knows the cell run in progress."""
+    """The base of a rule's kernel form: it knows the cell run in progress. A form names the
+    rule it is of (:attr:`rule`), whose code, name and severity are its own."""
+
+    rule: ClassVar[type[Rule]]
+
+    def __init_subclass__(cls, **kwargs):
+        rule = cls.__dict__.get("rule")
+        if rule is not None:
+            cls.code, cls.name, cls.severity = rule.code, rule.name, rule.severity
+        super().__init_subclass__(**kwargs)
 
     def __init__(self, sink, cells: Cells, options=None):
         super().__init__(sink, options)

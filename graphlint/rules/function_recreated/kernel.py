@@ -10,9 +10,7 @@ from graphlint.text import plural
 class Kernel(KernelRule):
     """A cell re-run that makes its `tf.function` again, dropping the traces (GL502, kernel form)."""
 
-    code = FunctionRecreated.code
-    name = FunctionRecreated.name
-    severity = FunctionRecreated.severity
+    rule = FunctionRecreated
     fix = (
         "Define the tf.function in a cell you run once (or guard it: `if 'step' not in "
         "globals():`), and re-run only the cells that call it."

@@ -10,9 +10,7 @@ from graphlint.text import plural
 class Kernel(KernelRule):
     """A cell re-run that adds its ops to the same graph again (GL101, kernel form)."""
 
-    code = GraphRebuilt.code
-    name = GraphRebuilt.name
-    severity = GraphRebuilt.severity
+    rule = GraphRebuilt
     fix = (
         "Build the graph once: start the cell with `tf.compat.v1.reset_default_graph()` (and "
         "recreate the session), or build it under `with tf.Graph().as_default():`; or restart "

@@ -9,9 +9,7 @@ from graphlint.rules.keras_model_churn import KerasModelChurn
 class Kernel(KernelRule):
     """A cell re-run that builds its Keras model again with no `clear_session()` (GL503, kernel form)."""
 
-    code = KerasModelChurn.code
-    name = KerasModelChurn.name
-    severity = KerasModelChurn.severity
+    rule = KerasModelChurn
     fix = (
         "Call `tf.keras.backend.clear_session()` at the top of the cell that builds the model, "
         "so that each run starts from a clean Keras state."

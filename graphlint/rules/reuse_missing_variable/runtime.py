@@ -1,19 +1,13 @@
 """GL203's runtime form: the variables of each graph, and reuse asked for a name none has."""
 
 from __future__ import annotations
+
 from graphlint.rules.reuse_missing_variable import ReuseMissingVariable
-from graphlint.rules._state import VariableSites
+from graphlint.rules._state import SeesVariables
 
 
-class Runtime(ReuseMissingVariable):
+class Runtime(ReuseMissingVariable, SeesVariables):
     """ReuseMissingVariable at runtime: the hooks, and the state they keep."""
-
-    def __init__(self, sink, options=None):
-        super().__init__(sink, options)
-        self.sites = VariableSites()
-
-    def graphlint_variable_created(self, graph_id, name, stack):
-        self.sites.add(graph_id, name, stack)
 
     def graphlint_variable_refused(self, graph_id, name, reason, site):
         if reason != "missing":
@@ -28,7 +22,3 @@ class Runtime(ReuseMissingVariable):
             site,
             related=related,
         )
-
-    def graphlint_graph_released(self, graph_id):
-        self.sites.release(graph_id)
-

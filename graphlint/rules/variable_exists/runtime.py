@@ -1,19 +1,13 @@
 """GL202's runtime form: where each variable was first created, and the get_variable calls TensorFlow refused."""
 
 from __future__ import annotations
+
 from graphlint.rules.variable_exists import VariableExists
-from graphlint.rules._state import VariableSites, two_sites
+from graphlint.rules._state import SeesVariables, two_sites
 
 
-class Runtime(VariableExists):
+class Runtime(VariableExists, SeesVariables):
     """VariableExists at runtime: the hooks, and the state they keep."""
-
-    def __init__(self, sink, options=None):
-        super().__init__(sink, options)
-        self.sites = VariableSites()
-
-    def graphlint_variable_created(self, graph_id, name, stack):
-        self.sites.add(graph_id, name, stack)
 
     def graphlint_variable_refused(self, graph_id, name, reason, site, stack):
         if reason != "exists":
@@ -29,7 +23,3 @@ class Runtime(VariableExists):
                 "the second build was asked for here",
             ),
         )
-
-    def graphlint_graph_released(self, graph_id):
-        self.sites.release(graph_id)
-

@@ -1,9 +1,10 @@
 """GL201's runtime form: each variable's requested and given names, and Keras layer names given twice."""
 
 from __future__ import annotations
+
 import re
 from graphlint.rules.variable_renamed import VariableRenamed
-from graphlint.rules._state import VariableSites, two_sites
+from graphlint.rules._state import SeesVariables, two_sites
 
 
 _DEFAULT_NAMES = {None, "", "Variable"}
@@ -12,12 +13,8 @@ _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
 
 
-class Runtime(VariableRenamed):
+class Runtime(VariableRenamed, SeesVariables):
     """VariableRenamed at runtime: the hooks, and the state they keep."""
-
-    def __init__(self, sink, options=None):
-        super().__init__(sink, options)
-        self.sites = VariableSites()
 
     def graphlint_variable_created(self, graph_id, name, requested_name, site, stack):
         self.sites.add(graph_id, name, stack)
@@ -40,9 +37,6 @@ class Runtime(VariableRenamed):
                 f"'{name}' was created here",
             ),
         )
-
-    def graphlint_graph_released(self, graph_id):
-        self.sites.release(graph_id)
 
     def graphlint_keras_layer_name_reused(self, name, first_site, site, rejected):
         """The Keras form: two layers of one model given the same ``name=``."""
