@@ -17,37 +17,15 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
 from graphlint.static.model.project import resolve_function
-from graphlint.static.model.repeats import guarded, isolated
+from graphlint.static.model.repeats import guarded, isolated, loops_run_at_most
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, Function
 from graphlint.static.model.tf_functions import traced_at_trace_time
-from graphlint.static.model.values import loop_values
 
 
 def check(module, options) -> list[Hit]:
     tf_functions = once_per_line(recreated_functions(module, options))
     jitted = once_per_line(jit_recreated(module))
     return [*tf_functions, *(hit._replace(fix=RECREATED_FIX) for hit in jitted)]
-
-
-def _loop_bound(module: Module, loop) -> int | None:
-    node = loop.node
-    if not isinstance(node, (ast.For, ast.AsyncFor)):
-        return None
-    key = ("loop-bound", id(node))
-    if key not in module.cache:
-        module.cache[key] = loop_values(module, node.target, node.iter).get("__count__")
-    return module.cache[key]
-
-
-def _short(module: Module, loops, limit: int) -> bool:
-    """Whether the loops run, all together, a known number of times no more than ``limit``."""
-    total = 1
-    for loop in loops:
-        bound = _loop_bound(module, loop)
-        if bound is None:
-            return False
-        total *= bound
-    return total <= limit
 
 
 def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
@@ -68,7 +46,7 @@ def _repeat_reason(module: Module, fn: Function, limit: int, seen: set):
     for site in fn.callers:
         if isolated(site) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
             continue  # once per trace of an outer tf.function, or once behind a first-time guard
-        if site.loops and not _short(module, site.loops, limit):
+        if site.loops and not loops_run_at_most(module, site.loops, limit):
             return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)
         if site.scope is not None and site.scope is not fn and repeat_reason(module, site.scope, limit, seen):
             return (f"is called from {site.scope.display} (line {site.line}), which runs per call", site, None)
@@ -133,7 +111,7 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
         if traced_at_trace_time(module, call.scope) or guarded(call.ifs):
             continue  # once per trace of an outer function, or once behind a first-time guard
         if call.loops:
-            if not _short(module, call.loops, limit) and not _one_per_item(call):
+            if not loops_run_at_most(module, call.loops, limit) and not _one_per_item(call):
                 out.append(Hit(
                     call.node,
                     f"{what} inside a loop: a new function, traced again, on every iteration",
@@ -176,7 +154,7 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
             continue
         where = other.location(made.node)
         name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
-        if site.loops and not _short(module, site.loops, limit):
+        if site.loops and not loops_run_at_most(module, site.loops, limit):
             why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
         elif site.scope is not None and repeat_reason(module, site.scope, limit):
             text = repeat_reason(module, site.scope, limit)[0]

@@ -154,6 +154,26 @@ def runs_at_most(module, site, limit: int) -> bool:
     return n is not None and n <= limit
 
 
+def loops_run_at_most(module, loops, limit: int) -> bool:
+    """Whether ``for`` loops run, all together, a known number of times no more than
+    ``limit``, counting each loop's iterable as the source writes it (names read at module
+    level, no ``if`` on a counter): GL502's threshold, ``max-per-site`` functions made at one
+    line. A ``while`` loop or a comprehension has no such count."""
+    total = 1
+    for loop in loops:
+        node = loop.node
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            return False
+        key = ("loop-bound", id(node))
+        if key not in module.cache:
+            module.cache[key] = iterations(module, None, node.iter)
+        bound = module.cache[key]
+        if bound is None:
+            return False
+        total *= bound
+    return total <= limit
+
+
 def runs_more_than_once(module, site) -> bool:
     """A loop around the call that runs more than once, as far as the source tells (a loop of
     unknown count may)."""
