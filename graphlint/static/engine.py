@@ -124,6 +124,11 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
     """
     result = FileResult(path)
     found = _check(path, list(rule_classes), config, result, full)
+    return _reported(result, found, config)
+
+
+def _reported(result: FileResult, found: list[Finding], config: Config) -> FileResult:
+    """``result`` with the findings the configuration selects, and their fixes only."""
     result.findings = only_selected(config, found)
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
@@ -148,6 +153,12 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
     except OSError as exc:
         return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
+    return _analyse(path, data, st, rules, config, result, full)
+
+
+def _analyse(path: str, data: bytes, st: os.stat_result | None, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
+    """The findings of the file ``path`` holding ``data``; ``st``: its stat when ``data`` was
+    read from it (None for an editor's buffer: the bytecode cache then proves nothing)."""
     result.read = Inputs(digest(data))
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
@@ -210,7 +221,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
 _SYNTAX_ONLY = "syntax only"
 
 
-def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result) -> str | bool | None:
+def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result | None) -> str | bool | None:
     """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
     when they tell: True when a rule may report on the file (it is parsed and analysed),
     :data:`_SYNTAX_ONLY` when none can and the source compiles — the interpreter's own
@@ -228,7 +239,7 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_r
         relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
-    if _compiled(path, data, st):
+    if st is not None and _compiled(path, data, st):
         return _SYNTAX_ONLY
     try:
         symtable.symtable(data, path, "exec")
