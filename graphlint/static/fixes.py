@@ -36,12 +36,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             continue
         notebook = result.notebook
         text = data.decode(notebook.encoding if notebook is not None else result.encoding)
-        edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
-        chosen, last_end = [], -1
-        for edit in edits:
-            if edit.start >= last_end:
-                chosen.append(edit)
-                last_end = max(edit.end, edit.start + 1)
+        chosen = non_overlapping(result.edits)
         if notebook is not None:
             text = notebook.apply(text, chosen)
             result.encoding = notebook.encoding
@@ -57,6 +52,16 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             continue
         fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
     return fixed
+
+
+def non_overlapping(edits) -> list:
+    """The edits to apply together, in the file's order: of overlapping ones, the first."""
+    chosen, last_end = [], -1
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        if edit.start >= last_end:
+            chosen.append(edit)
+            last_end = max(edit.end, edit.start + 1)
+    return chosen
 
 
 def _replace_file(path: str, data: bytes) -> None:
