@@ -1,4 +1,5 @@
-"""The command line: ``graphlint run``, ``graphlint check``, ``graphlint rules``, ``graphlint rule CODE``."""
+"""The command line: ``graphlint run``, ``graphlint check``, ``graphlint rules``, ``graphlint rule CODE``,
+``graphlint server``."""
 
 from __future__ import annotations
 
@@ -379,6 +380,19 @@ def rule_command(code):
     if rule is None:
         _fail(f"unknown rule {code!r} (see `graphlint rules`)")
     click.echo(rule_doc(rule), nl=False)
+
+
+@main.command("server")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", show_default=True, help="What the server logs to stderr (the editor's log of it).")
+def server_command(log_level):
+    """Run the language server (LSP over stdio): findings in the editor as you type (docs/editors.md)."""
+    from graphlint.server import ServerUnavailable, serve
+
+    try:
+        status = serve(log_level)
+    except ServerUnavailable as exc:
+        _fail(str(exc))
+    _end(status)
 
 
 if __name__ == "__main__":  # pragma: no cover
