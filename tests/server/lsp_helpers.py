@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,21 @@ def sample_fixture():
         return copy
 
     return sample
+
+
+def plugin_env(folder: Path, code: str, body: str) -> dict:
+    """A rule plugin installed in ``folder`` (a distribution's entry point, as pip writes it):
+    rule ``code`` whose ``check_module(self, module)`` runs ``body``. The server's
+    environment that finds it."""
+    name = f"rule_{code.lower()}"
+    (folder / f"{name}-1.0.dist-info").mkdir(parents=True)
+    (folder / f"{name}-1.0.dist-info" / "entry_points.txt").write_text(f"[graphlint]\n{code} = {name}:Plugin\n")
+    source = (
+        "import os, time\nfrom graphlint import Rule, Severity\n\n"
+        "class Plugin(Rule):\n"
+        '    """A rule plugin of the tests."""\n\n'
+        f'    code, name, severity, engines = "{code}", "{name}", Severity.WARNING, ("static",)\n\n'
+        "    def check_module(self, module):\n"
+    )
+    (folder / f"{name}.py").write_text(source + textwrap.indent(textwrap.dedent(body), " " * 8))
+    return {"PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)])}

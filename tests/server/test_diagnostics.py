@@ -3,7 +3,6 @@ publishes is what ``graphlint check`` reports for the same text."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from lsp_helpers import (
     diagnostics_of,
     findings_of,
     open_file,
+    plugin_env,
     sample_fixture,
     started,
     until,
@@ -168,22 +168,13 @@ async def test_a_module_changed_on_disk_refreshes_the_files_that_import_it(clien
 
 async def test_a_rule_that_raises_is_gl000_for_that_file_only(tmp_path, sample):
     """A rule plugin (an installed distribution's entry point) that fails on one file."""
-    plugins = tmp_path / "plugins"
-    (plugins / "boom_rule-1.0.dist-info").mkdir(parents=True)
-    (plugins / "boom_rule-1.0.dist-info" / "entry_points.txt").write_text("[graphlint]\nGL999 = boom_rule:Boom\n")
-    (plugins / "boom_rule.py").write_text(
-        "from graphlint import Rule, Severity\n\n"
-        "class Boom(Rule):\n"
-        '    """Fails on a file named boom.py."""\n\n'
-        '    code, name, severity, engines = "GL999", "boom", Severity.WARNING, ("static",)\n\n'
-        "    def check_module(self, module):\n"
-        '        if module.path.endswith("boom.py"):\n'
-        '            raise ValueError("no")\n'
-    )
+    env = plugin_env(tmp_path / "plugins", "GL999", """
+        if module.path.endswith("boom.py"):
+            raise ValueError("no")
+    """)
     bad = sample("rules/gl103_bad.py")
     boom = bad.parent / "boom.py"
     shutil.copy(bad, boom)
-    env = {"PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), str(plugins)])}
     async with started(bad.parent, env=env) as client:
         boom_found = await diagnostics_of(client, open_file(client, boom))
         assert sorted(d.code for d in boom_found) == ["GL000", "GL103"]
