@@ -7,6 +7,7 @@ the process at once, with status 0 after ``shutdown`` and 1 without, as LSP says
 
 from __future__ import annotations
 
+import logging
 import os
 
 from lsprotocol import types
@@ -18,6 +19,7 @@ from graphlint.server.documents import lines_of, path_of
 from graphlint.server.hover import hover
 from graphlint.server.server import GraphlintServer
 
+logger = logging.getLogger("graphlint.server")
 #: Files whose change the server hears of (dynamic registration, where the client offers it).
 WATCHED = ("**/pyproject.toml", "**/*.py")
 
@@ -39,6 +41,11 @@ def register(server: GraphlintServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: GraphlintServer, params: types.InitializedParams) -> None:
+        try:
+            await ls.pull_settings()
+        except Exception:  # graphlint's own failure: the defaults, and the checks go on
+            logger.exception("graphlint: cannot read the client's settings")
+            ls.apply_settings(None, {})
         watched = getattr(getattr(ls.client_capabilities.workspace, "did_change_watched_files", None), "dynamic_registration", False)
         if watched:
             patterns = list(WATCHED)
@@ -50,7 +57,6 @@ def register(server: GraphlintServer) -> None:
                 await ls.client_register_capability_async(types.RegistrationParams([registration]))
             except Exception as exc:
                 ls.warn(f"graphlint: cannot watch files ({exc}): reopen a file after changing its configuration")
-        await ls.pull_settings()
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: GraphlintServer, params) -> None:

@@ -69,6 +69,7 @@ class GraphlintServer(LanguageServer):
         self.settings = Settings()  # and the client's global workspace/configuration over them
         self.folder_settings: dict[str, Settings] = {}
         self.docs: dict[str, Tracked] = {}
+        self.ready: asyncio.Event | None = None  # set once the client's settings are in
         self.shut_down = False
         self._said: set[str] = set()
 
@@ -110,7 +111,15 @@ class GraphlintServer(LanguageServer):
     def apply_settings(self, global_raw, folder_raw: dict) -> None:
         self.settings = self.initial.merged(global_raw, self.warn)
         self.folder_settings = {path: self.settings.merged(raw, self.warn) for path, raw in folder_raw.items()}
+        self.settings_ready().set()
         self.recheck_all()
+
+    def settings_ready(self) -> asyncio.Event:
+        """Set once the client's settings are known: no document is checked before (its
+        diagnostics would flash with the defaults first)."""
+        if self.ready is None:
+            self.ready = asyncio.Event()
+        return self.ready
 
     # -- documents -----------------------------------------------------------------------------
     def track(self, key: str, notebook: bool) -> Tracked:
@@ -152,6 +161,8 @@ class GraphlintServer(LanguageServer):
         if doc.timer is not None:
             doc.timer.cancel()
             doc.timer = None
+        if not self.settings_ready().is_set():
+            return  # checked when they are (apply_settings)
         if doc.running is not None:
             doc.again = True
         elif delay > 0:
@@ -271,6 +282,7 @@ class GraphlintServer(LanguageServer):
 
     async def current(self, key: str) -> Checked | None:
         """The check of the document's current version (made now if need be)."""
+        await self.settings_ready().wait()
         doc = self.docs.get(key)
         for _ in range(5):  # a document edited all the while: its latest check
             if doc is None or self.docs.get(key) is not doc:
