@@ -14,6 +14,7 @@ each file's configuration), :mod:`.lifecycle` (stdio, the process's end).
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 
@@ -38,6 +39,8 @@ def serve(log_level: str = "warning") -> int:
 
     server = GraphlintServer()
     register(server)
+    gc.collect()
+    gc.freeze()  # the rules, pygls and lsprotocol live as long as the process: never walked again
     stdin, stdout = protocol_streams()
     server.start_io(stdin, stdout)
     return 0 if server.shut_down else 1

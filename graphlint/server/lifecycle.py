@@ -56,8 +56,10 @@ def alive(pid: int) -> bool:
 def watch_parent(pid: int, poll: float = PARENT_POLL) -> threading.Thread | None:
     """End the process once ``pid`` (the client) is gone: it no longer exists, or it was this
     process's parent and no longer is (it died; the process was handed to another)."""
-    if os.name != "posix" or pid <= 0:
-        return None  # os.kill(pid, 0) would end the process on Windows
+    if os.name != "posix" or pid <= 0 or not alive(pid):
+        # os.kill(pid, 0) would end the process on Windows; a pid this process cannot see (a
+        # client in another PID namespace: a container) would look gone at once
+        return None
     parent = os.getppid() == pid
 
     def watch() -> None:

@@ -226,6 +226,7 @@ class GraphlintServer(LanguageServer):
             doc.checked = checked
             self.publish(doc, checked)
         self.recheck(affected, but=doc)
+        self.job(self.checker.collect)  # after the checks just asked for, off the latency path
 
     def recheck(self, paths: set[str], but: Tracked | None = None) -> None:
         """Check again the open documents among ``paths`` (files whose analyses read a file
@@ -240,7 +241,8 @@ class GraphlintServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         snapshot = checked.snapshot
         for uri, items in found.items():
-            version = snapshot.versions[snapshot.index_of_uri(uri)]
+            index = snapshot.index_of_uri(uri)
+            version = snapshot.versions[index] if index is not None else None
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, items, version))
         doc.published = found
 
