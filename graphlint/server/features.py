@@ -29,6 +29,15 @@ def _python(document) -> bool:
     return path.endswith(".py") or (document.language_id == "python" and not path.endswith(".pyi"))
 
 
+def _on(server: GraphlintServer, method: str, document: str, act) -> None:
+    """``act(server, uri)`` on each ``method`` notification, for the URI of its ``document``
+    (``text_document`` or ``notebook_document``)."""
+
+    @server.feature(method)
+    def handler(ls: GraphlintServer, params) -> None:
+        act(ls, getattr(params, document).uri)
+
+
 def register(server: GraphlintServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: GraphlintServer, params: types.InitializeParams) -> None:
@@ -69,42 +78,25 @@ def register(server: GraphlintServer) -> None:
     def on_exit(ls: GraphlintServer, params) -> None:
         lifecycle.end(0 if ls.shut_down else 1)
 
-    # -- text documents ------------------------------------------------------------------------
+    # -- documents and notebooks ---------------------------------------------------------------
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: GraphlintServer, params: types.DidOpenTextDocumentParams) -> None:
         if _python(params.text_document) and ls.workspace.get_notebook_document(cell_uri=params.text_document.uri) is None:
             ls.track(params.text_document.uri, notebook=False)
             ls.changed(params.text_document.uri, typed=False)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: GraphlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.changed(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: GraphlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.changed(params.text_document.uri, typed=False)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: GraphlintServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.close(params.text_document.uri)
-
-    # -- notebooks -----------------------------------------------------------------------------
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: GraphlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
         ls.track(params.notebook_document.uri, notebook=True)
         ls.changed(params.notebook_document.uri, typed=False)
 
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def notebook_change(ls: GraphlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
-        ls.changed(params.notebook_document.uri)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
-    def notebook_save(ls: GraphlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
-        ls.changed(params.notebook_document.uri, typed=False)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
-    def notebook_close(ls: GraphlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
-        ls.close(params.notebook_document.uri)
+    for document, (did_change, did_save, did_close) in {
+        "text_document": (types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_SAVE, types.TEXT_DOCUMENT_DID_CLOSE),
+        "notebook_document": (types.NOTEBOOK_DOCUMENT_DID_CHANGE, types.NOTEBOOK_DOCUMENT_DID_SAVE, types.NOTEBOOK_DOCUMENT_DID_CLOSE),
+    }.items():
+        _on(server, did_change, document, GraphlintServer.changed)
+        _on(server, did_save, document, lambda ls, uri: ls.changed(uri, typed=False))
+        _on(server, did_close, document, GraphlintServer.close)
 
     # -- the workspace -------------------------------------------------------------------------
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
