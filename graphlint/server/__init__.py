@@ -33,11 +33,15 @@ def serve(log_level: str = "warning") -> int:
             f"graphlint server needs pygls and lsprotocol ({exc.name} is not installed): pip install -e '.[server]'"
         ) from None
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(), format="graphlint server: %(levelname)s: %(message)s")
+    from graphlint.config import ConfigError
     from graphlint.server.features import register
     from graphlint.server.lifecycle import protocol_streams
     from graphlint.server.server import GraphlintServer
 
-    server = GraphlintServer()
+    try:
+        server = GraphlintServer()
+    except ConfigError as exc:  # no rules installed: one line, as graphlint check says it
+        raise ServerUnavailable(str(exc)) from None
     register(server)
     gc.collect()
     gc.freeze()  # the rules, pygls and lsprotocol live as long as the process: never walked again

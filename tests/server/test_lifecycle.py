@@ -142,3 +142,13 @@ async def test_the_server_never_imports_tensorflow():
     proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+async def test_without_the_server_extra_graphlint_server_says_so_in_one_line():
+    """pygls absent (as without ``pip install '.[server]'``): one line, exit status 2."""
+    program = "import sys; sys.modules['pygls'] = None; sys.argv = ['graphlint', 'server']; from graphlint.cli import console; console()"
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines() == [
+        "graphlint: error: graphlint server needs pygls and lsprotocol (pygls is not installed): pip install -e '.[server]'"
+    ]
