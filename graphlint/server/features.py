@@ -57,9 +57,7 @@ def register(server: GraphlintServer) -> None:
             ls.apply_settings(None, {})
         watched = getattr(getattr(ls.client_capabilities.workspace, "did_change_watched_files", None), "dynamic_registration", False)
         if watched:
-            patterns = list(WATCHED)
-            if ls.settings.configuration:
-                patterns.append(f"**/{os.path.basename(ls.settings.configuration)}")
+            patterns = list(WATCHED) + [f"**/{name}" for name in sorted(ls.configuration_names() - {"pyproject.toml"})]
             options = types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(p) for p in patterns])
             registration = types.Registration("graphlint-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
             try:
@@ -102,8 +100,7 @@ def register(server: GraphlintServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: GraphlintServer, params: types.DidChangeWatchedFilesParams) -> None:
         paths = [(path_of(change.uri), change.type) for change in params.changes]
-        configuration = os.path.basename(ls.settings.configuration or "pyproject.toml")
-        if any(os.path.basename(p) in ("pyproject.toml", configuration) for p, _ in paths):
+        if any(os.path.basename(p) in ls.configuration_names() for p, _ in paths):
             ls.job(ls.configs.clear, lambda _: ls.recheck_all())
         sources = [p for p, _ in paths if p.endswith(".py")]
         if sources:
@@ -151,7 +148,9 @@ def register(server: GraphlintServer) -> None:
         checked = await ls.current(key) if key is not None else None
         if checked is None:
             return None
-        doc = ls.docs[key]
+        doc = ls.docs.get(key)
+        if doc is None:  # closed meanwhile
+            return None
         lines = lines_of(ls.workspace.get_text_document(uri).source)
         if not 0 <= params.position.line < len(lines):
             return None

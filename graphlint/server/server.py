@@ -114,6 +114,12 @@ class GraphlintServer(LanguageServer):
         self.settings_ready().set()
         self.recheck_all()
 
+    def configuration_names(self) -> set[str]:
+        """The names of the files a configuration is read from: ``pyproject.toml``, and those
+        the settings name (``configuration``)."""
+        named = [s.configuration for s in (self.settings, *self.folder_settings.values()) if s.configuration]
+        return {"pyproject.toml", *(os.path.basename(n) for n in named)}
+
     def settings_ready(self) -> asyncio.Event:
         """Set once the client's settings are known: no document is checked before (its
         diagnostics would flash with the defaults first)."""
