@@ -38,6 +38,11 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
 )
 
 
+#: Seconds with no check ending before the checks' garbage is collected, and the most checks
+#: between two collections (graphlint.server.checker.Checker.collect).
+COLLECT_AFTER, COLLECT_EVERY = 0.05, 8
+
+
 @dataclass
 class Tracked:
     """A document the editor has open (a notebook: with its cells), as the server follows it."""
@@ -72,6 +77,8 @@ class GraphlintServer(LanguageServer):
         self.ready: asyncio.Event | None = None  # set once the client's settings are in
         self.shut_down = False
         self._said: set[str] = set()
+        self._sweep: asyncio.TimerHandle | None = None  # the collection to come
+        self._unswept = 0  # checks since the last collection
 
     # -- settings ------------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -232,7 +239,24 @@ class GraphlintServer(LanguageServer):
             doc.checked = checked
             self.publish(doc, checked)
         self.recheck(affected, but=doc)
-        self.job(self.checker.collect)  # after the checks just asked for, off the latency path
+        self.collect_soon()
+
+    def collect_soon(self) -> None:
+        """Collect the checks' garbage (:meth:`Checker.collect`) once no check has ended for
+        :data:`COLLECT_AFTER` seconds, off the latency path; while edits keep coming, after
+        :data:`COLLECT_EVERY` checks at the latest (what is left to collect stays bounded)."""
+        self._unswept += 1
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
+        if self._unswept >= COLLECT_EVERY:
+            self._collect()
+        else:
+            self._sweep = asyncio.get_running_loop().call_later(COLLECT_AFTER, self._collect)
+
+    def _collect(self) -> None:
+        self._sweep, self._unswept = None, 0
+        self.job(self.checker.collect)
 
     def recheck(self, paths: set[str], but: Tracked | None = None) -> None:
         """Check again the open documents among ``paths`` (files whose analyses read a file
