@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from graphlint import DISTRIBUTION
 from graphlint.findings import Severity
 
 ENTRY_POINT_GROUP = "graphlint"
@@ -115,7 +116,7 @@ def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None =
     plugins = plugins and not plugins_disabled()
     found: dict = {}
     for dist, name, value in _declared():
-        if dist != "graphlint" and not plugins:
+        if dist != DISTRIBUTION and not plugins:
             continue
         try:
             cls = _load(value)
