@@ -32,7 +32,10 @@ _NORMALIZE = re.compile(r"[-_.]+")
 
 
 def plugins_disabled() -> bool:
-    return os.environ.get("GRAPHLINT_DISABLE_PLUGINS", "") not in ("", "0", "false", "no")
+    """``GRAPHLINT_DISABLE_PLUGINS``, read as every boolean variable (graphlint.config.env_flag)."""
+    from graphlint.config import env_flag
+
+    return env_flag("GRAPHLINT_DISABLE_PLUGINS")
 
 
 def _search_path() -> list[str]:

@@ -151,9 +151,10 @@ def test_json_format_to_output_file(cli, program, tmp_path):
     assert set(doc) == {"version", "findings", "summary"}
     assert doc["version"] == 1
     (finding,) = doc["findings"]
-    assert set(finding) == {"code", "name", "severity", "message", "path", "line", "column", "related", "fix"}
+    assert set(finding) == {"code", "name", "severity", "message", "path", "line", "column", "end_line", "end_column",
+                            "related", "fix", "fixable"}
     assert (finding["code"], finding["name"], finding["severity"], finding["line"]) == ("GL103", "graph-not-default", "error", 4)
-    assert doc["summary"] == {"findings": 1, "by_code": {"GL103": 1}}
+    assert doc["summary"] == {"findings": 1, "by_code": {"GL103": 1}, "fixable": 0}
 
 
 @pytest.mark.parametrize(
