@@ -76,8 +76,18 @@ def fingerprint(finding: Finding, line_text: Callable[[str, int], str], seen: di
     return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def _line_text(path: str, line: int) -> str:
-    return linecache.getline(path, line)
+def _file_lines():
+    """``line_text(path, line)`` from the files as they are now (linecache re-checked once per
+    file: a long-lived process may have read an older version)."""
+    checked: set[str] = set()
+
+    def line_text(path: str, line: int) -> str:
+        if path not in checked:
+            checked.add(path)
+            linecache.checkcache(path)
+        return linecache.getline(path, line)
+
+    return line_text
 
 
 def _region(line: int, column: int, end_line=None, end_column=None) -> dict:
@@ -137,7 +147,7 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: 
     from graphlint.report import statistics_list
 
     fixes = fixes or {}
-    line_text = line_text or _line_text
+    line_text = line_text or _file_lines()
     rules = dict(rules or {})
     used = sorted({f.code for f in findings} | set(rules))
     index = {code: i for i, code in enumerate(used)}
