@@ -12,18 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
+from conftest import CHECK_BAD
 
-BAD = textwrap.dedent(
-    """\
-    import tensorflow as tf
-
-    for i in range(3):
-        with tf.compat.v1.Session() as s:
-            pass
-    with tf.Graph():
-        pass
-    """
-)
+BAD = CHECK_BAD
 
 
 def tree(root, files: dict) -> None:

@@ -4,24 +4,14 @@ the subcommand, colour, fixes shown ([*], --diff, --show-fixes, edits in JSON), 
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
+from conftest import CHECK_BAD
 
-BAD = textwrap.dedent(
-    """\
-    import tensorflow as tf
-
-    for i in range(3):
-        with tf.compat.v1.Session() as s:
-            pass
-    with tf.Graph():
-        pass
-    """
-)
+BAD = CHECK_BAD
 FIXED = BAD.replace("with tf.Graph():", "with tf.Graph().as_default():")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from importlib import resources
 
 import pytest
@@ -15,18 +14,9 @@ from click.testing import CliRunner
 from graphlint.cli import main
 from graphlint.findings import Finding, Location, Severity
 from graphlint.sarif import uri
+from conftest import CHECK_BAD
 
-BAD = textwrap.dedent(
-    """\
-    import tensorflow as tf
-
-    for i in range(3):
-        with tf.compat.v1.Session() as s:
-            pass
-    with tf.Graph():
-        pass
-    """
-)
+BAD = CHECK_BAD
 
 
 def schema() -> dict:

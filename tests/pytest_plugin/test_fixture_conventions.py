@@ -92,27 +92,13 @@ def test_a_marker_typo_is_a_collection_error_with_or_without_the_option(suite, a
     assert "Traceback" not in result.stdout.str()
 
 
-def test_a_warning_made_an_error_points_at_the_tests_line(suite):
-    pytester = suite("""
-        import numpy as np
+def test_a_warning_made_an_error_points_at_the_tests_line(pytester):
+    from test_pytest_plugin import REBUILT
 
-
-        class Forecaster:
-            def __init__(self):
-                self.sess = tf1.Session()
-
-            def forecast(self, x):
-                inputs = tf1.placeholder(tf.float32, [None, 4])
-                return self.sess.run(tf.reduce_sum(inputs * 2.0), {inputs: x})
-
-
-        def test_rebuilds():
-            model = Forecaster()
-            x = np.ones((2, 4), np.float32)
-            assert model.forecast(x) == model.forecast(x)
-    """)
+    pytester.makepyfile(test_s=REBUILT)
+    line = REBUILT.splitlines().index("def test_rebuilds_per_call():") + 1
     result = pytester.runpytest_inprocess("--graphlint", "-W", "error::graphlint.plugin.GraphlintWarning")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
-    result.stdout.fnmatch_lines(["test_s.py:20: GraphlintWarning (an error by the warning filter)", "*GL101*"])
+    result.stdout.fnmatch_lines([f"test_s.py:{line}: GraphlintWarning (an error by the warning filter)", "*GL101*"])
     assert "graphlint/plugin.py" not in out and "Traceback" not in out
