@@ -58,7 +58,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         groups = _groups(files, resolver)
         if use_stdin:
             groups.setdefault(id(resolver.for_path(stdin[0])), (resolver.for_path(stdin[0]), []))
-        for config, _ in groups.values():
+        for config in resolver.configs():  # every configuration met, also one with no file to check
             config.validate(rules)
     except ConfigError as exc:
         _fail(str(exc))

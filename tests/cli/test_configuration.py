@@ -195,3 +195,11 @@ def test_clean_removes_only_what_graphlint_wrote(project, monkeypatch):
     assert result.exit_code == 0 and "removed 2 cache files" in result.output  # its entry, its .gitignore
     assert sorted(p.name for p in (cache / "1").iterdir()) == ["0" * 24 + ".json", "notes.json"]
     assert (project / "cached.py").exists()
+
+
+def test_an_unknown_code_is_an_error_even_with_nothing_to_check(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    config(tmp_path, '[tool.graphlint]\nignore = ["GL999"]\n')
+    result = CliRunner().invoke(main, ["check", "empty"])
+    assert result.exit_code == 2 and "unknown rule code or prefix 'GL999'" in result.output
