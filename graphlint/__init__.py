@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source: pyproject.toml reads it ([tool.setuptools.dynamic])
+#: The distribution's name (``pip install graphlint-ml``): ``graphlint`` on PyPI is another project.
+DISTRIBUTION = "graphlint-ml"
 
 # Bound after the submodule's import so that `graphlint.instrument` is the function, not the
 # module `graphlint.instrument` (which importing it would otherwise leave here). The submodule

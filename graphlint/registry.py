@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from graphlint import DISTRIBUTION
 from graphlint.findings import Severity
 
 ENTRY_POINT_GROUP = "graphlint"
@@ -31,7 +32,10 @@ _NORMALIZE = re.compile(r"[-_.]+")
 
 
 def plugins_disabled() -> bool:
-    return os.environ.get("GRAPHLINT_DISABLE_PLUGINS", "") not in ("", "0", "false", "no")
+    """``GRAPHLINT_DISABLE_PLUGINS``, read as every boolean variable (graphlint.config.env_flag)."""
+    from graphlint.config import env_flag
+
+    return env_flag("GRAPHLINT_DISABLE_PLUGINS")
 
 
 def _search_path() -> list[str]:
@@ -115,7 +119,7 @@ def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None =
     plugins = plugins and not plugins_disabled()
     found: dict = {}
     for dist, name, value in _declared():
-        if dist != "graphlint" and not plugins:
+        if dist != DISTRIBUTION and not plugins:
             continue
         try:
             cls = _load(value)

@@ -17,6 +17,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 _MARK = re.compile(r"#.*?\b(GL\d{3})\b")
 
+#: A small file with two findings of `graphlint check`: GL301 at 4:10, GL103 (fixable) at 6:6.
+CHECK_BAD = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+    for i in range(3):
+        with tf.compat.v1.Session() as s:
+            pass
+    with tf.Graph():
+        pass
+    """
+)
+
 
 def expected_markers(path: Path) -> set[tuple[str, int]]:
     """The (code, line) pairs a sample declares with trailing comments like ``# GL101``."""

@@ -151,9 +151,10 @@ def test_json_format_to_output_file(cli, program, tmp_path):
     assert set(doc) == {"version", "findings", "summary"}
     assert doc["version"] == 1
     (finding,) = doc["findings"]
-    assert set(finding) == {"code", "name", "severity", "message", "path", "line", "column", "related", "fix"}
+    assert set(finding) == {"code", "name", "severity", "message", "path", "line", "column", "end_line", "end_column",
+                            "related", "fix", "fixable"}
     assert (finding["code"], finding["name"], finding["severity"], finding["line"]) == ("GL103", "graph-not-default", "error", 4)
-    assert doc["summary"] == {"findings": 1, "by_code": {"GL103": 1}}
+    assert doc["summary"] == {"findings": 1, "by_code": {"GL103": 1}, "fixable": 0}
 
 
 @pytest.mark.parametrize(
@@ -263,24 +264,28 @@ def test_graphlint_run_in_a_fresh_process_matches_python(tmp_path):
 
 
 def test_readme_rule_table_matches_the_rules():
-    """The README's table is the rules' own code, name, severity and summary."""
+    """The README's table is the rules' own code, name, severity and summary; the thresholds
+    table of docs/configuration.md their options and defaults."""
     from pathlib import Path
 
     from graphlint.registry import discover_rules
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    configuration = (root / "docs" / "configuration.md").read_text()
     for cls in discover_rules(plugins=False).values():
         row = f"| {cls.code} | `{cls.name}` | {cls.severity.value} | {cls.summary} |"
         assert row in readme, row
         for option, default in cls.options.items():
-            assert f"| {cls.code} | `{option}` | {default} |" in readme
+            assert f"| {cls.code} | `{option}` | {default} |" in configuration
 
 
 def test_readme_setup_commands_use_the_ci_test_command():
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    ci = (root / ".ci" / "run").read_text().strip().splitlines()[-1]
+    ci = next(line for line in (root / ".ci" / "run").read_text().splitlines() if line.startswith("python3 -m venv .venv"))
+    assert ci.startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && ")
     assert f"```sh\n{ci}\n```" in (root / "README.md").read_text()
 
 

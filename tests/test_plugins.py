@@ -137,7 +137,9 @@ def test_broken_entry_point_is_one_warning_not_a_crash(tmp_path, monkeypatch):
 def test_builtin_rules_are_registered_through_the_entry_point_group():
     from importlib import metadata
 
-    eps = {ep.name: ep for ep in metadata.entry_points(group="graphlint") if ep.dist.metadata["Name"] == "graphlint"}
+    import graphlint
+
+    eps = {ep.name: ep for ep in metadata.entry_points(group="graphlint") if ep.dist.metadata["Name"] == graphlint.DISTRIBUTION}
     rules = discover_rules(plugins=False)
     assert set(eps) == set(rules)
     for code, cls in rules.items():

@@ -697,14 +697,12 @@ def test_a_hundred_thousand_runs_keep_graphlint_state_constant():
 # ==== bad input: `run` and `check` ============================================================
 BAD_CLI = [
     (["--bogus"], "no such option", "No such option"),
-    (["--format", "xml"], "Invalid value for '--format'", None),
-    (["--select", "GL101", "--ignore", "GL101"], "'GL101' is both selected and ignored", None),
+    (["--format", "xml"], "Invalid value for '--output-format' / '--format'", None),
     (["--select", "XY9"], "unknown rule code or prefix 'XY9'", None),
     (["--select", "not a code!"], "is not a rule code or prefix", None),
     (["--config", "cfgdir"], "is a directory", None),
     (["--config", "nope.toml"], "config file not found: nope.toml", None),
     (["--config", "latin1.toml"], "invalid TOML in latin1.toml", None),
-    (["--config", "both.toml"], "'GL1' is both selected and ignored", None),
     (["--output", "cfgdir"], "is a directory", None),
     (["--output", "no/such/dir/report.json"], "cannot write --output", None),
     (["--output", "readonly/report.json"], "cannot write --output", None),
@@ -739,7 +737,10 @@ def test_bad_option_or_configuration_is_one_line_and_exit_2(tmp_path, monkeypatc
         (b"[tool.graphlint\n", "invalid TOML"),
         (b"\xff\xfe[tool.graphlint]\n", "invalid TOML"),  # not UTF-8
         (b"[tool.graphlint]\nselect = 3\n", "select must be a list of strings"),
-        (b"[tool.graphlint]\nselect = ['GL202']\nextend-select = ['GL3']\nignore = ['GL202']\n", "both selected and ignored"),
+        (b"[tool.graphlint]\nextend = 3\n", "extend must be a string"),
+        (b"[tool.graphlint]\nforce-exclude = 'yes'\n", "force-exclude must be true or false"),
+        (b"[tool.graphlint]\ncache-dir = ['a']\n", "cache-dir must be a string"),
+        (b"tool = 3\n", "`tool` must be a table"),
         (b"[tool.graphlint]\nbogus = 1\n", "unknown setting 'bogus'"),
         (b"[tool.graphlint]\nignore = ['GL999']\n", "unknown rule code or prefix 'GL999'"),
         (b"[tool.graphlint]\nper-file-ignores = ['x']\n", "per-file-ignores must be a table"),

@@ -412,7 +412,9 @@ def test_checking_one_named_file_does_not_import_the_gitignore_matcher(tmp_path)
     assert status == "1"  # its GL101 was found
     assert modules == set()
     (tmp_path / "pyproject.toml").write_text('[tool.graphlint]\nexclude = ["build/"]\n')
-    assert _modules_after_check(tmp_path, "one.py") == ("1", {"pathspec"})  # an exclude needs it
+    # a named file is checked whatever exclude says (as ruff): only --force-exclude needs the matcher
+    assert _modules_after_check(tmp_path, "one.py") == ("1", set())
+    assert _modules_after_check(tmp_path, "--force-exclude", "one.py") == ("1", {"pathspec"})
 
 
 _ALL_IMPORTED_BY_CHECK = _IMPORTED_BY_CHECK.replace('if m.split(".")[0] in ("pathspec", "tensorflow")', "")

@@ -22,8 +22,8 @@ from graphlint.findings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, Finding
 from graphlint.server.checker import Checked
 from graphlint.server.documents import LINE_BREAK
 from graphlint.server.settings import Settings
-from graphlint.static.fixes import non_overlapping
-from graphlint.suppression import NOQA
+from graphlint.server.noqa import silencing
+from graphlint.static.fixes import fixed_source
 
 FIX_ALL = "source.fixAll.graphlint"
 
@@ -121,20 +121,16 @@ def _unsafe_line_ends(text: str, lines: Sequence[str]) -> set[int]:
 
 
 def noqa_edit(text: str, lines: Sequence[str], line: int, code: str, codec: PositionCodec) -> types.TextEdit | None:
-    """The edit that silences ``code`` on the 0-based ``line``: the code added to the line's
-    ``# noqa: ...`` or a ``  # noqa: CODE`` at its end. None where no comment can go, or a
-    bare ``# noqa`` silences every code already."""
+    """The edit that silences ``code`` on the 0-based ``line`` (graphlint.server.noqa: the code
+    added to the line's ``# noqa``, or a ``  # noqa: CODE`` at its end). None where no comment
+    can go, or the line's directive silences the code already."""
     if not 0 <= line < len(lines) or line in _unsafe_line_ends(text, lines):
         return None
-    here = lines[line]
-    match = NOQA.search(here)
-    if match is not None:
-        if match.group("codes") is None:
-            return None
-        at = match.end("codes")
-        return _text_edit(lines, codec, (line, at), (line, at), f", {code}")
-    end = len(here.rstrip())
-    return _text_edit(lines, codec, (line, end), (line, len(here)), f"  # noqa: {code}")
+    change = silencing(lines[line], code)
+    if change is None:
+        return None
+    start, end, new = change
+    return _text_edit(lines, codec, (line, start), (line, end), new)
 
 
 def _kind(kind) -> str:
@@ -163,7 +159,11 @@ def _workspace_edit(checked: Checked, edits: dict[int, list[types.TextEdit]], ve
 
 
 def fix_all(checked: Checked, codec: PositionCodec, versioned: bool) -> types.CodeAction | None:
-    chosen = set(non_overlapping(checked.result.edits))
+    """Every fix of the document: the edits ``graphlint check --fix`` would apply to it."""
+    fixed = fixed_source(checked.result, checked.snapshot.data) if checked.result.edits else None
+    if fixed is None:
+        return None
+    chosen = set(fixed[1])
     edits: dict[int, list[types.TextEdit]] = {}
     for p in placed(checked):
         if p.edit in chosen:

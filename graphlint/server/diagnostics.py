@@ -1,8 +1,9 @@
 """Findings as LSP diagnostics: code, severity, message and fix, the related sites, and a
 link to the rule's page (``docs/rules/GLxxx.md`` in the repository).
 
-A finding names a line and the column where its call or statement starts; its range runs
-over the dotted name there and, for a call, to the call's closing parenthesis on that line.
+A finding names a line and the column where its call or statement starts, and where it ends;
+its range runs to that end when it is on the same line, else over the dotted name that starts
+there and, for a call, to the call's closing parenthesis on that line.
 Columns are characters (graphlint.findings); the client counts UTF-16 units unless it
 negotiated another position encoding (the codec converts).
 """
@@ -45,15 +46,20 @@ def span(text: str, start: int) -> int:
     return end
 
 
-def to_range(lines: Sequence[str] | None, line: int, column: int, codec: PositionCodec) -> types.Range:
-    """The range of a finding at 1-based ``line`` and ``column`` (characters) in ``lines``."""
+def to_range(lines: Sequence[str] | None, where: Location, codec: PositionCodec) -> types.Range:
+    """The range of a location (1-based line and column, characters) in ``lines``: to its end
+    when it ends on its own line, else over the name or call that starts there."""
+    line, column = where.line, where.column
     if not lines:
         position = types.Position(max(0, line - 1), max(0, column - 1))
         return types.Range(position, position)
     index = min(max(0, line - 1), len(lines) - 1)
     text = lines[index]
     start = min(max(0, column - 1), len(text))
-    end = span(text, start)
+    if where.end_line == line and where.end_column is not None and where.end_column - 1 > start:
+        end = min(where.end_column - 1, len(text))
+    else:
+        end = span(text, start)
     return types.Range(
         codec.position_to_client_units(lines, types.Position(index, start)),
         codec.position_to_client_units(lines, types.Position(index, end)),
@@ -72,11 +78,11 @@ def diagnostic(finding: Finding, lines, codec: PositionCodec, locate: Callable[[
         uri, site_lines = locate(site.location)
         related.append(
             types.DiagnosticRelatedInformation(
-                types.Location(uri, to_range(site_lines, site.location.line, site.location.column, codec)), site.message
+                types.Location(uri, to_range(site_lines, site.location, codec)), site.message
             )
         )
     return types.Diagnostic(
-        range=to_range(lines, finding.location.line, finding.location.column, codec),
+        range=to_range(lines, finding.location, codec),
         message=message(finding),
         severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Warning),
         code=finding.code,

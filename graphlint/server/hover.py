@@ -3,15 +3,12 @@ diagnostics, or over its code in a ``# noqa: GLxxx`` comment."""
 
 from __future__ import annotations
 
-import re
 from typing import Mapping, Sequence
 
 from lsprotocol import types
 
 from graphlint.report import rule_doc
-from graphlint.suppression import NOQA
-
-_CODE = re.compile(r"[A-Za-z]+[0-9]+")
+from graphlint.server.noqa import place
 
 
 def _docs(code: str, rules: Mapping) -> str:
@@ -28,16 +25,17 @@ def _docs(code: str, rules: Mapping) -> str:
 def in_noqa(line: str, character: int, rules: Mapping) -> tuple[str, int, int] | None:
     """``(markdown, start, end)`` when ``character`` of ``line`` is in a ``# noqa`` comment:
     the documentation of the code under it, or of every code the comment names."""
-    match = NOQA.search(line)
-    if match is None or not match.start() <= character <= match.end():
+    found = place(line)
+    if found is None or not found.start <= character <= found.end:
         return None
-    if match.group("codes") is None:
-        return "`# noqa` silences every code on this line.", match.start(), match.end()
-    codes = [(m.group(), match.start("codes") + m.start(), match.start("codes") + m.end()) for m in _CODE.finditer(match.group("codes"))]
-    for code, start, end in codes:
+    if found.directive.invalid:
+        return f"Invalid `# noqa` (it silences nothing): {found.directive.invalid}.", found.start, found.end
+    if not found.codes:
+        return "`# noqa` silences every code on this line.", found.start, found.end
+    for code, start, end in found.codes:
         if start <= character <= end:
             return _docs(code, rules), start, end
-    return "\n---\n".join(_docs(code, rules) for code, _, _ in codes), match.start(), match.end()
+    return "\n---\n".join(_docs(code, rules) for code, _, _ in found.codes), found.start, found.end
 
 
 def hover(line: str, character: int, here: Sequence[types.Diagnostic], rules: Mapping, to_client) -> types.Hover | None:

@@ -210,15 +210,9 @@ class GraphlintServer(LanguageServer):
 
     @staticmethod
     def excluded(path: str, config: Config) -> bool:
-        """``[tool.graphlint] exclude`` covers the file (as ``graphlint check FILE`` leaves it)."""
-        if not config.exclude or not os.path.isabs(path):
-            return False
-        from graphlint.static.files import collect
-
-        try:
-            return not collect([path], config) if os.path.lexists(path) else False
-        except ConfigError:
-            return False
+        """``exclude``/``extend-exclude`` cover the file: an editor shows it nothing, as ruff's
+        server does (``graphlint check FILE`` with ``--force-exclude``)."""
+        return os.path.isabs(path) and config.excluded(path, False)
 
     def done(self, doc: Tracked, future: asyncio.Future) -> None:
         if doc.running is future:

@@ -14,8 +14,9 @@ section ``graphlint``, per workspace folder), named as ruff's server names the s
 - ``fixAll``, ``codeAction.fixViolation.enable``, ``codeAction.disableRuleComment.enable``,
   ``showSyntaxErrors`` (GL001).
 
-Without ``configuration``, a file is checked with the closest ``pyproject.toml`` above it
-(graphlint.config), read again when the editor says a ``pyproject.toml`` changed.
+Without ``configuration``, a file is checked with the closest configuration file above it, as
+``graphlint check`` finds it (graphlint.config_files: ``.graphlint.toml``, ``graphlint.toml``, a
+``pyproject.toml`` with ``[tool.graphlint]``), read again when the editor says one changed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from graphlint.config import Config, ConfigError, from_mapping, load
+from graphlint.config import Config, ConfigError, Layer, layer_of
+from graphlint.config_files import Resolver
 
 PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
 
@@ -93,16 +95,17 @@ def _sets_anything(config: Config) -> bool:
 
 
 class Configs:
-    """The :class:`Config` of each file, validated against the rules, kept until a
-    configuration file changes (:meth:`clear`)."""
+    """The :class:`Config` of each file (graphlint.config_files: the closest configuration file,
+    as ``graphlint check`` finds it; the editor's codes as a layer on it, as the command line's),
+    validated against the rules, kept until a configuration file changes (:meth:`clear`)."""
 
     def __init__(self, rules: dict[str, type]):
         self.rules = rules
-        self._files: dict[tuple, Config | ConfigError] = {}
+        self._resolvers: dict[tuple, Resolver] = {}
         self._resolved: dict[tuple, Config | ConfigError] = {}
 
     def clear(self) -> None:
-        self._files.clear()
+        self._resolvers.clear()
         self._resolved.clear()
 
     def for_file(self, path: str, settings: Settings, folder: str | None) -> Config:
@@ -119,17 +122,11 @@ class Configs:
             raise found
         return found
 
-    def _file(self, path: str | None, start: str) -> Config:
-        key = (path, start if path is None else None)
-        if key not in self._files:
-            try:
-                self._files[key] = load(path, start=start)
-            except ConfigError as exc:
-                self._files[key] = exc
-        found = self._files[key]
-        if isinstance(found, ConfigError):
-            raise found
-        return dataclasses.replace(found)  # a copy: the editor's codes are added to it
+    def _resolver(self, chosen: str | None, folder: str | None, layer: Layer | None = None) -> Resolver:
+        key = (chosen, folder, layer)
+        if key not in self._resolvers:
+            self._resolvers[key] = Resolver(config_file=chosen, layer=layer, cwd=folder or os.getcwd())
+        return self._resolvers[key]
 
     def _resolve(self, path: str, settings: Settings, folder: str | None) -> Config:
         chosen = None
@@ -137,32 +134,22 @@ class Configs:
             chosen = os.path.expandvars(os.path.expanduser(settings.configuration))
             if not os.path.isabs(chosen):
                 chosen = os.path.join(folder or os.getcwd(), chosen)
+        codes = {"extend-select": list(settings.extend_select), "ignore": list(settings.ignore)}
+        if settings.select is not None:
+            codes["select"] = list(settings.select)
+        layer = layer_of(codes, " in the editor's settings")
+        at = path if os.path.isabs(path) else (folder or os.getcwd())
         preference = settings.configuration_preference
-        start = os.path.dirname(path) if os.path.isabs(path) else (folder or os.getcwd())
         if preference == "editorOnly":
-            config = self._file(chosen, start) if chosen else Config(root=folder or os.getcwd())
+            base = self._resolver(chosen, folder).for_path(at) if chosen else Config(root=folder or os.getcwd())
+            config = base.with_layer(layer)
         elif preference == "filesystemFirst":
-            config = self._file(None, start)
-            if chosen and not _sets_anything(config):
-                config = self._file(chosen, start)
-        else:
-            config = self._file(chosen, start) if chosen else self._file(None, start)
-        if config.source is None and folder:
-            config.root = folder
-        editor = from_mapping(
-            {"select": list(settings.select or ()), "extend-select": list(settings.extend_select), "ignore": list(settings.ignore)},
-            source="the editor's settings",
-        )
-        if settings.select is None:
-            editor.select = None
-        if preference == "filesystemFirst":
-            config.select = config.select if config.select is not None else editor.select
-            config.extend_select = config.extend_select or editor.extend_select
-            config.ignore = config.ignore or editor.ignore
-        else:  # the editor's codes as the command line's (graphlint.cli)
-            if editor.select is not None:
-                config.select = editor.select
-            config.extend_select = config.extend_select + editor.extend_select
-            config.ignore = config.ignore + editor.ignore
+            config = self._resolver(None, folder).for_path(at)
+            if config.source is None and chosen:
+                config = self._resolver(chosen, folder).for_path(at)
+            if not _sets_anything(config):
+                config = config.with_layer(layer)
+        else:  # the editor's codes over the files', as the command line's
+            config = self._resolver(chosen, folder, layer).for_path(at)
         config.validate(self.rules)
         return config

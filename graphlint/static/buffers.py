@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from graphlint.config import Config
-from graphlint.static.engine import MAX_BYTES, FileResult, _analyse, _reported, syntax_error
+from graphlint.static.engine import FileResult, check_file
 from graphlint.static.project import changed, set_source
 
 __all__ = ["changed", "check_source", "set_source"]
@@ -21,10 +21,4 @@ __all__ = ["changed", "check_source", "set_source"]
 def check_source(path: str, data: bytes, rule_classes: Iterable[type], config: Config) -> FileResult:
     """What :func:`graphlint.static.engine.check_file` reports for the file ``path`` holding
     ``data`` (a ``.ipynb`` path: the notebook's JSON), with nothing read from ``path``."""
-    result = FileResult(path)
-    if len(data) > MAX_BYTES:
-        limit = MAX_BYTES // (1024 * 1024)
-        found = [syntax_error(path, f"file too large to check (the limit is {limit} MiB)")]
-    else:
-        found = _analyse(path, data, None, list(rule_classes), config, result)
-    return _reported(result, found, config)
+    return check_file(path, rule_classes, config, data=data)

@@ -155,14 +155,16 @@ class Cache:
         self._digests: dict[str, str | None] = {}  # every file's digest, read once per run
 
     @classmethod
-    def open(cls, root: str, rules: list[type], config) -> "Cache":
+    def open(cls, root: str, rules: list[type], config, folder: str | None = None) -> "Cache":
+        """The cache of ``root`` (a project's folder), in ``folder`` when the caller decided
+        where it goes (graphlint.cache_dir: ``--cache-dir``, ``cache-dir``)."""
         import json
 
         try:
             key = context_key(rules, config)
         except Exception:  # nothing about the cache may fail the run
             return cls(None, {})
-        folder = os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
+        folder = folder or os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
         file = os.path.join(folder, str(FORMAT), key + ".json")
         try:
             with open(file, encoding="utf-8") as fh:

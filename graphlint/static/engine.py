@@ -33,7 +33,7 @@ from graphlint.static import prefilter, project
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
 from graphlint.static.module import Edit, Module
-from graphlint.suppression import only_selected, without_noqa
+from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 MAX_BYTES = 10 * 1024 * 1024
@@ -116,19 +116,15 @@ def _parse(path: str, data: bytes, decode: bool):
     return text, tree, encoding
 
 
-def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False) -> FileResult:
+def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
     ``full=True`` analyses every file that parses: the reference the fast path is tested against.
+    ``data``: the file's bytes as given (stdin, an editor's buffer), not read from ``path``.
     """
     result = FileResult(path)
-    found = _check(path, list(rule_classes), config, result, full)
-    return _reported(result, found, config)
-
-
-def _reported(result: FileResult, found: list[Finding], config: Config) -> FileResult:
-    """``result`` with the findings the configuration selects, and their fixes only."""
+    found = _check(path, list(rule_classes), config, result, full, data)
     result.findings = only_selected(config, found)
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
@@ -139,27 +135,29 @@ def _reported(result: FileResult, found: list[Finding], config: Config) -> FileR
     return result
 
 
-def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
-            return [syntax_error(path, "cannot read the file: not a regular file")]
-        size = st.st_size
-        if size > MAX_BYTES:
-            return [syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:  # it grew since the stat
+def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
+    if data is not None:  # given (stdin, an editor's buffer): no file on disk to stat
+        if len(data) > MAX_BYTES:
             return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
-    except OSError as exc:
-        return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
-    return _analyse(path, data, st, rules, config, result, full)
-
-
-def _analyse(path: str, data: bytes, st: os.stat_result | None, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
-    """The findings of the file ``path`` holding ``data``; ``st``: its stat when ``data`` was
-    read from it (None for an editor's buffer: the bytecode cache then proves nothing)."""
+        full, st = True, None  # every rule runs (the scan's bytecode shortcut needs the file)
+    else:
+        try:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
+                return [syntax_error(path, "cannot read the file: not a regular file")]
+            size = st.st_size
+            if size > MAX_BYTES:
+                return [syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:  # it grew since the stat
+                return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
+        except OSError as exc:
+            return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     result.read = Inputs(digest(data))
+    report_unused = config.is_selected(UNUSED_NOQA_CODE)
+    if report_unused and not full and b"noqa" in data.lower():
+        full = True  # every directive judged: the file is analysed even if no rule could report
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
     if path.endswith(".ipynb"):
@@ -207,7 +205,7 @@ def _analyse(path: str, data: bytes, st: os.stat_result | None, rules: list[type
             sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
         except Exception as exc:  # a failing rule must not stop the others
             sink.internal_error(rule, exc, "check_module")
-    found = without_noqa(sink.found, text)
+    found = without_noqa(sink.found, text, path, report_unused=report_unused)
     probes, result.read.deps = reached(path)
     result.read.probes += probes
     if module.edits:
@@ -221,7 +219,7 @@ def _analyse(path: str, data: bytes, st: os.stat_result | None, rules: list[type
 _SYNTAX_ONLY = "syntax only"
 
 
-def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result | None) -> str | bool | None:
+def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result) -> str | bool | None:
     """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
     when they tell: True when a rule may report on the file (it is parsed and analysed),
     :data:`_SYNTAX_ONLY` when none can and the source compiles — the interpreter's own
@@ -239,7 +237,7 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_r
         relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
-    if st is not None and _compiled(path, data, st):
+    if _compiled(path, data, st):
         return _SYNTAX_ONLY
     try:
         symtable.symtable(data, path, "exec")

@@ -32,18 +32,11 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
                 data = fh.read(MAX_BYTES + 1)
         except OSError:
             continue
-        if digest(data) != result.digest:
+        changed = fixed_source(result, data)
+        if changed is None:
             continue
+        out, chosen = changed
         notebook = result.notebook
-        text = data.decode(notebook.encoding if notebook is not None else result.encoding)
-        chosen = non_overlapping(result.edits)
-        if notebook is not None:
-            text = notebook.apply(text, chosen)
-            result.encoding = notebook.encoding
-        else:
-            for edit in reversed(chosen):
-                text = text[: edit.start] + edit.replacement + text[edit.end :]
-        out = text.encode(result.encoding)  # utf-8-sig: the codec writes the BOM back
         try:
             _replace_file(result.path, out)
         except OSError as exc:
@@ -54,14 +47,27 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
     return fixed
 
 
-def non_overlapping(edits) -> list:
-    """The edits to apply together, in the file's order: of overlapping ones, the first."""
+def fixed_source(result: FileResult, data: bytes):
+    """``(the file's bytes with its fixes applied, the edits chosen)`` for ``data``, the file's
+    bytes, or None when they are not the bytes that were checked. Overlapping edits: the first
+    wins. Changes nothing on disk (``--diff`` shows it, ``--fix`` writes it)."""
+    if digest(data) != result.digest:
+        return None
+    notebook = result.notebook
+    encoding = notebook.encoding if notebook is not None else result.encoding
+    text = data.decode(encoding)
+    edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
     chosen, last_end = [], -1
-    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+    for edit in edits:
         if edit.start >= last_end:
             chosen.append(edit)
             last_end = max(edit.end, edit.start + 1)
-    return chosen
+    if notebook is not None:
+        text = notebook.apply(text, chosen)
+    else:
+        for edit in reversed(chosen):
+            text = text[: edit.start] + edit.replacement + text[edit.end :]
+    return text.encode(encoding), chosen  # utf-8-sig: the codec writes the BOM back
 
 
 def _replace_file(path: str, data: bytes) -> None:

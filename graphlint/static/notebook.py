@@ -70,7 +70,11 @@ class Notebook:
         cell = self.cell_at(location.line)
         if cell is None:
             return location
-        return replace(location, line=location.line - cell.start, cell=cell.number)
+        end = location.end_line
+        in_cell = end is not None and self.cell_at(end) is cell
+        return replace(location, line=location.line - cell.start, cell=cell.number,
+                       end_line=end - cell.start if in_cell else None,
+                       end_column=location.end_column if in_cell else None)
 
     def to_cells(self, findings: list) -> list:
         """Findings (and their related sites) located by cell."""

@@ -41,7 +41,7 @@ vim.defer_fn(function() vim.cmd("cquit 3") end, 60000) -- a hang guard only
 
 def readme_snippet() -> str:
     """The Lua block of the README's editor section (and docs/editors.md says the same)."""
-    section = (ROOT / "README.md").read_text().split("## In your editor", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "README.md").read_text().split("### In your editor", 1)[1].split("\n#", 1)[0]
     (snippet,) = re.findall(r"```lua\n(.*?)```", section, re.S)
     assert snippet in (ROOT / "docs" / "editors.md").read_text()
     return snippet
