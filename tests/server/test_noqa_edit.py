@@ -30,3 +30,22 @@ def test_a_noqa_goes_after_the_code_of_the_last_line_of_a_string():
     text = 'x = f("""a\nb""")\n'
     edit = noqa_edit(text, lines_of(text), 1, "GL301", CODEC)
     assert (edit.range.start, edit.new_text) == (types.Position(1, 5), "  # noqa: GL301")
+
+
+@pytest.mark.parametrize(
+    "line, silenced",
+    [
+        ("x = 1", "x = 1  # noqa: GL301"),
+        ("x = 1  # noqa: GL101", "x = 1  # noqa: GL101, GL301"),
+        ("x = 1  # noqa: GL101 the reason  # other", "x = 1  # noqa: GL101, GL301 the reason  # other"),
+        ("x = 1  # noqa: session-churn", "x = 1  # noqa: GL301 session-churn"),  # invalid: it silenced nothing
+    ],
+    ids=["none", "codes", "codes-and-reason", "invalid"],
+)
+def test_the_noqa_edit_makes_the_lines_directive_silence_the_code(line, silenced):
+    from graphlint.suppression import line_suppresses
+
+    edit = noqa_edit(line + "\n", lines_of(line + "\n"), 0, "GL301", CODEC)
+    start, end = edit.range.start.character, edit.range.end.character
+    assert line[:start] + edit.new_text + line[end:] == silenced
+    assert line_suppresses(silenced, "GL301") and not line_suppresses(line, "GL301")
