@@ -20,8 +20,10 @@ from graphlint.server.hover import hover
 from graphlint.server.server import GraphlintServer
 
 logger = logging.getLogger("graphlint.server")
-#: Files whose change the server hears of (dynamic registration, where the client offers it).
-WATCHED = ("**/pyproject.toml", "**/*.py")
+#: Files whose change the server hears of (dynamic registration, where the client offers it):
+#: the sources, and the configuration files (graphlint.config_files.NAMES, and any the
+#: settings name).
+WATCHED = ("**/*.py",)
 
 
 def _python(document) -> bool:
@@ -57,7 +59,7 @@ def register(server: GraphlintServer) -> None:
             ls.apply_settings(None, {})
         watched = getattr(getattr(ls.client_capabilities.workspace, "did_change_watched_files", None), "dynamic_registration", False)
         if watched:
-            patterns = list(WATCHED) + [f"**/{name}" for name in sorted(ls.configuration_names() - {"pyproject.toml"})]
+            patterns = list(WATCHED) + [f"**/{name}" for name in sorted(ls.configuration_names())]
             options = types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(p) for p in patterns])
             registration = types.Registration("graphlint-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
             try:

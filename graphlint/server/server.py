@@ -23,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 
 from graphlint import __version__
 from graphlint.config import Config, ConfigError
+from graphlint.config_files import NAMES as CONFIG_NAMES
 from graphlint.registry import describe, discover_rules
 from graphlint.server.checker import Checked, Checker
 from graphlint.server.diagnostics import diagnostics
@@ -122,10 +123,11 @@ class GraphlintServer(LanguageServer):
         self.recheck_all()
 
     def configuration_names(self) -> set[str]:
-        """The names of the files a configuration is read from: ``pyproject.toml``, and those
-        the settings name (``configuration``)."""
+        """The names of the files a configuration is read from: graphlint's own
+        (``pyproject.toml``, ``graphlint.toml``, ``.graphlint.toml``), and those the settings
+        name (``configuration``)."""
         named = [s.configuration for s in (self.settings, *self.folder_settings.values()) if s.configuration]
-        return {"pyproject.toml", *(os.path.basename(n) for n in named)}
+        return {*CONFIG_NAMES, *(os.path.basename(n) for n in named)}
 
     def settings_ready(self) -> asyncio.Event:
         """Set once the client's settings are known: no document is checked before (its

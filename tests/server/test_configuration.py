@@ -38,17 +38,21 @@ async def codes(client, path: Path, **wait) -> list[str]:
     return [d.code for d in await diagnostics_of(client, path.as_uri(), **wait)]
 
 
-async def test_the_closest_pyproject_applies_and_is_read_again_when_it_changes(tmp_path):
+@pytest.mark.parametrize("name, table", [("pyproject.toml", "[tool.graphlint]\n"), ("graphlint.toml", "")])
+async def test_the_closest_configuration_applies_and_is_read_again_when_it_changes(tmp_path, name, table):
     outer = project(tmp_path, "[tool.graphlint]\n")
-    inner = project(tmp_path / "sub", '[tool.graphlint]\nignore = ["GL103"]\n')
+    inner = project(tmp_path / "sub")
+    (tmp_path / "sub" / name).write_text(table + 'ignore = ["GL103"]\n')
     async with started(tmp_path) as client:
         open_file(client, outer)
         open_file(client, inner)
         assert await codes(client, outer) == ["GL103"]
         assert await codes(client, inner) == []
-        (tmp_path / "sub" / "pyproject.toml").write_text("[tool.graphlint]\n")
+        watched = {w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]}
+        assert f"**/{name}" in watched
+        (tmp_path / "sub" / name).write_text(table)
         seen = len(client.published)
-        event = types.FileEvent((tmp_path / "sub" / "pyproject.toml").as_uri(), types.FileChangeType.Changed)
+        event = types.FileEvent((tmp_path / "sub" / name).as_uri(), types.FileChangeType.Changed)
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([event]))
         assert await codes(client, inner, after=seen) == ["GL103"]
 
