@@ -1,5 +1,5 @@
 """The command line: ``graphlint run``, ``graphlint check`` (:mod:`graphlint.check_command`),
-``graphlint rules``, ``graphlint rule CODE``, ``graphlint clean``.
+``graphlint rules``, ``graphlint rule CODE``, ``graphlint clean``, ``graphlint server``.
 
 Shell completion is click's: ``eval "$(_GRAPHLINT_COMPLETE=bash_source graphlint)"`` (``zsh_source``,
 ``fish_source`` for those shells).
@@ -333,6 +333,19 @@ def clean_command(paths, cache_dir, config_file):
     for folder in folders:
         removed = clean(folder)
         warn(f"graphlint: removed {plural(removed, 'cache file')} from {folder}")
+
+
+@main.command("server")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", show_default=True, help="What the server logs to stderr (the editor's log of it).")
+def server_command(log_level):
+    """Run the language server (LSP over stdio): findings in the editor as you type (docs/editors.md)."""
+    from graphlint.server import ServerUnavailable, serve
+
+    try:
+        status = serve(log_level)
+    except ServerUnavailable as exc:
+        _fail(str(exc))
+    _end(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

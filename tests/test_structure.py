@@ -20,6 +20,8 @@ FORBIDDEN = [
     ("graphlint.static", ("graphlint.rules", "graphlint.probes")),
     ("graphlint.report", ("graphlint.rules", "graphlint.probes")),
     ("graphlint.probes", ("graphlint.rules",)),
+    # the language server serves the static engine: nothing that runs the user's code
+    ("graphlint.server", ("graphlint.probes", "graphlint.runner", "graphlint.instrument", "graphlint.linter")),
 ]
 
 MAX_LINES = 400
