@@ -159,18 +159,16 @@ MAX_CONFIG_BYTES = 1024 * 1024
 def _read_config(path: str) -> bytes:
     """The file's bytes: only a regular file is read (a FIFO would block, ``/dev/zero`` never
     end), and never more than :data:`MAX_CONFIG_BYTES`."""
-    import stat
+    from graphlint.reading import FileTooLarge, NotRegularFile, read_regular
 
     if os.path.isdir(path):
         raise IsADirectoryError(path)
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise ConfigError(f"config {path} is not a regular file")
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a configuration file")
-    return data
+    try:
+        return read_regular(path, MAX_CONFIG_BYTES)
+    except NotRegularFile:
+        raise ConfigError(f"config {path} is not a regular file") from None
+    except FileTooLarge:
+        raise ConfigError(f"config {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a configuration file") from None
 
 
 def from_mapping(section: Any, *, source: str | None = None, root: str | None = None) -> Config:

@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
+from graphlint.reading import read_regular
 from graphlint.static import project
 
 #: From this size on a file's SHA-256 is taken with OpenSSL's (``hashlib``: ~4x faster here
@@ -50,6 +51,8 @@ FORMAT = 1
 PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
 KEEP = 8
+#: A context's file is read up to this size (a larger one is no cache of ours).
+MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass
@@ -83,10 +86,11 @@ def reached(path: str) -> tuple[list, list]:
 
 def _file_digest(path: str, memo: dict[str, str | None]) -> str | None:
     if path not in memo:
+        from graphlint.static.engine import MAX_BYTES  # the most the engine reads
+
         try:
-            with open(path, "rb") as fh:
-                memo[path] = digest(fh.read())
-        except OSError:
+            memo[path] = digest(read_regular(path, MAX_BYTES))
+        except OSError:  # also a FIFO, a device, a file too large: not a hit
             memo[path] = None
     return memo[path]
 
@@ -165,8 +169,7 @@ class Cache:
         folder = os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
         file = os.path.join(folder, str(FORMAT), key + ".json")
         try:
-            with open(file, encoding="utf-8") as fh:
-                data = json.load(fh)
+            data = json.loads(read_regular(file, MAX_CACHE_BYTES, follow=False))
             entries = data["entries"] if data.get("format") == FORMAT else {}
             if not isinstance(entries, dict):
                 entries = {}

@@ -11,7 +11,6 @@ import ast
 import io
 import os
 import re
-import stat
 import symtable
 import sys
 import tokenize
@@ -29,6 +28,7 @@ from graphlint.findings import (
     Severity,
     internal_error,
 )
+from graphlint.reading import FileTooLarge, NotRegularFile, read_head, read_regular
 from graphlint.static import prefilter, project
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
@@ -59,6 +59,10 @@ class FileResult:
     read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
 
 
+
+
+def _too_large(path: str, size: int) -> Finding:
+    return syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")
 
 
 def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
@@ -136,16 +140,11 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
 
 def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
-            return [syntax_error(path, "cannot read the file: not a regular file")]
-        size = st.st_size
-        if size > MAX_BYTES:
-            return [syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:  # it grew since the stat
-            return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
+        data = read_regular(path, MAX_BYTES)
+    except NotRegularFile:  # a FIFO would block, /dev/zero never end
+        return [syntax_error(path, "cannot read the file: not a regular file")]
+    except FileTooLarge as exc:
+        return [_too_large(path, exc.size)]
     except OSError as exc:
         return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     result.read = Inputs(digest(data))
@@ -159,7 +158,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
     scanned = None
     if loaded is None and result.notebook is None and not full:
-        scanned = _scan(path, data, rules, result, st)
+        scanned = _scan(path, data, rules, result)
         if scanned is _SYNTAX_ONLY:
             return []
     if loaded is not None:
@@ -210,7 +209,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
 _SYNTAX_ONLY = "syntax only"
 
 
-def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result) -> str | bool | None:
+def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool | None:
     """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
     when they tell: True when a rule may report on the file (it is parsed and analysed),
     :data:`_SYNTAX_ONLY` when none can and the source compiles — the interpreter's own
@@ -228,7 +227,7 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_r
         relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
-    if _compiled(path, data, st):
+    if _compiled(path, data):
         return _SYNTAX_ONLY
     try:
         symtable.symtable(data, path, "exec")
@@ -237,7 +236,7 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_r
     return _SYNTAX_ONLY
 
 
-def _compiled(path: str, data: bytes, st: os.stat_result) -> bool:
+def _compiled(path: str, data: bytes) -> bool:
     """True when this interpreter already compiled exactly this source: its ``__pycache__``
     file (:func:`importlib.util.cache_from_source`, as ``import`` and ``pip install`` write it)
     carries this Python's magic number and names this source, by its hash or by its mtime and
@@ -245,8 +244,8 @@ def _compiled(path: str, data: bytes, st: os.stat_result) -> bool:
     source. Such a source compiles, so it has no GL001, and no parse need say so: an installed
     package's tree, and the modules a project has imported, cost a 16-byte read each."""
     try:
-        with open(cache_from_source(path), "rb") as fh:
-            head = fh.read(16)
+        head, _ = read_head(cache_from_source(path), 16)  # never blocks (a FIFO, /proc/kmsg)
+        st = os.stat(path)
     except (OSError, ValueError, NotImplementedError):  # none written, or no cache for this Python
         return False
     if len(head) < 16 or head[:4] != MAGIC_NUMBER:

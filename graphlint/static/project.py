@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import os
 
+from graphlint.reading import read_regular
 from graphlint.static.module import ClassInfo, Function, Module
 
 try:  # the interpreter's own SHA-256: hashlib would load OpenSSL first (~3 ms of a one-file check)
@@ -59,8 +60,7 @@ def load(path: str) -> Module | None:
     module = None
     try:
         if os.path.getsize(path) <= MAX_BYTES:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_regular(path, MAX_BYTES)  # never blocks (a FIFO, /proc/kmsg)
             data_digest = digest(data) if data.isascii() else None
             recent = _recent.get(path)
             if recent is not None and data_digest is not None and recent[0] == data_digest:
