@@ -236,15 +236,24 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool
     return _SYNTAX_ONLY
 
 
+#: Folders of installed packages, where :func:`_compiled` applies.
+INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
 def _compiled(path: str, data: bytes) -> bool:
-    """True when this interpreter already compiled exactly this source: its ``__pycache__``
-    file (:func:`importlib.util.cache_from_source`, as ``import`` and ``pip install`` write it)
-    carries this Python's magic number and names this source, by its hash or by its mtime and
-    size — what the import system itself trusts before it runs the bytecode instead of the
-    source. Such a source compiles, so it has no GL001, and no parse need say so: an installed
-    package's tree, and the modules a project has imported, cost a 16-byte read each."""
+    """True when ``path`` is a module of an installed package (a folder ``site-packages`` or
+    ``dist-packages`` on its path: ``pip install`` compiled every module there, and nobody
+    edits them) and this interpreter already compiled exactly this source: its ``__pycache__``
+    file (:func:`importlib.util.cache_from_source`) carries this Python's magic number and names
+    this source by its hash, or by its mtime and size and was written after the source last
+    changed (a source edited, to the same size, within the second it was compiled in has the
+    mtime and size the file names). Such a source compiles, so it has no GL001, and no parse
+    need say so: an installed package's tree costs a 16-byte read per module. A project's own
+    files, which are edited, always get the syntax check."""
+    if INSTALLED.isdisjoint(os.path.abspath(path).split(os.sep)):
+        return False
     try:
-        head, _ = read_head(cache_from_source(path), 16)  # never blocks (a FIFO, /proc/kmsg)
+        head, pyc = read_head(cache_from_source(path), 16)  # never blocks (a FIFO, /proc/kmsg)
         st = os.stat(path)
     except (OSError, ValueError, NotImplementedError):  # none written, or no cache for this Python
         return False
@@ -255,6 +264,7 @@ def _compiled(path: str, data: bytes) -> bool:
         return head[8:16] == source_hash(data)
     return (
         flags == 0
+        and pyc.st_mtime_ns > st.st_mtime_ns
         and int.from_bytes(head[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
         and int.from_bytes(head[12:16], "little") == len(data) & 0xFFFFFFFF == st.st_size & 0xFFFFFFFF
     )
