@@ -91,11 +91,16 @@ class FileSink:
         self.found.append(internal_error(rule.code, hook, exc, Location(self.path, 1), context="on this file "))
 
 
-def _parse(path: str, data: bytes, decode: bool):
-    """``(text, tree)`` or a GL001 finding. ``text`` is None when not decoded (not needed)."""
+def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
+    """``(text, tree)`` or a GL001 finding. ``text`` is None when not decoded (not needed).
+    ``source``: the text itself (a notebook's cells, read from its UTF-8 JSON), parsed as is:
+    a coding comment in a cell means nothing there, as in Jupyter."""
     text = None
     try:
-        if decode:
+        if source is not None:
+            encoding, text = "utf-8", source
+            tree = ast.parse(text, filename=path)
+        elif decode:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
             text = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
             tree = ast.parse(text, filename=path)
@@ -165,7 +170,8 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
         text, tree, encoding = loaded.text, loaded.tree, "utf-8"
     else:
         decode = bool(rules) and _RELEVANT.search(data) is not None
-        text, tree, encoding = _parse(path, data, decode=decode)
+        source = result.notebook.source if result.notebook is not None else None
+        text, tree, encoding = _parse(path, data, decode=decode, source=source)
     if tree is None:
         return [encoding]  # the GL001 finding
     if not rules:
