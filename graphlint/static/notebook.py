@@ -104,11 +104,13 @@ class Notebook:
         spans = _source_spans(body, self.key, set(per_cell))
         for index in sorted(per_cell, reverse=True):  # later cells first: earlier spans stay valid
             cell = next(c for c in self.cells if c.index == index)
-            new = cell.source
-            for start, end, replacement in sorted(per_cell[index], reverse=True):
-                new = new[:start] + replacement + new[end:]
             begin, finish, items = spans[index]
-            body = body[:begin] + _dump_source(body[begin:finish], items, begin, new) + body[finish:]
+            raw = body[begin:finish]
+            if items is None:  # one string
+                dumped = _dump(_edited(cell.source, per_cell[index]), raw)
+            else:
+                dumped = _dump_lines(raw, items, begin, per_cell[index])
+            body = body[:begin] + dumped + body[finish:]
         return body
 
 
@@ -368,21 +370,38 @@ def _dump(value: str, like: str | None) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _dump_source(raw: str, items, begin: int, new: str) -> str:
-    """The JSON text of a cell's new source, in the layout of ``raw`` (its old JSON text)."""
-    if items is None:  # one string
-        return _dump(new, raw)
-    lines = new.splitlines(keepends=True)
-    old = [raw[s - begin : e - begin] for s, e, _ in items]
-    if len(lines) == len(old):
-        parts, last = [], 0
-        for (s, e, _), line, old_text in zip(items, lines, old):
-            parts.append(raw[last : s - begin])
-            parts.append(old_text if json.loads(old_text) == line else _dump(line, old_text))
-            last = e - begin
-        return "".join(parts) + raw[last:]
-    # the number of lines changed: the same separators, one string per line
-    sep = raw[items[0][1] - begin : items[1][0] - begin] if len(old) >= 2 else ",\n"
-    opening = raw[1 : items[0][0] - begin] if old else ""
-    closing = raw[items[-1][1] - begin : -1] if old else ""
-    return "[" + opening + sep.join(_dump(x, old[0] if old else None) for x in lines) + closing + "]"
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+def _dump_lines(raw: str, items, begin: int, edits: list[tuple[int, int, str]]) -> str:
+    """The JSON text of a cell's source held as a list of strings (``raw``, its strings' spans
+    ``items``), with ``edits`` (offsets into the joined source) applied string by string: every
+    string no edit touches keeps its JSON text, and no string is split anew (a ``\\f`` or a
+    ``\\u2028`` inside one stays inside it). An edit across strings makes them one."""
+    olds = [raw[s - begin : e - begin] for s, e, _ in items]
+    texts: list[str | None] = [json.loads(t) for t in olds]
+    starts = []
+    offset = 0
+    for text in texts:
+        starts.append(offset)
+        offset += len(text)
+    for start, end, replacement in sorted(edits, reverse=True):  # later first: offsets stay valid
+        first = max(0, bisect.bisect_right(starts, start) - 1)
+        last = max(first, bisect.bisect_right(starts, max(start, end - 1)) - 1)
+        head = texts[first][: start - starts[first]]
+        tail = texts[last][end - starts[last] :]
+        texts[first] = head + replacement + tail
+        for i in range(first + 1, last + 1):
+            texts[i] = None  # joined into the first
+    parts, last_end = [], 0
+    for (s, e, _), text, old in zip(items, texts, olds):
+        if text is None:  # its separator and itself go
+            last_end = e - begin
+            continue
+        parts.append(raw[last_end : s - begin])
+        parts.append(old if json.loads(old) == text else _dump(text, old))
+        last_end = e - begin
+    return "".join(parts) + raw[last_end:]
