@@ -86,10 +86,10 @@ def reached(path: str) -> tuple[list, list]:
 
 def _file_digest(path: str, memo: dict[str, str | None]) -> str | None:
     if path not in memo:
-        from graphlint.static.engine import MAX_BYTES  # the most the engine reads
+        from graphlint.static.engine import read_limit  # the most the engine reads
 
         try:
-            memo[path] = digest(read_regular(path, MAX_BYTES))
+            memo[path] = digest(read_regular(path, read_limit(path)))
         except OSError:  # also a FIFO, a device, a file too large: not a hit
             memo[path] = None
     return memo[path]

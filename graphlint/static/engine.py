@@ -36,7 +36,10 @@ from graphlint.static.module import Edit, Module
 from graphlint.suppression import only_selected, without_noqa
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
+#: For a notebook, the limit is for its code cells' source, not for its outputs.
 MAX_BYTES = 10 * 1024 * 1024
+#: A notebook file is read up to this size: outputs (plots, tables) are most of a large one.
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
 #: Runs of neighbouring files per worker process: enough to even out the workers' loads.
@@ -61,8 +64,13 @@ class FileResult:
 
 
 
-def _too_large(path: str, size: int) -> Finding:
-    return syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")
+def _too_large(path: str, size: int, limit: int = MAX_BYTES, what: str = "file") -> Finding:
+    return syntax_error(path, f"{what} too large to check ({size / 1e6:.0f} MB; the limit is {limit // (1024 * 1024)} MiB)")
+
+
+def read_limit(path: str) -> int:
+    """The most bytes of ``path`` the engine reads."""
+    return MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_BYTES
 
 
 def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
@@ -145,11 +153,11 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
 
 def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
     try:
-        data = read_regular(path, MAX_BYTES)
+        data = read_regular(path, read_limit(path))
     except NotRegularFile:  # a FIFO would block, /dev/zero never end
         return [syntax_error(path, "cannot read the file: not a regular file")]
     except FileTooLarge as exc:
-        return [_too_large(path, exc.size)]
+        return [_too_large(path, exc.size, exc.limit)]
     except OSError as exc:
         return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     result.read = Inputs(digest(data))
@@ -288,7 +296,10 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return []
     notebook.digest = result.read.digest  # of the file's bytes
     result.notebook = notebook
-    return notebook.source.encode("utf-8")
+    source = notebook.source.encode("utf-8")
+    if len(source) > MAX_BYTES:
+        return [_too_large(path, len(source), what="code cells")]
+    return source
 
 
 # -- many files ----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Callable
 
 from graphlint.reading import read_regular
 from graphlint.static.cache import digest
-from graphlint.static.engine import MAX_BYTES, FileResult
+from graphlint.static.engine import FileResult, read_limit
 
 
 def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int]]:
@@ -37,7 +37,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
         if not result.edits:
             continue
         try:
-            data = read_regular(result.path, MAX_BYTES)
+            data = read_regular(result.path, read_limit(result.path))
         except OSError:
             continue
         if digest(data) != result.digest:
