@@ -296,7 +296,13 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return []
     notebook.digest = result.read.digest  # of the file's bytes
     result.notebook = notebook
-    source = notebook.source.encode("utf-8")
+    try:
+        source = notebook.source.encode("utf-8")
+    except UnicodeEncodeError as exc:  # JSON may hold a lone surrogate ("\ud800"); Python text may not
+        line = notebook.source.count("\n", 0, exc.start) + 1
+        column = exc.start - notebook.source.rfind("\n", 0, exc.start)
+        char = f"U+{ord(notebook.source[exc.start]):04X}"
+        return [syntax_error(path, f"cannot decode the cell: a lone surrogate ({char}) is no character", line, column)]
     if len(source) > MAX_BYTES:
         return [_too_large(path, len(source), what="code cells")]
     return source

@@ -1,6 +1,7 @@
 """A notebook's findings are never lost to what is not its code (issue 23): a coding comment in
-a cell (the cells are UTF-8 JSON text) or the size of its outputs (the 10 MiB limit is for the
-code cells' source)."""
+a cell (the cells are UTF-8 JSON text), the size of its outputs (the 10 MiB limit is for the
+code cells' source), or a lone surrogate in a cell (one GL001 at that cell, never a crash
+that loses every other file's findings)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,13 @@ def test_a_notebook_file_over_its_own_limit_is_one_gl001_without_being_read(tmp_
         fh.truncate(engine.MAX_NOTEBOOK_BYTES + 1)  # sparse: nothing is written
     ((code, _, _),) = check("--no-cache", path)
     assert code == "GL001"
+
+
+def test_a_lone_surrogate_in_a_cell_is_one_gl001_and_the_rest_is_checked(tmp_path):
+    bad = tmp_path / "bad.ipynb"
+    bad.write_text(
+        '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "x = 1\\n# \\ud800\\n"}],'
+        ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    )
+    good = write_notebook(tmp_path / "good.ipynb", TAIL)
+    assert check("--no-cache", bad, good) == [("GL001", 1, 2), ("GL103", 2, 2)]
