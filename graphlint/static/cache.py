@@ -11,7 +11,9 @@ changes the result). A file is taken from the cache only when all of that is unc
 
 The cache never fails a run: a cache that cannot be read (corrupt, another format, a
 read-only or missing folder) is a cache with nothing in it, and one that cannot be written
-is left as it was. ``graphlint check --no-cache`` neither reads nor writes it. Results with
+is left as it was. ``graphlint check --no-cache`` neither reads nor writes it. A
+``.gitignore`` (``*``) goes only into a cache folder graphlint created:
+``GRAPHLINT_CACHE_DIR=.`` must not hide the project from git and from the walk. Results with
 fixes (``--fix``) are never stored, so a fix is always computed from the file itself.
 JSON, not pickle: a cache folder checked into a repository must not run code.
 """
@@ -253,11 +255,13 @@ class Cache:
             top = os.path.dirname(folder)
             if not _writable(folder if os.path.isdir(folder) else top if os.path.isdir(top) else os.path.dirname(top)):
                 return
-            os.makedirs(folder, exist_ok=True)
-            ignore = os.path.join(top, ".gitignore")
-            if not os.path.exists(ignore):
-                with open(ignore, "w", encoding="utf-8") as fh:
+            if not os.path.isdir(top):
+                os.makedirs(top)
+                # a folder graphlint made is its own, and git is told so (as pytest and mypy do):
+                # a folder it did not make (GRAPHLINT_CACHE_DIR=.) never gets a .gitignore
+                with open(os.path.join(top, ".gitignore"), "x", encoding="utf-8") as fh:
                     fh.write("# Automatically created by graphlint.\n*\n")
+            os.makedirs(folder, exist_ok=True)
             mask = os.umask(0)
             os.umask(mask)
             text = json.dumps({"format": FORMAT, "entries": self.entries}, separators=(",", ":"))
