@@ -50,9 +50,9 @@ def _open(path: str, follow: bool) -> tuple[int, os.stat_result]:
     return fd, st
 
 
-def read_head(path: str, n: int) -> tuple[bytes, os.stat_result]:
+def read_head(path: str, n: int, *, follow: bool = True) -> tuple[bytes, os.stat_result]:
     """The first ``n`` bytes (or fewer) of the regular file ``path``, and its stat."""
-    fd, st = _open(path, True)
+    fd, st = _open(path, follow)
     try:
         return (os.read(fd, n) if st.st_size else b""), st
     except _WOULD_BLOCK:
