@@ -32,6 +32,7 @@ from graphlint.reading import FileTooLarge, NotRegularFile, read_head, read_regu
 from graphlint.static import prefilter, project
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
+from graphlint.static.depth import deep_recursion, on_deep_stack
 from graphlint.static.module import Edit, Module
 from graphlint.suppression import only_selected, without_noqa
 
@@ -139,8 +140,12 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
     ``full=True`` analyses every file that parses: the reference the fast path is tested against.
     """
+    return on_deep_stack(_check_file, path, list(rule_classes), config, full)
+
+
+def _check_file(path: str, rules: list[type], config: Config, full: bool) -> FileResult:
     result = FileResult(path)
-    found = _check(path, list(rule_classes), config, result, full)
+    found = _check(path, rules, config, result, full)
     result.findings = only_selected(config, found)
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
@@ -190,13 +195,26 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
-    try:
-        module = loaded.relocated(path) if loaded is not None else Module(path, text, tree)
-    except RecursionError:
-        return [syntax_error(path, "too deeply nested to analyse")]
-    if plain:
-        project.checked(path, result.read.digest, module)
-    sink = FileSink(path)
+    with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
+        try:
+            module = loaded.relocated(path) if loaded is not None else Module(path, text, tree)
+        except RecursionError:
+            return [syntax_error(path, "too deeply nested to analyse")]
+        if plain:
+            project.checked(path, result.read.digest, module)
+        sink = FileSink(path)
+        _run_rules(module, rules, config, sink)
+    found = without_noqa(sink.found, text)
+    probes, result.read.deps = reached(path)
+    result.read.probes += probes
+    if module.edits:
+        result.edits = list(module.edits)
+        result.digest = result.read.digest if result.notebook is None else digest(data)
+        result.encoding = encoding
+    return found
+
+
+def _run_rules(module: Module, rules: list[type], config: Config, sink: FileSink) -> None:
     if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
         rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
     for cls in rules:
@@ -209,14 +227,6 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
         except Exception as exc:  # a failing rule must not stop the others
             sink.internal_error(rule, exc, "check_module")
-    found = without_noqa(sink.found, text)
-    probes, result.read.deps = reached(path)
-    result.read.probes += probes
-    if module.edits:
-        result.edits = list(module.edits)
-        result.digest = result.read.digest if result.notebook is None else digest(data)
-        result.encoding = encoding
-    return found
 
 
 #: What :func:`_scan` says of a file that compiles and that no rule can report on.
@@ -321,6 +331,10 @@ def _init_worker(rules, config) -> None:
 
 
 def _work(paths: list[str]) -> list[FileResult]:
+    return on_deep_stack(_work_on, paths)
+
+
+def _work_on(paths: list[str]) -> list[FileResult]:
     rules, config = _worker_state
     out = []
     for path in paths:
@@ -351,19 +365,7 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
     jobs = jobs or available_cores()
     results: list[FileResult] = []
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
-        import gc
-
-        enabled = gc.isenabled()
-        gc.disable()  # each tree is dropped after its file: cyclic GC passes only cost time
-        try:
-            for path in paths:
-                results.append(check_file(path, rule_classes, config))
-                if progress:
-                    progress(1)
-        finally:
-            if enabled:
-                gc.enable()
-        return results
+        return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress)
     import multiprocessing  # here: one file (pre-commit) never starts a pool
     from concurrent.futures import ProcessPoolExecutor
 
@@ -376,6 +378,23 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
             results.extend(batch)
             if progress:
                 progress(len(batch))
+    return results
+
+
+def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
+    import gc
+
+    results = []
+    enabled = gc.isenabled()
+    gc.disable()  # each tree is dropped after its file: cyclic GC passes only cost time
+    try:
+        for path in paths:
+            results.append(check_file(path, rule_classes, config))
+            if progress:
+                progress(1)
+    finally:
+        if enabled:
+            gc.enable()
     return results
 
 
