@@ -225,7 +225,9 @@ def _run_rules(module: Module, rules: list[type], config: Config, sink: FileSink
             rule.check_module(module)
         except RecursionError:
             sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
-        except Exception as exc:  # a failing rule must not stop the others
+        except KeyboardInterrupt:  # the user's, not the rule's
+            raise
+        except BaseException as exc:  # a failing rule must not stop the others, nor the run (SystemExit)
             sink.internal_error(rule, exc, "check_module")
 
 
