@@ -8,6 +8,7 @@ are written by :mod:`graphlint.static.fixes` (``--fix``).
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import os
 import re
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import Callable, Iterable
 
+from graphlint._start import safe_path_for_children
 from graphlint.config import Config
 from graphlint.findings import (
     SYNTAX_ERROR_CODE,
@@ -373,10 +375,18 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
 
     batches = _batches(paths, jobs * BATCHES_PER_JOB)
     context = multiprocessing.get_context(_start_method(multiprocessing.get_all_start_methods()))
-    with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config)
-    ) as pool:
-        for batch in pool.map(_work, batches):
+    # a worker (or the pool's resource tracker) that is a fresh interpreter must not find the
+    # checked folder first on its path: they all start here, with the pool and its batches
+    fresh = context.get_start_method() != "fork"
+    with safe_path_for_children() if fresh else contextlib.nullcontext():
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config))
+        try:
+            done = pool.map(_work, batches)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    with pool:
+        for batch in done:
             results.extend(batch)
             if progress:
                 progress(len(batch))
