@@ -329,8 +329,12 @@ _worker_state: tuple | None = None
 def _init_worker(rules, config) -> None:
     global _worker_state
     import gc
+    import signal
 
     gc.disable()  # short-lived trees of many small objects; the process exits after
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the run (one line,
+    # exit 130) and ends the workers; a worker of its own would print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_state = (rules, config)
 
 
@@ -378,19 +382,32 @@ def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult
     # a worker (or the pool's resource tracker) that is a fresh interpreter must not find the
     # checked folder first on its path: they all start here, with the pool and its batches
     fresh = context.get_start_method() != "fork"
-    with safe_path_for_children() if fresh else contextlib.nullcontext():
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config))
-        try:
+    before = set(multiprocessing.active_children())
+    pool = None
+    try:
+        with safe_path_for_children() if fresh else contextlib.nullcontext():
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config))
             done = pool.map(_work, batches)
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
-    with pool:
         for batch in done:
             results.extend(batch)
             if progress:
                 progress(len(batch))
+    except BaseException:  # Ctrl-C (the workers ignore it), or a failure: the run stops here
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        _stop(before)
+        raise
+    pool.shutdown()
     return results
+
+
+def _stop(before: set) -> None:
+    """End the workers started since ``before`` (``multiprocessing.active_children()``) at once:
+    their batches are of no use any more, and a worker left to finish one would hold the exit."""
+    import multiprocessing
+
+    for process in set(multiprocessing.active_children()) - before:
+        process.terminate()
 
 
 def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
