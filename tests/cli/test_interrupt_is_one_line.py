@@ -12,9 +12,9 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
+from conftest import install_plugin
 
 GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
 HANG_GUARD = 120
@@ -43,18 +43,9 @@ PLUGIN = textwrap.dedent(
 )
 
 
-def install(site: Path) -> None:
-    site.mkdir()
-    (site / "xb_rules.py").write_text(PLUGIN)
-    info = site / "xb_rules-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xb-rules\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[graphlint]\nXB100 = xb_rules:Busy\n")
-
-
 @pytest.mark.parametrize("jobs", ["2", "1"])
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path, jobs):
-    install(tmp_path / "site")
+    install_plugin(tmp_path / "site", "xb_rules", PLUGIN, {"XB100": "Busy"})
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "slow.py").write_text("import tensorflow as tf\n")

@@ -10,11 +10,11 @@ import textwrap
 
 import pytest
 from click.testing import CliRunner
+from conftest import install_plugin
 
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.registry import discover_rules
-from graphlint.rules import Rule
 from graphlint.static import check_file
 
 FIXABLE = "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
@@ -39,16 +39,10 @@ PLUGIN = textwrap.dedent(
 
 
 def failing(raised: BaseException) -> type:
-    class Failing(Rule):
-        code = "XZ100"
-        name = "failing"
-        summary = "raises"
-        engines = ("static",)
-
-        def check_module(self, module):
-            raise raised
-
-    return Failing
+    """The plugin's rule class, raising ``raised``."""
+    namespace = {"_raised": raised}
+    exec(PLUGIN.format(raised="_raised"), namespace)
+    return namespace["Exits"]
 
 
 def builtin_static_rules() -> list[type]:
@@ -81,13 +75,8 @@ def test_keyboard_interrupt_is_the_users_and_stops_the_check(tmp_path):
 def plugin(tmp_path, monkeypatch):
     def install(raised: str, module: str):
         """A distribution whose rule XZ100 raises ``raised``, in a module of its own name (a
-        module imported once is not imported again)."""
-        site = tmp_path / "site"  # (the current folder is never searched for rules)
-        (site / f"{module}-0.1.dist-info").mkdir(parents=True)
-        (site / f"{module}.py").write_text(PLUGIN.format(raised=raised))
-        info = site / f"{module}-0.1.dist-info"
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
-        (info / "entry_points.txt").write_text(f"[graphlint]\nXZ100 = {module}:Exits\n")
+        module imported once is not imported again), off the current folder (never searched)."""
+        site = install_plugin(tmp_path / "site", module, PLUGIN.format(raised=raised), {"XZ100": "Exits"})
         monkeypatch.syspath_prepend(str(site))
 
     return install
