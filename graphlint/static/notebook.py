@@ -6,7 +6,8 @@ cell magic such as ``%%bash``) is blanked line for line, so every other line kee
 and column. A line of the module maps back to ``(cell, line in the cell)``; cells are numbered
 as ruff numbers them: every cell (markdown too) in notebook order, from 1, so that ``cell 4``
 is the fourth cell on screen. :meth:`Notebook.apply` writes fixes back into the
-changed cells' ``source`` only: every other byte of the file stays as it was.
+changed cells' ``source`` only (graphlint.static.notebook_json): every other byte of the
+file stays as it was.
 
 Nothing here imports IPython or Jupyter, and nothing is executed.
 """
@@ -17,6 +18,8 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field, replace
+
+from graphlint.static.notebook_json import edited_source, source_spans
 
 SUFFIX = ".ipynb"
 #: Cell magics whose body is Python: only their first line is blanked.
@@ -101,16 +104,12 @@ class Notebook:
             per_cell.setdefault(cell.index, []).append((start, end, edit.replacement))
         if not per_cell:
             return body
-        spans = _source_spans(body, self.key, set(per_cell))
+        spans = source_spans(body, self.key, set(per_cell))
         for index in sorted(per_cell, reverse=True):  # later cells first: earlier spans stay valid
             cell = next(c for c in self.cells if c.index == index)
             begin, finish, items = spans[index]
-            raw = body[begin:finish]
-            if items is None:  # one string
-                dumped = _dump(_edited(cell.source, per_cell[index]), raw)
-            else:
-                dumped = _dump_lines(raw, items, begin, per_cell[index])
-            body = body[:begin] + dumped + body[finish:]
+            new = edited_source(body[begin:finish], items, begin, cell.source, per_cell[index])
+            body = body[:begin] + new + body[finish:]
         return body
 
 
@@ -295,113 +294,3 @@ def _cell_offset(cell: Cell, offsets: list[int], offset: int) -> int | None:
     if line >= len(starts):
         return len(cell.source) if column == 0 else None
     return starts[line] + column
-
-
-def _source_spans(text: str, key: str, wanted: set[int]) -> dict[int, tuple[int, int, list]]:
-    """For each wanted cell index: the span of its ``source`` value in ``text`` and, for a
-    list, the spans of its strings."""
-    top = _scan(text, _skip(text, 0))[1]
-    if "cells" in top:
-        cells = top["cells"][2]
-    else:  # nbformat 3: worksheets[*].cells, counted across worksheets
-        cells = []
-        for _, _, sheet in top["worksheets"][2]:
-            if isinstance(sheet, dict) and "cells" in sheet:
-                cells.extend(sheet["cells"][2])
-    out = {}
-    for index in wanted:
-        begin, end, value = cells[index][2][key]
-        out[index] = (begin, end, value if isinstance(value, list) else None)
-    return out
-
-
-_DECODER = json.JSONDecoder()
-_WS = re.compile(r"[ \t\n\r]*")
-
-
-def _skip(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
-
-
-def _scan(text: str, i: int):
-    """Parse the JSON value at ``i``: ``(end, node)`` where an object is ``{key: (start, end,
-    node)}``, an array ``[(start, end, node), ...]`` and a scalar ``None``."""
-    ch = text[i]
-    if ch == "{":
-        node: dict = {}
-        i = _skip(text, i + 1)
-        if text[i] == "}":
-            return i + 1, node
-        while True:
-            key, i = json.decoder.scanstring(text, i + 1)
-            i = _skip(text, i)
-            i = _skip(text, i + 1)  # the colon
-            start = i
-            i, value = _scan(text, i)
-            node[key] = (start, i, value)
-            i = _skip(text, i)
-            if text[i] == "}":
-                return i + 1, node
-            i = _skip(text, i + 1)  # the comma
-    if ch == "[":
-        items = []
-        i = _skip(text, i + 1)
-        if text[i] == "]":
-            return i + 1, items
-        while True:
-            begin = i
-            i, value = _scan(text, i)
-            items.append((begin, i, value))
-            i = _skip(text, i)
-            if text[i] == "]":
-                return i + 1, items
-            i = _skip(text, i + 1)
-    if ch == '"':
-        return json.decoder.scanstring(text, i + 1)[1], None
-    return _DECODER.raw_decode(text, i)[1], None
-
-
-def _dump(value: str, like: str | None) -> str:
-    """``value`` as a JSON string, escaped as ``like`` (the string it replaces) was."""
-    if like is not None and not like.isascii():
-        return json.dumps(value, ensure_ascii=False)
-    if like is not None and "\\u" in like:
-        return json.dumps(value)
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text
-
-
-def _dump_lines(raw: str, items, begin: int, edits: list[tuple[int, int, str]]) -> str:
-    """The JSON text of a cell's source held as a list of strings (``raw``, its strings' spans
-    ``items``), with ``edits`` (offsets into the joined source) applied string by string: every
-    string no edit touches keeps its JSON text, and no string is split anew (a ``\\f`` or a
-    ``\\u2028`` inside one stays inside it). An edit across strings makes them one."""
-    olds = [raw[s - begin : e - begin] for s, e, _ in items]
-    texts: list[str | None] = [json.loads(t) for t in olds]
-    starts = []
-    offset = 0
-    for text in texts:
-        starts.append(offset)
-        offset += len(text)
-    for start, end, replacement in sorted(edits, reverse=True):  # later first: offsets stay valid
-        first = max(0, bisect.bisect_right(starts, start) - 1)
-        last = max(first, bisect.bisect_right(starts, max(start, end - 1)) - 1)
-        head = texts[first][: start - starts[first]]
-        tail = texts[last][end - starts[last] :]
-        texts[first] = head + replacement + tail
-        for i in range(first + 1, last + 1):
-            texts[i] = None  # joined into the first
-    parts, last_end = [], 0
-    for (s, e, _), text, old in zip(items, texts, olds):
-        if text is None:  # its separator and itself go
-            last_end = e - begin
-            continue
-        parts.append(raw[last_end : s - begin])
-        parts.append(old if json.loads(old) == text else _dump(text, old))
-        last_end = e - begin
-    return "".join(parts) + raw[last_end:]
