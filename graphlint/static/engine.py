@@ -1,25 +1,22 @@
 """The static engine: parse each file with ``ast`` (never import it), run the static rules.
 
 One file in, findings out: :func:`check_file`. Many files: :func:`check_files`, over a process
-pool on all cores when there are enough of them. The fixes of the findings that were reported
-are written by :mod:`graphlint.static.fixes` (``--fix``).
+pool on all cores when there are enough of them (graphlint.static.pool). The fixes of the
+findings that were reported are written by :mod:`graphlint.static.fixes` (``--fix``).
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import io
 import os
 import re
 import symtable
-import sys
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import Callable, Iterable
 
-from graphlint._start import safe_path_for_children
 from graphlint.config import Config
 from graphlint.findings import (
     SYNTAX_ERROR_CODE,
@@ -45,8 +42,6 @@ MAX_BYTES = 10 * 1024 * 1024
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Runs of neighbouring files per worker process: enough to even out the workers' loads.
-BATCHES_PER_JOB = 10
 #: Files that may name TensorFlow, Keras or JAX are decoded before parsing (the others are
 #: ASCII without a coding cookie); whether the analysis runs is decided from the parsed
 #: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
@@ -323,34 +318,6 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
 
 
 # -- many files ----------------------------------------------------------------------------
-_worker_state: tuple | None = None
-
-
-def _init_worker(rules, config) -> None:
-    global _worker_state
-    import gc
-    import signal
-
-    gc.disable()  # short-lived trees of many small objects; the process exits after
-    # Ctrl-C reaches every process of the terminal's group: the parent stops the run (one line,
-    # exit 130) and ends the workers; a worker of its own would print a traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_state = (rules, config)
-
-
-def _work(paths: list[str]) -> list[FileResult]:
-    return on_deep_stack(_work_on, paths)
-
-
-def _work_on(paths: list[str]) -> list[FileResult]:
-    rules, config = _worker_state
-    out = []
-    for path in paths:
-        result = check_file(path, rules, config)
-        out.append(result if (result.findings or result.edits) else FileResult(path, read=result.read))
-    return out
-
-
 def check_files(
     paths: list[str],
     rule_classes: list[type],
@@ -371,43 +338,11 @@ def check_files(
 
 def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult]:
     jobs = jobs or available_cores()
-    results: list[FileResult] = []
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
         return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress)
-    import multiprocessing  # here: one file (pre-commit) never starts a pool
-    from concurrent.futures import ProcessPoolExecutor
+    from graphlint.static import pool  # here: one file (pre-commit) never starts a pool
 
-    batches = _batches(paths, jobs * BATCHES_PER_JOB)
-    context = multiprocessing.get_context(_start_method(multiprocessing.get_all_start_methods()))
-    # a worker (or the pool's resource tracker) that is a fresh interpreter must not find the
-    # checked folder first on its path: they all start here, with the pool and its batches
-    fresh = context.get_start_method() != "fork"
-    before = set(multiprocessing.active_children())
-    pool = None
-    try:
-        with safe_path_for_children() if fresh else contextlib.nullcontext():
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config))
-            done = pool.map(_work, batches)
-        for batch in done:
-            results.extend(batch)
-            if progress:
-                progress(len(batch))
-    except BaseException:  # Ctrl-C (the workers ignore it), or a failure: the run stops here
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-        _stop(before)
-        raise
-    pool.shutdown()
-    return results
-
-
-def _stop(before: set) -> None:
-    """End the workers started since ``before`` (``multiprocessing.active_children()``) at once:
-    their batches are of no use any more, and a worker left to finish one would hold the exit."""
-    import multiprocessing
-
-    for process in set(multiprocessing.active_children()) - before:
-        process.terminate()
+    return pool.check_in_pool(paths, rule_classes, config, jobs, progress)
 
 
 def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
@@ -425,40 +360,3 @@ def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
         if enabled:
             gc.enable()
     return results
-
-
-#: Libraries that run threads of their own once imported (not always Python threads).
-_THREADED = ("jax", "tensorflow", "torch")
-
-
-def _start_method(methods: list[str]) -> str | None:
-    """``fork`` where it is safe: the cheapest start (the workers have the rules already),
-    as from ``graphlint check``. In a process with other threads running (graphlint called
-    from a program or a test that loaded JAX or TensorFlow), a forked child could inherit a
-    lock held by one of them: the workers then start from a fresh interpreter."""
-    import threading
-
-    if "fork" in methods and threading.active_count() == 1 and not any(m in sys.modules for m in _THREADED):
-        return "fork"
-    return "forkserver" if "forkserver" in methods else None  # None: the platform's default
-
-
-def _batches(paths: list[str], n: int) -> list[list[str]]:
-    """``paths`` cut, in their order, into ``n`` runs of as many files, the runs of the most
-    source first. Neighbours stay together: a package's modules, which its files' analyses
-    follow, are parsed once in the worker that checks them (graphlint.static.project)."""
-    step = -(-len(paths) // max(1, n))
-    runs = [paths[i:i + step] for i in range(0, len(paths), step)]
-    return sorted(runs, key=lambda run: sum(map(_work_size, run)), reverse=True)
-
-
-def _work_size(path: str) -> int:
-    """About how much work a file is: its bytes (a notebook's are mostly outputs, not code)."""
-    return _size(path) // (10 if path.endswith(".ipynb") else 1)
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
