@@ -6,18 +6,17 @@ setting (relative to its configuration file), else ``.graphlint_cache`` in the p
 ``/path/to/proj/.graphlint_cache``, as ruff's ``.ruff_cache``.
 
 ``graphlint clean`` removes only what graphlint wrote there: its cache files (``<format>/<key>.json``
-holding a graphlint cache) and the ``.gitignore`` it wrote; a folder left empty goes too. It
+beginning with the cache's mark) and the ``.gitignore`` it wrote; a folder left empty goes too. It
 never follows a symbolic link and never deletes a file of another shape.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 
-from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV
+from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, _own_file
 
 _ENTRY = re.compile(r"^[0-9a-f]{24}\.json$")
 _IGNORE_HEADER = "# Automatically created by graphlint."
@@ -36,15 +35,11 @@ def cache_folder(config, given: str | None = None) -> str:
 
 
 def _ours(path: str) -> bool:
-    """A cache file graphlint wrote: a JSON object with its ``format`` and ``entries``."""
+    """A cache file graphlint wrote: a regular file (no link) that begins with its mark."""
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode) or os.path.getsize(path) > 512 * 1024 * 1024:
-            return False
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError, RecursionError):
+        return _own_file(path, os.lstat(path))
+    except OSError:
         return False
-    return isinstance(data, dict) and set(data) == {"format", "entries"}
 
 
 def clean(folder: str) -> int:

@@ -47,22 +47,21 @@ def _toml():
 def read_config(real: str, shown: str | None = None) -> bytes:
     """The file's bytes: only a regular file is read (a FIFO would block, ``/dev/zero`` never
     end), and never more than :data:`MAX_CONFIG_BYTES`. Errors name it ``shown`` (as given)."""
-    import stat
+    from graphlint.reading import FileTooLarge, NotRegularFile, read_regular
 
     path = shown or real
+    if os.path.isdir(real):
+        raise ConfigError(f"config path is a directory: {path}")
     try:
-        if os.path.isdir(real):
-            raise ConfigError(f"config path is a directory: {path}")
-        if not stat.S_ISREG(os.stat(real).st_mode):
-            raise ConfigError(f"config {path} is not a regular file")
-        with open(real, "rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
+        data = read_regular(real, MAX_CONFIG_BYTES)
+    except NotRegularFile:
+        raise ConfigError(f"config {path} is not a regular file") from None
+    except FileTooLarge:
+        raise ConfigError(f"config {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a configuration file") from None
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a configuration file")
     return data
 
 

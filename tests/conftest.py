@@ -230,3 +230,15 @@ def sample_runs(tmp_path_factory):
         return done[kind]
 
     return runs
+
+
+def install_plugin(site: Path, module: str, source: str, entry_points: dict[str, str]) -> Path:
+    """A distribution of third-party rules in folder ``site`` (put it on the path to use it):
+    ``module.py`` holding ``source``, and its ``graphlint`` entry points (code -> class)."""
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(source)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    lines = "".join(f"{code} = {module}:{cls}\n" for code, cls in entry_points.items())
+    (info / "entry_points.txt").write_text("[graphlint]\n" + lines)
+    return site

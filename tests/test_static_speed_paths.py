@@ -469,16 +469,16 @@ def test_the_pool_forks_only_a_process_without_other_threads(monkeypatch):
     process that may have loaded either)."""
     import threading
 
-    from graphlint.static import engine
+    from graphlint.static import pool
 
     methods = ["fork", "spawn", "forkserver"]
-    for name in engine._THREADED:
+    for name in pool._THREADED:
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
-    assert engine._start_method(methods) == "fork"
-    assert engine._start_method(["spawn"]) is None  # no fork here: the platform's default
+    assert pool._start_method(methods) == "fork"
+    assert pool._start_method(["spawn"]) is None  # no fork here: the platform's default
     monkeypatch.setitem(sys.modules, "jax", sys)  # any module object will do
-    assert engine._start_method(methods) == "forkserver"
+    assert pool._start_method(methods) == "forkserver"
     monkeypatch.delitem(sys.modules, "jax")
     monkeypatch.setattr(threading, "active_count", lambda: 2)  # another thread runs
-    assert engine._start_method(methods) == "forkserver"
+    assert pool._start_method(methods) == "forkserver"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlint.config import Config, ConfigError
+from graphlint.reading import read_regular
 
 if TYPE_CHECKING:
     import pathspec
@@ -33,6 +34,8 @@ DEFAULT_EXCLUDE = frozenset(
     }
 )
 SUFFIXES = (".py", ".ipynb")  # notebooks: graphlint.static.notebook
+#: A ``.gitignore`` (or ``.git/info/exclude``) is read up to this size.
+MAX_IGNORE_BYTES = 10 * 1024 * 1024
 
 
 def _spec(lines) -> "pathspec.PathSpec":
@@ -90,9 +93,8 @@ class _Ignores:
 
 
 def _read_spec(path: str) -> "pathspec.PathSpec | None":
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+    try:  # a FIFO or a device named .gitignore is no ignore file, and never blocks the walk
+        lines = read_regular(path, MAX_IGNORE_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return None
     return _lenient_spec(lines) if any(line.strip() and not line.startswith("#") for line in lines) else None

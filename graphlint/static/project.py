@@ -21,6 +21,7 @@ import ast
 import os
 from typing import Iterable
 
+from graphlint.reading import read_regular
 from graphlint.static.module import ClassInfo, Function, Module
 
 try:  # the interpreter's own SHA-256: hashlib would load OpenSSL first (~3 ms of a one-file check)
@@ -80,8 +81,7 @@ def _read(path: str) -> bytes:
     """The bytes of the file at ``path``, or of the editor's buffer that stands for it."""
     data = _sources.get(path)
     if data is None:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path, MAX_BYTES)  # never blocks (a FIFO, /proc/kmsg)
     return data
 
 

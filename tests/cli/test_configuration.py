@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
+from graphlint.static.cache import FORMAT
 from conftest import CHECK_BAD
 
 BAD = CHECK_BAD
@@ -188,12 +189,12 @@ def test_clean_removes_only_what_graphlint_wrote(project, monkeypatch):
     monkeypatch.delenv("GRAPHLINT_CACHE_DIR", raising=False)
     CliRunner().invoke(main, ["check", "cached.py"])
     cache = project / ".graphlint_cache"
-    mine = cache / "1" / "notes.json"
-    mine.write_text('{"mine": true}')
-    (cache / "1" / ("0" * 24 + ".json")).write_text('{"format": 1, "other": []}')  # not its shape
+    folder = cache / str(FORMAT)
+    (folder / "notes.json").write_text('{"mine": true}')
+    (folder / ("0" * 24 + ".json")).write_text('{"format": %d, "other": []}' % FORMAT)  # not its mark
     result = CliRunner().invoke(main, ["clean"])
     assert result.exit_code == 0 and "removed 2 cache files" in result.output  # its entry, its .gitignore
-    assert sorted(p.name for p in (cache / "1").iterdir()) == ["0" * 24 + ".json", "notes.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["0" * 24 + ".json", "notes.json"]
     assert (project / "cached.py").exists()
 
 
