@@ -161,3 +161,15 @@ def test_ruff_check_is_clean():
     root = PACKAGE.parent
     proc = subprocess.run([ruff, "check", "graphlint", "tests"], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports each test module by its basename (rootdir-relative ``prepend`` mode, no
+    ``__init__.py``): two ``test_x.py`` in different folders fail collection in CI's order."""
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((PACKAGE.parent / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(PACKAGE.parent)} and {path.relative_to(PACKAGE.parent)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, clashes
