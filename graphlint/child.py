@@ -1,0 +1,243 @@
+"""graphlint's engine inside the program's own process (``graphlint run``'s child).
+
+The start-up hook (graphlint/_boot/sitecustomize.py) starts an :class:`Engine` when the program
+first imports a framework: the run's rules on a :class:`~graphlint.linter.Linter`, the probes
+installed for the rest of the process (graphlint.instrument.watch_process). Its reports go to
+the process's record in the run's channel folder, which the parent reads once the program has
+ended (graphlint.runner):
+
+- the final report, when the process ends: at exit (after the program's threads and atexit
+  handlers), or in ``os._exit``: ``finish()`` of the rules;
+- interim reports, so that a process killed by a signal (SIGKILL, or SIGTERM with no handler of
+  the program's) leaves what was judged up to its last one: the rules' end-of-run judgment made
+  on a deep copy of each rule (the rules themselves carry on), written after an event (the probes
+  call every hook the rules listen to, and this engine's hook last) when :data:`INTERVAL` seconds
+  have passed since the last interim report, or when the event gave a finding at a line not seen
+  before; and before an ``exec``. No thread, timer or signal handler is added to the program, so
+  a report can only be made when the program gives an event: what a killed process loses is at
+  most the events of the last :data:`INTERVAL` seconds before its last interim report ended
+  (never the events before), and nothing when it ends otherwise.
+
+A forked child starts with fresh rules: its findings are those of what it did itself.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import json
+import linecache
+import os
+import pickle
+import sys
+import threading
+import time
+import zipimport
+
+from graphlint._boot.sitecustomize import SETTINGS
+from graphlint._hookspecs import hookimpl
+from graphlint.findings import finding_to_dict, sorted_findings
+from graphlint.instrument import watch_process
+from graphlint.linter import Linter, Sink
+
+#: Seconds between two interim reports at least (bench/run_overhead.py measures their cost) ...
+INTERVAL = 2.0
+#: ... and at least this many times as long as the last one took: they never cost more than
+#: 1/COST_FACTOR of the run.
+COST_FACTOR = 50
+#: How long the final report waits for an interim one another thread is writing.
+_FINAL_WAIT = 10.0
+
+_monotonic = time.monotonic
+
+
+class Engine:
+    """The rules, the probes and the reports of one process of ``graphlint run``."""
+
+    def __init__(self, boot):
+        self.boot = boot
+        with open(os.path.join(boot.channel, SETTINGS), "rb") as fh:
+            settings = pickle.load(fh)
+        self.warnings: list[str] = []
+        self.done = False  # the final report is written: nothing more
+        self.linter = Linter(settings["config"], plugins=settings["plugins"], warn=self.warn)
+        self._fresh(self.linter.main)
+        self._listen()
+        self._zips: set[str] = set()
+        self._read_zipped_sources()
+        if not watch_process(self.linter, warn=self.warn):
+            self.warn("graphlint: the program's own graphlint.instrument() block was open when it imported "
+                      "its framework: graphlint run watched only what that block saw")
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def _fresh(self, scope) -> None:
+        """Judge ``scope``'s rules from now on; the next event reports at once."""
+        self.scope = scope
+        self._lock = threading.Lock()
+        self.due = 0.0
+        self.dirty = False
+        seen: set = set()
+        sink = scope.sink
+        add = sink.add
+
+        def watched_add(finding):  # a finding at a line not reported before: report soon
+            add(finding)
+            key = finding.key
+            if key not in seen:
+                seen.add(key)
+                self.dirty = True
+
+        sink.add = watched_add
+
+    def _listen(self) -> None:
+        """One hook implementation on every hook the rules listen to, called after theirs."""
+        engine = self
+
+        def tick():
+            if engine.dirty or _monotonic() >= engine.due:
+                engine.interim()
+
+        tick = hookimpl(trylast=True)(tick)
+        listener = type("GraphlintRunReports", (), {})()
+        pm = self.linter.pm
+        for name, caller in vars(pm.hook).items():
+            if name.startswith("graphlint_") and name != "graphlint_run_finished" and caller.get_hookimpls():
+                setattr(listener, name, tick)
+        pm.register(listener, name="graphlint-run-reports")
+
+    # -- reports -------------------------------------------------------------------------------
+    def interim(self, ended: str | None = None) -> None:
+        """Write what the rules would report now, leaving them as they are."""
+        if self.done or not self._lock.acquire(blocking=False):
+            return  # another thread is writing one, or the final one is written
+        try:
+            start = _monotonic()
+            self.dirty = False
+            try:
+                with self.boot.own_imports():
+                    findings = self._judge_copy()
+                self._write(findings, final=False, ended=ended, status=None)
+            except Exception:  # a rule's state changed under the copy (another thread): later
+                pass
+            self.due = _monotonic() + max(INTERVAL, COST_FACTOR * (_monotonic() - start))
+        finally:
+            self._lock.release()
+
+    def report(self, final: bool, ended: str, status: int | None = None) -> None:
+        """The start-up hook's report: final (the process ends) or interim (``exec``)."""
+        if not final:
+            self.interim(ended)
+            return
+        locked = self._lock.acquire(timeout=_FINAL_WAIT)
+        try:
+            if self.done:
+                return
+            self.done = True
+            with self.boot.own_imports():
+                self._read_zipped_sources()
+                findings = self.scope.finish(status or 0)
+            self._write(findings, final=True, ended=ended, status=status)
+        finally:
+            if locked:
+                self._lock.release()
+
+    def _judge_copy(self) -> list:
+        """The rules' end-of-run judgment on a deep copy of each (weak references are copied
+        as they are): the live sink's findings plus what the copies find at the end."""
+        self._read_zipped_sources()
+        scope = self.scope
+        sink = Sink(scope.config)
+        for finding in scope.sink.findings():
+            sink.add(finding)
+        memo = {id(scope.sink): sink}
+        for rule in scope.rules:
+            finished = _finisher(type(rule))
+            if finished is None:
+                continue
+            try:
+                clone = copy.deepcopy(rule, memo)
+            except Exception:  # state that cannot be copied: judged at the end only
+                continue
+            finished(clone, 0)
+        return sorted_findings(sink.findings())
+
+    def _write(self, findings, *, final: bool, ended: str | None, status: int | None) -> None:
+        boot = self.boot
+        record = {
+            "version": 1,
+            "pid": boot.pid,
+            "ppid": os.getppid(),
+            "image": boot.image,
+            "kind": boot.kind,
+            "argv": list(getattr(sys, "orig_argv", sys.argv)),
+            "final": final,
+            "ended": ended,
+            "status": status,
+            "error": None,
+            "findings": [finding_to_dict(f) for f in findings],
+            "warnings": list(self.warnings),
+        }
+        boot.write(json.dumps(record))
+
+    # -- the program's own files in a zip archive ------------------------------------------------
+    def _read_zipped_sources(self) -> None:
+        """``# noqa`` is read from the finding's line: give linecache the sources of every zip
+        archive the program imports from (a zipapp), as python's tracebacks read them."""
+        for entry, importer in list(sys.path_importer_cache.items()):
+            if not isinstance(importer, zipimport.zipimporter) or entry in self._zips:
+                continue
+            self._zips.add(entry)
+            try:
+                import zipfile
+
+                archive = importer.archive
+                with zipfile.ZipFile(archive) as zf:
+                    names = [n for n in zf.namelist() if n.endswith(".py")]
+            except Exception:
+                continue
+            for name in names:
+                for base in {archive, os.path.abspath(archive)}:
+                    path = os.path.join(base, *name.split("/"))
+                    if path not in linecache.cache:
+                        linecache.cache[path] = (functools.partial(_zipped_source, archive, name),)
+
+    # -- a forked child --------------------------------------------------------------------------
+    def forked(self) -> None:
+        """A forked child judges only what it does itself: fresh rules, nothing reported yet."""
+        old = self.scope
+        self.warnings = []
+        self._fresh(self.linter.open_scope())
+        for rule in old.rules:
+            try:
+                self.linter.pm.unregister(rule)
+            except Exception:
+                pass
+
+
+def _zipped_source(archive: str, name: str) -> str:
+    import zipfile
+
+    with zipfile.ZipFile(archive) as zf:
+        return zf.read(name).decode("utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def _finisher(cls):
+    """``finished(rule, status)`` calling the class's ``graphlint_run_finished`` (isolated, as
+    every hook of a rule) with the arguments it names; None when it has none."""
+    method = getattr(cls, "graphlint_run_finished", None)
+    if method is None:
+        return None
+    wants_status = "exit_status" in inspect.signature(method).parameters
+
+    def finished(rule, status):
+        if wants_status:
+            method(rule, exit_status=status)
+        else:
+            method(rule)
+
+    return finished
