@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import inspect
 import json
 import linecache
@@ -50,6 +51,13 @@ COST_FACTOR = 50
 _FINAL_WAIT = 10.0
 
 _monotonic = time.monotonic
+#: What the probes need when they are installed, later, in the program's own imports: imported
+#: when the engine starts (no framework is: each probe imports its framework when installed).
+_PROBE_MODULES = (
+    "graphlint.probes.lazy", "graphlint.probes._dispatch", "graphlint.probes.tf_graph",
+    "graphlint.probes.tf_function", "graphlint.probes.keras_layers", "graphlint.probes.tf_keras_models",
+    "graphlint.probes.jax_jit",
+)
 
 
 class Engine:
@@ -66,6 +74,8 @@ class Engine:
         self._listen()
         self._zips: set[str] = set()
         self._read_zipped_sources()
+        for module in _PROBE_MODULES:  # now, while imports are graphlint's (see the start-up hook)
+            importlib.import_module(module)
         if not watch_process(self.linter, warn=self.warn):
             self.warn("graphlint: the program's own graphlint.instrument() block was open when it imported "
                       "its framework: graphlint run watched only what that block saw")

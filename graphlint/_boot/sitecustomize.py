@@ -44,6 +44,13 @@ def _quoted(text):
     return '"' + "".join(out) + '"'
 
 
+def _third_party(name):
+    """Neither graphlint, a framework (the program's to import), nor the standard library."""
+    if name in FRAMEWORKS or name.startswith(("graphlint", "_sysconfigdata")):
+        return False
+    return name not in getattr(sys, "stdlib_module_names", ())
+
+
 class Boot(object):
     """This process's part of the run: its record in the channel folder, the import watcher on
     ``sys.meta_path``, and graphlint's engine once a framework is imported.
@@ -64,7 +71,8 @@ class Boot(object):
         self.engine = None
         self.error = None
         self.kind = "python"
-        self.own = None  # the thread importing for graphlint itself, while it does
+        self.own = set()  # the threads importing for graphlint itself, while they do
+        self.found = set()  # the third-party modules graphlint imported: hidden from the program
         self._get_ident = _thread.get_ident
         self._lock = _thread.allocate_lock()
         self._real_exit = os._exit
@@ -78,7 +86,7 @@ class Boot(object):
     def find_spec(self, fullname, path=None, target=None):
         if path is not None:
             return None  # a submodule: never graphlint's business here
-        if self.own is not None and self.own == self._get_ident():
+        if self.own and self._get_ident() in self.own:
             return self._own_spec(fullname)
         if fullname in FRAMEWORKS and self.engine is None and self.error is None:
             return self._start(fullname, target)
@@ -88,7 +96,10 @@ class Boot(object):
         """graphlint's own imports: found where python would have found them at start-up
         (graphlint itself in the folder this hook came from)."""
         finder = sys.modules["_frozen_importlib_external"].PathFinder
-        return finder.find_spec(fullname, [self.root] if fullname == "graphlint" else self.path)
+        spec = finder.find_spec(fullname, [self.root] if fullname == "graphlint" else self.path)
+        if spec is not None and _third_party(fullname):
+            self.found.add(fullname)
+        return spec
 
     def _start(self, fullname, target):
         """The program imports a framework for the first time: start the engine, then find the
@@ -108,7 +119,7 @@ class Boot(object):
         reason is kept for the report and the program runs on unwatched."""
         with self._lock:
             if self.engine is None and self.error is None:
-                with self.own_imports():
+                with _OwnImports(self, hide=True):
                     try:
                         from graphlint import child
 
@@ -173,32 +184,36 @@ class Boot(object):
         self._new_image()
         self.kind = "fork"
         self._lock = sys.modules["_thread"].allocate_lock()
-        self.own = None
+        self.own = set()
         if self.engine is not None:
             self.engine.forked()
 
 
 class _OwnImports(object):
-    """While open, this thread's top-level imports are found on the start-up path; third-party
-    modules graphlint imported then are taken out of ``sys.modules`` again (graphlint keeps
-    them), so that the program imports its own (a ``pluggy.py`` beside the script, say)."""
+    """While open, this thread's top-level imports are found on the start-up path; the
+    third-party packages graphlint imported so are taken out of ``sys.modules`` again
+    (graphlint keeps them), so that the program imports its own (a ``pluggy.py`` beside the
+    script, say)."""
 
-    def __init__(self, boot):
+    def __init__(self, boot, hide=False):
         self.boot = boot
+        self.hide = hide  # (only where the engine starts: later windows import nothing new)
 
     def __enter__(self):
-        self.before = set(sys.modules)
-        self.outer = self.boot.own
-        self.boot.own = self.boot._get_ident()
+        self.ident = self.boot._get_ident()
+        self.nested = self.ident in self.boot.own
+        self.boot.own.add(self.ident)
         return self
 
     def __exit__(self, *exc):
-        self.boot.own = self.outer
-        stdlib = getattr(sys, "stdlib_module_names", ())
-        for name in set(sys.modules) - self.before:
-            top = name.partition(".")[0]
-            if top != "graphlint" and top not in stdlib:
-                _KEPT.append(sys.modules.pop(name))
+        if self.nested:
+            return
+        self.boot.own.discard(self.ident)
+        found, self.boot.found = self.boot.found, set()
+        if found and self.hide:
+            for name in list(sys.modules):
+                if name.partition(".")[0] in found:
+                    _KEPT.append(sys.modules.pop(name))
 
 
 _KEPT = []  # the modules hidden from the program: graphlint's
