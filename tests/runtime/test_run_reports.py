@@ -194,3 +194,60 @@ def test_exit_codes(tmp_path):
             assert proc.returncode == wanted, (name, options, proc.stderr[-2000:])
             if "GL103" in source:
                 assert b"GL103" in proc.stderr
+
+
+@pytest.mark.parametrize("how", ["sys.stdout.close()", "sys.stdout = None", "sys.stderr = io.StringIO()"])
+def test_a_program_that_closes_or_replaces_its_streams_still_gets_its_report_on_a_line_of_its_own(tmp_path, how):
+    (tmp_path / "prog.py").write_text(
+        "import io, sys\nimport tensorflow as tf\n" + GL103
+        + "sys.stderr.write('progress 50%')\nsys.stderr.flush()\n" + how + "\n"
+    )
+    proc = subprocess.run([GRAPHLINT, "run", "prog.py"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, **TF_ENV}, timeout=HANG_GUARD)
+    assert "progress 50%\nprog.py:3:1: GL103" in proc.stderr, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and proc.returncode == 1
+
+
+def test_a_program_that_leaves_for_a_deleted_folder_keeps_its_findings_and_relative_output(tmp_path):
+    (tmp_path / "prog.py").write_text(
+        "import os, tempfile\nimport tensorflow as tf\n" + GL103
+        + "with tempfile.TemporaryDirectory() as tmp:\n    os.chdir(tmp)\n"
+    )
+    proc = subprocess.run([GRAPHLINT, "run", "--format", "json", "--output", "report.json", "prog.py"], cwd=tmp_path,
+                          capture_output=True, text=True, env={**os.environ, **TF_ENV}, timeout=HANG_GUARD)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert [(f["code"], f["path"], f["line"]) for f in doc["findings"]] == [("GL103", "prog.py", 3)]
+
+
+STUCK = """\
+import tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+with tf.Graph():
+    pass
+queue = tf1.FIFOQueue(1, tf.float32)
+item = queue.dequeue()
+with tf1.Session() as sess:
+    print("blocked", flush=True)
+    sess.run(item)
+"""
+
+
+def test_a_program_stuck_in_session_run_stopped_by_sigterm_reports_its_findings(tmp_path):
+    """Stuck inside TensorFlow's C++ (a dequeue that never returns), as it would be under
+    python; SIGTERM sent to graphlint reaches it, and what it had found is reported."""
+    (tmp_path / "prog.py").write_text(STUCK)
+    proc = subprocess.Popen([GRAPHLINT, "run", "prog.py"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **TF_ENV})
+    try:
+        assert proc.stdout.readline() == "blocked\n"
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "prog.py:4:1: GL103" in err, err[-3000:]
+    assert err.endswith("graphlint: the program was killed by signal 15 (SIGTERM).\n")
+    assert proc.returncode == -signal.SIGTERM

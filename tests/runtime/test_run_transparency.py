@@ -434,10 +434,12 @@ PACKAGE = {
     "pkg/tool.py": "import sys\nprint(__name__, __spec__.name, sys.argv[0].endswith('tool.py'), sys.path[0] == __import__('os').getcwd())\n",
     "plain/__init__.py": "",
     "mod.py": "print('mod')\n",
+    "needs/__init__.py": "",
+    "needs/__main__.py": "import not_installed_dependency\n",
 }
 
 
-@pytest.mark.parametrize("target", ["pkg", "pkg.tool", "plain", "pkg.missing", "mod.py", "json.tool"])
+@pytest.mark.parametrize("target", ["pkg", "pkg.tool", "plain", "pkg.missing", "mod.py", "json.tool", "needs"])
 def test_dash_m_is_pythons(tmp_path, target):
     args = ["-m", target] + (["--help"] if target == "json.tool" else ["x", "--help"])
     py, ours = run_both(tmp_path, PACKAGE, args)
