@@ -156,24 +156,8 @@ class Engine:
                 self._lock.release()
 
     def _judge_copy(self) -> list:
-        """The rules' end-of-run judgment on a deep copy of each (weak references are copied
-        as they are): the live sink's findings plus what the copies find at the end."""
         self._read_zipped_sources()
-        scope = self.scope
-        sink = Sink(scope.config)
-        for finding in scope.sink.findings():
-            sink.add(finding)
-        memo = {id(scope.sink): sink}
-        for rule in scope.rules:
-            finished = _finisher(type(rule))
-            if finished is None:
-                continue
-            try:
-                clone = copy.deepcopy(rule, memo)
-            except Exception:  # state that cannot be copied: judged at the end only
-                continue
-            finished(clone, 0)
-        return sorted_findings(sink.findings())
+        return judged_copy(self.scope)
 
     def _write(self, findings, *, final: bool, ended: str | None, status: int | None) -> None:
         boot = self.boot
@@ -226,6 +210,27 @@ class Engine:
                 self.linter.pm.unregister(rule)
             except Exception:
                 pass
+
+
+def judged_copy(scope) -> list:
+    """What ``scope.finish()`` would report now, leaving the scope's rules as they are: the
+    live sink's findings plus the end-of-run judgment of a deep copy of each rule (weak
+    references are copied as they are; a rule whose state cannot be copied is left to the
+    final report)."""
+    sink = Sink(scope.config)
+    for finding in scope.sink.findings():
+        sink.add(finding)
+    memo = {id(scope.sink): sink}
+    for rule in scope.rules:
+        finished = _finisher(type(rule))
+        if finished is None:
+            continue
+        try:
+            clone = copy.deepcopy(rule, memo)
+        except Exception:
+            continue
+        finished(clone, 0)
+    return sorted_findings(sink.findings())
 
 
 def _zipped_source(archive: str, name: str) -> str:
