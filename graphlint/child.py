@@ -24,9 +24,11 @@ A forked child starts with fresh rules: its findings are those of what it did it
 from __future__ import annotations
 
 import copy
+import copyreg
 import functools
 import importlib
 import inspect
+import io
 import json
 import linecache
 import os
@@ -34,6 +36,7 @@ import pickle
 import sys
 import threading
 import time
+import weakref
 import zipimport
 
 from graphlint._boot.sitecustomize import SETTINGS
@@ -214,23 +217,67 @@ class Engine:
 
 def judged_copy(scope) -> list:
     """What ``scope.finish()`` would report now, leaving the scope's rules as they are: the
-    live sink's findings plus the end-of-run judgment of a deep copy of each rule (weak
-    references are copied as they are; a rule whose state cannot be copied is left to the
-    final report)."""
+    live sink's findings plus the end-of-run judgment of a copy of each rule (a rule whose
+    state cannot be copied is left to the final report)."""
     sink = Sink(scope.config)
     for finding in scope.sink.findings():
         sink.add(finding)
-    memo = {id(scope.sink): sink}
     for rule in scope.rules:
         finished = _finisher(type(rule))
         if finished is None:
             continue
-        try:
-            clone = copy.deepcopy(rule, memo)
-        except Exception:
-            continue
-        finished(clone, 0)
+        clone = _copied(rule, scope.sink, sink)
+        if clone is not None:
+            finished(clone, 0)
     return sorted_findings(sink.findings())
+
+
+def _copied(rule, live, fresh):
+    """A deep copy of ``rule`` reporting to ``fresh`` instead of ``live``, weak references
+    shared: :func:`pickled_copy`, else ``copy.deepcopy`` (a state holding a lambda, say), else
+    None."""
+    try:
+        return pickled_copy(rule, fresh)
+    except Exception:
+        pass
+    try:
+        return copy.deepcopy(rule, {id(live): fresh})
+    except Exception:
+        return None
+
+
+def pickled_copy(obj, fresh):
+    """A deep copy of ``obj`` through pickle, where any :class:`Sink` becomes ``fresh`` and weak
+    references are shared (as ``copy.deepcopy`` shares them). Pickle works in C: a rule state
+    of 10^5 op ids copies several times faster than with copy.deepcopy."""
+    refs: list = []
+
+    def ref(obj):
+        refs.append(obj)
+        return _shared, (len(refs) - 1,)
+
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {
+        **copyreg.dispatch_table, Sink: lambda _: (_sink, ()), weakref.ref: ref, weakref.KeyedRef: ref,
+    }
+    pickler.dump(obj)
+    _copying.objects = (fresh, refs)
+    try:
+        return pickle.loads(buffer.getvalue())
+    finally:
+        _copying.objects = None
+
+
+_copying = threading.local()  # (the sink a copy reports to, the weak references it shares)
+
+
+def _sink():
+    return _copying.objects[0]
+
+
+def _shared(index: int):
+    return _copying.objects[1][index]
 
 
 def _zipped_source(archive: str, name: str) -> str:
