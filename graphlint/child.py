@@ -7,16 +7,19 @@ the process's record in the run's channel folder, which the parent reads once th
 ended (graphlint.runner):
 
 - the final report, when the process ends: at exit (after the program's threads and atexit
-  handlers), or in ``os._exit``: ``finish()`` of the rules;
+  handlers), or in ``os._exit``: ``finish()`` of the rules (whose ``exit_status`` is the one
+  given to ``os._exit``, else 0: at exit Python does not tell; the parent has the real one);
 - interim reports, so that a process killed by a signal (SIGKILL, or SIGTERM with no handler of
   the program's) leaves what was judged up to its last one: the rules' end-of-run judgment made
-  on a deep copy of each rule (the rules themselves carry on), written after an event (the probes
-  call every hook the rules listen to, and this engine's hook last) when :data:`INTERVAL` seconds
-  have passed since the last interim report, or when the event gave a finding at a line not seen
-  before; and before an ``exec``. No thread, timer or signal handler is added to the program, so
-  a report can only be made when the program gives an event: what a killed process loses is at
-  most the events of the last :data:`INTERVAL` seconds before its last interim report ended
-  (never the events before), and nothing when it ends otherwise.
+  on a copy of each rule (:func:`judged_copy`; the rules themselves carry on), written after an
+  event (the probes call every hook the rules listen to, and this engine's hook last) once
+  :data:`INTERVAL` seconds have passed since the last interim report ended (or
+  :data:`COST_FACTOR` times as long as that report took, when longer: interim reports never
+  cost more than 1/COST_FACTOR of the run), or at once when the event gave a finding at a line
+  not seen before; and before an ``exec``. No thread, timer or signal handler is added to the
+  program, so a report can only be made when the program gives an event: a killed process
+  loses the events after its last interim report, which all came within that interval after it
+  (however long ago), and nothing when it ends otherwise.
 
 A forked child starts with fresh rules: its findings are those of what it did itself.
 """
@@ -45,7 +48,7 @@ from graphlint.findings import finding_to_dict, sorted_findings
 from graphlint.instrument import watch_process
 from graphlint.linter import Linter, Sink
 
-#: Seconds between two interim reports at least (bench/run_overhead.py measures their cost) ...
+#: Seconds from the end of an interim report to the next at least (bench/run_overhead.py) ...
 INTERVAL = 2.0
 #: ... and at least this many times as long as the last one took: they never cost more than
 #: 1/COST_FACTOR of the run.

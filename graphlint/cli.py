@@ -220,12 +220,11 @@ def run(module, xoptions, warnoptions, script, args, select, extend_select, igno
     for message in outcome.warnings:
         if message not in warned:
             click.echo(message, err=True)
+    if not outcome.watched:
+        _fail(f"graphlint could not watch the program ({outcome.error or 'no report: its Python did not start graphlint'})")
     if not output:
         fresh_line(sys.stderr)
     _emit(outcome.findings, fmt, output, rules, statistics, sys.stderr, program=outcome)
-    if outcome.errors or not (outcome.reported or outcome.signal):
-        reason = "; ".join(outcome.errors) or "its Python did not start graphlint's start-up hook"
-        _fail(f"graphlint could not watch the program ({reason})")
     _end_run(outcome, outcome.exit_code(exit_zero))
 
 

@@ -136,10 +136,16 @@ class Outcome:
     returncode: int  # as subprocess gives it: -N when the program died by signal N
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    #: a process where graphlint could not start ("process N: reason")
-    errors: list[str] = field(default_factory=list)
+    #: why graphlint could not start in the program's own process, if it could not
+    error: str | None = None
     #: whether the program's own process reported at all
     reported: bool = False
+
+    @property
+    def watched(self) -> bool:
+        """Whether graphlint watched the program: its process reported, without an error (a
+        program killed by a signal may have been killed before its first report)."""
+        return self.error is None and (self.reported or self.signal is not None)
 
     @property
     def signal(self) -> int | None:
@@ -363,8 +369,10 @@ def _outcome(records: list[dict], main_pid: int, returncode: int) -> Outcome:
         for message in record.get("warnings", ()):
             if message not in outcome.warnings:
                 outcome.warnings.append(message)
-        if record.get("error"):
-            outcome.errors.append(f"{'the program' if is_main else process.describe()}: {record['error']}")
+        if record.get("error") and is_main:
+            outcome.error = record["error"]
+        elif record.get("error"):
+            outcome.warnings.append(f"graphlint: cannot watch {process.describe()}: {record['error']}")
         for data in record.get("findings", ()):
             finding = finding_from_dict(data)
             if is_main:

@@ -102,3 +102,15 @@ def test_graphlint_run_inside_the_programs_own_run_reports_to_its_own_parent(tmp
     proc = gl("run", "outer.py", cwd=tmp_path)
     assert proc.stdout == "0 inner ran graphlint: no findings.\n", proc.stderr[-2000:]
     assert proc.returncode == 0
+
+
+def test_graphlint_that_cannot_start_in_the_program_says_so_and_exits_2(tmp_path):
+    """(The program's own sitecustomize breaks graphlint's engine; asking where JAX is starts
+    the engine without importing a framework.)"""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import sys\nsys.modules['graphlint.child'] = None\n")
+    (tmp_path / "prog.py").write_text("import importlib.util\nimportlib.util.find_spec('jax')\nprint('ran')\n")
+    proc = gl("run", "prog.py", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)})
+    assert proc.stdout == "ran\n"
+    one_line_error(proc, "graphlint could not watch the program (ModuleNotFoundError: ")
