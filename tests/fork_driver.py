@@ -15,33 +15,17 @@ from __future__ import annotations
 
 import json
 import os
-import runpy
 import sys
 import traceback
 
 import tensorflow  # noqa: F401  imported once, before any fork; no session or eager op yet
 
 
-def _status(code) -> int:
-    """What python's exit status is for ``sys.exit(code)``."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
+def plain(path: str) -> int:
+    """As ``python PATH`` would run it: its exit status."""
+    from inprocess import run_main
 
-
-def plain(path: str):
-    """As ``python PATH`` would run it (runpy's own frames aside)."""
-    try:
-        runpy.run_path(path, run_name="__main__")
-        return 0, []
-    except SystemExit as exc:
-        return _status(exc.code), []
-    except BaseException:
-        traceback.print_exc()
-        return 1, []
+    return run_main(path).status
 
 
 def linted(path: str, channel: str):
@@ -102,7 +86,7 @@ def main(outdir: str, paths: list[str]) -> None:
                     sys.argv = [path]
                     sys.path[0] = os.path.dirname(path)
                     _deterministic()
-                    status, _ = run(path)
+                    status = run(path)
                     with open(base + ".json", "w") as fh:
                         json.dump({"status": status}, fh)
                     code = 0

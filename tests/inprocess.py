@@ -25,7 +25,7 @@ class Outcome:
     namespace: dict | None = None
 
 
-def _status(code) -> int:
+def exit_status(code) -> int:
     """python's exit status for ``SystemExit(code)``."""
     if code is None:
         return 0
@@ -52,7 +52,7 @@ def run_main(path, args=()) -> Outcome:
             code = compile(fh.read(), path, "exec", dont_inherit=True)
         exec(code, main.__dict__)
     except SystemExit as exc:
-        outcome.status = _status(exc.code)
+        outcome.status = exit_status(exc.code)
     except BaseException:  # the program's own error, as python would print it
         traceback.print_exc()
         outcome.status = 1

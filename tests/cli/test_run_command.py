@@ -6,26 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 
-GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
-
-
-def gl(*args, cwd, prefix=(), **kw):
-    return subprocess.run([*prefix, GRAPHLINT, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=240, **kw)
-
-
-def one_line_error(proc, *fragments):
-    lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
-    assert len(lines) == 1 and lines[0].startswith("graphlint: error: "), proc.stderr[-2000:]
-    for fragment in fragments:
-        assert fragment in lines[0]
+from test_hostile import GRAPHLINT, gl, one_line_error, unprivileged
 
 
 def test_everything_after_dash_m_module_belongs_to_the_module(tmp_path):
@@ -57,18 +41,10 @@ def test_dash_m_without_a_module_is_one_line(tmp_path):
     one_line_error(gl("run", "-m", cwd=tmp_path), "-m")
 
 
-def _unprivileged():
-    if os.geteuid() != 0:
-        return ()
-    if shutil.which("setpriv") is None:
-        pytest.skip("running as root without setpriv: permissions cannot be tested")
-    return ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
-
-
 def test_an_unreadable_script_is_pythons_cant_open_file(tmp_path):
     (tmp_path / "x.py").write_text("print(1)\n")
     os.chmod(tmp_path / "x.py", 0)
-    one_line_error(gl("run", "x.py", cwd=tmp_path, prefix=_unprivileged()), "can't open file", "Permission denied")
+    one_line_error(gl("run", "x.py", cwd=tmp_path, prefix=unprivileged()), "can't open file", "Permission denied")
 
 
 @pytest.mark.parametrize(
