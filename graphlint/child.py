@@ -53,7 +53,7 @@ INTERVAL = 2.0
 #: ... and at least this many times as long as the last one took: they never cost more than
 #: 1/COST_FACTOR of the run.
 COST_FACTOR = 50
-#: How long the final report waits for an interim one another thread is writing.
+#: How long the final report (and one before an exec) waits for one another thread writes.
 _FINAL_WAIT = 10.0
 
 _monotonic = time.monotonic
@@ -127,9 +127,14 @@ class Engine:
 
     # -- reports -------------------------------------------------------------------------------
     def interim(self, ended: str | None = None) -> None:
-        """Write what the rules would report now, leaving them as they are."""
-        if self.done or not self._lock.acquire(blocking=False):
-            return  # another thread is writing one, or the final one is written
+        """Write what the rules would report now, leaving them as they are (before an exec,
+        after the one another thread is writing)."""
+        locked = self._lock.acquire(timeout=_FINAL_WAIT) if ended else self._lock.acquire(blocking=False)
+        if not locked:
+            return  # another thread is writing one
+        if self.done:
+            self._lock.release()
+            return  # the final one is written
         try:
             start = _monotonic()
             self.dirty = False

@@ -138,8 +138,13 @@ class Boot(object):
                 self.engine.report(final, ended, status)
             else:
                 self.write(self.plain_record(final, ended))
-        except Exception:
-            pass  # never the program's problem
+        except Exception as exc:  # never the program's problem; the parent says it
+            if final:
+                self.error = "the final report failed: %s: %s" % (type(exc).__name__, exc)
+                try:
+                    self.write(self.plain_record(final, ended))
+                except Exception:
+                    pass
 
     def plain_record(self, final, ended, findings="[]", warnings="[]"):
         error = "null" if self.error is None else _quoted(self.error)
