@@ -32,8 +32,9 @@ from graphlint._boot.sitecustomize import CHANNEL_ENV, SETTINGS
 from graphlint.findings import Finding, finding_from_dict, sorted_findings
 
 BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_boot")
-#: Signals passed on to the program; the terminal already sends these to it as well.
+#: Signals sent to graphlint that are passed on to the program ...
 FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2")
+#: ... and those graphlint ignores while it waits: the terminal sends them to the program too.
 LEFT_TO_THE_PROGRAM = ("SIGINT", "SIGQUIT")
 
 
