@@ -65,7 +65,7 @@ def main(outdir: str, paths: list[str]) -> None:
 
     from graphlint._boot.sitecustomize import SETTINGS
     from graphlint.config import Config
-    from graphlint.runner import _outcome, _read_records
+    from graphlint.channel import outcome_of, read_records
 
     outdir = os.path.abspath(outdir)
     for i, path in enumerate(paths):
@@ -97,7 +97,7 @@ def main(outdir: str, paths: list[str]) -> None:
                     sys.stderr.flush()
                     os._exit(code)
             os.waitpid(pid, 0)
-            reported = _outcome(_read_records(channel), pid, 0)
+            reported = outcome_of(read_records(channel), pid, 0)
             shutil.rmtree(channel)
             result = {"status": None}
             if os.path.exists(base + ".json"):
