@@ -142,11 +142,13 @@ def main() -> None:
             if which == "empty":
                 times = _pairs(commands, args.startup_pairs)
                 plain = _median(times, "python", 0)
-                print(f"empty script, median of {args.startup_pairs} runs each: python {plain * 1000:.1f} ms")
+                print(f"empty script, median of {args.startup_pairs} runs each: python {plain * 1000:.1f} ms wall, "
+                      f"{_median(times, 'python', 1) * 1000:.1f} ms CPU")
                 for name in list(commands)[1:]:
-                    extra = statistics.median(g[0] - p[0] for g, p in zip(times[name], times["python"]))
-                    print(f"  {name}: {_median(times, name, 0) * 1000:.1f} ms, +{extra * 1000:.1f} ms "
-                          "(median of the rounds' differences)")
+                    wall, cpu = (statistics.median(g[i] - p[i] for g, p in zip(times[name], times["python"]))
+                                 for i in (0, 1))
+                    print(f"  {name}: {_median(times, name, 0) * 1000:.1f} ms, +{wall * 1000:.1f} ms wall, "
+                          f"+{cpu * 1000:.1f} ms CPU (medians of the rounds' differences)")
                 continue
             times = _pairs(commands, args.pairs)
             what = (f"{args.ops:,} ops built + {args.runs:,} sess.run" if which == "tf1"
