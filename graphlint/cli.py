@@ -19,7 +19,7 @@ from graphlint.cli_options import VALUED, command_line_layer, shared_options, us
 from graphlint.config import Config, ConfigError, env_flag
 from graphlint.output import check_writable, flush, fresh_line, write_report
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_PROGRAM_FAILED = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _fail(message: str) -> "NoReturn":  # noqa: F821
@@ -137,14 +137,16 @@ class _RunCommand(click.Command):
     """``run -m MODULE ARGS``: everything after MODULE belongs to the module, as with
     ``python -m`` (``run -m mod --help`` is the module's help, not graphlint's)."""
 
-    _VALUED = VALUED
+    _VALUED = VALUED | {"-X", "-W"}  # and the options passed to the program's python
 
     def parse_args(self, ctx, args):
         args = list(args)
         i = 0
         while i < len(args):
             arg = args[i]
-            if arg == "--" or not arg.startswith("-"):
+            if arg == "--" or arg == "-" or not arg.startswith("-"):
+                if arg == "-":  # the script on stdin: the rest is its own
+                    args[i:i] = ["--"]
                 break  # the script: the rest is its own
             if arg == "-m" and i + 1 < len(args):
                 args[i:] = ["-m", args[i + 1], "--", *args[i + 2 :]]
@@ -158,69 +160,78 @@ class _RunCommand(click.Command):
 
 @main.command(cls=_RunCommand, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-m", "module", metavar="MODULE", help="Run a library module as a script, like python -m.")
+@click.option("-X", "xoptions", multiple=True, metavar="OPT", help="Give the program's python -X OPT.")
+@click.option("-W", "warnoptions", multiple=True, metavar="ARG", help="Give the program's python -W ARG.")
 @selection_options
 @click.argument("script", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(module, script, args, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins):
-    """Run SCRIPT (or -m MODULE) under instrumentation and report its findings.
+def run(module, xoptions, warnoptions, script, args, select, extend_select, ignore, fmt, output, exit_zero,
+        statistics, config_file, no_plugins):
+    """Run SCRIPT (or -m MODULE, or - for stdin) under instrumentation and report its findings.
 
-    The program runs exactly as `python SCRIPT ARGS` would; its output is untouched and the
-    findings go to stderr (or --output FILE).
+    The program runs as `python SCRIPT ARGS`, in a Python of its own; its output is untouched
+    and the findings go to stderr (or --output FILE) once it has ended. graphlint exits with
+    the program's status when it failed, else 1 if there are findings (0 with --exit-zero).
     """
-    from graphlint.linter import Linter
-    from graphlint.instrument import instrument
-    from graphlint.lastwords import LastWords
-    from graphlint.runner import ProgramNotFound, check_script, run_program
+    from graphlint.instrument import require_framework
+    from graphlint.registry import discover_rules
+    from graphlint.runner import LaunchError, Program, ProgramNotFound
+    from graphlint.runner import run as run_program
 
     if module is None and script is None:
         _fail("give a SCRIPT to run, or -m MODULE")
-    if module is None and script is not None and script.startswith("-") and not os.path.exists(script):
+    if module is None and script != "-" and script.startswith("-") and not os.path.exists(script):
         _fail(f"no such option: {script} (see `graphlint run --help`)")
     if module is not None and script is not None:
         args = (script, *args)
         script = None
-    report_stream = sys.stderr  # the original: the program may replace sys.stderr
-    start_dir = os.getcwd()  # a relative --output, and the report's paths, are relative to it
+    program = Program(script, module, tuple(args), tuple(xoptions), tuple(warnoptions))
     if output:
         output = os.path.abspath(output)
+    warned: list[str] = []
+
+    def warn(message: str) -> None:
+        warned.append(message)
+        click.echo(message, err=True)
+
     try:
-        if script is not None:
-            check_script(script)
-        start = os.path.dirname(os.path.abspath(script)) if script else os.getcwd()
+        program.check()
+        start = os.path.dirname(os.path.abspath(script)) if script and script != "-" else os.getcwd()
         config = _config(config_file, start, select, extend_select, ignore)
-        linter = Linter(config, plugins=not no_plugins)
+        rules = discover_rules(plugins=not no_plugins, warn=warn)
+        config.validate(rules)
+        require_framework()
         if output:
             check_writable(output)
-        parent = os.getpid()
-        with instrument(linter) as active:
-
-            def report(status: int) -> int:
-                """Write the report (once: see graphlint.lastwords); graphlint's exit code."""
-                _chdir(start_dir)  # the program may have left for a folder since deleted
-                found = active.finish(status)
-                if not output:
-                    fresh_line(report_stream)
-                _emit(found, fmt, output, linter.rule_classes, statistics, report_stream)
-                return _run_exit_code(found, status, exit_zero)
-
-            with LastWords(report) as last:
-                outcome = run_program(script, module, tuple(args))
-            if os.getpid() != parent:
-                # A child the program forked (os.fork) and that ran on to the end: it exits as
-                # it would under python, and its findings are not reported, only the parent's.
-                sys.exit(outcome.status)
-            code = last.say(outcome.status)
-    except (ConfigError, ProgramNotFound) as exc:
+        outcome = run_program(program, config, plugins=not no_plugins)
+    except (ConfigError, ProgramNotFound, LaunchError) as exc:
         _fail(str(exc))
-    sys.exit(130 if outcome.interrupted else code if code is not None else EXIT_OK)
+    for message in outcome.warnings:
+        if message not in warned:
+            click.echo(message, err=True)
+    if not outcome.watched:
+        _fail(f"graphlint could not watch the program ({outcome.error or 'no report: its Python did not start graphlint'})")
+    if not output:
+        fresh_line(sys.stderr)
+    _emit(outcome.findings, fmt, output, rules, statistics, sys.stderr, program=outcome)
+    _end_run(outcome, outcome.exit_code(exit_zero))
 
 
-def _run_exit_code(findings, status: int, exit_zero: bool) -> int:
-    if exit_zero:
-        return EXIT_OK  # whatever was found, and whether the program failed or not
-    if findings:
-        return EXIT_FINDINGS
-    return EXIT_PROGRAM_FAILED if status != 0 else EXIT_OK
+def _end_run(outcome, code: int) -> "NoReturn":  # noqa: F821
+    """graphlint's exit; as its own process, a program killed by a signal kills it by the same
+    signal, once the report is out (so that a shell sees what it would have seen)."""
+    signum = outcome.signal
+    if _OWN_PROCESS and signum is not None:
+        import signal
+
+        for stream in (sys.stdout, sys.stderr):
+            flush(stream)
+        try:
+            signal.signal(signum, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL, SIGSTOP: never handled
+            pass
+        os.kill(os.getpid(), signum)
+    sys.exit(code)
 
 
 #: Set by :func:`console`: graphlint is the whole process (not a test's CliRunner, not a caller).
@@ -254,22 +265,18 @@ def console() -> None:
     main(prog_name="graphlint")
 
 
-def _chdir(path: str) -> None:
-    try:
-        os.chdir(path)
-    except OSError:
-        pass
-
-
-def _emit(findings, fmt, output, rules, statistics, stream, fixes=None) -> None:
+def _emit(findings, fmt, output, rules, statistics, stream, fixes=None, program=None) -> None:
     """Findings to ``--output`` FILE, else to ``stream``: stdout for ``check`` (as ruff, flake8
-    and mypy do), stderr for ``run`` (the program owns stdout)."""
+    and mypy do), stderr for ``run`` (the program owns stdout). ``program`` (``run``): how the
+    program ended, a line of its own in text and a ``"program"`` field in JSON."""
     from graphlint.registry import describe
     from graphlint.report import TEXT_FORMATS, render
 
     shown = view()
     color = fmt in TEXT_FORMATS and use_color(stream, to_file=bool(output))
     text = render(fmt, findings, describe(rules), statistics=statistics, color=color, fixes=fixes, quiet=shown.quiet)
+    if program is not None:
+        text = program.annotate(text, fmt)
     flush(sys.stdout)
     if output:
         try:

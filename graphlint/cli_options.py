@@ -68,7 +68,7 @@ def shared_options(func):
         click.option("--output-format", "--format", "fmt", type=click.Choice(FORMATS), default="full", show_default=True,
                      help="full: findings with related sites and the fix; concise: one line each; text: full."),
         click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write findings to FILE instead of stdout (check) or stderr (run)."),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 whatever was found, also when the program failed."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 whatever was found (run: a failed program's own status stays the exit code)."),
         click.option("--statistics", is_flag=True, help="Count findings per code (every format)."),
         click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this TOML file, for every checked file."),
         click.option("--no-plugins", is_flag=True, help="Load only graphlint's built-in rules (also GRAPHLINT_DISABLE_PLUGINS=1)."),

@@ -92,7 +92,7 @@ def run_in_process(path: Path, *args: str, config=None):
 
     from graphlint.linter import Linter
     from graphlint.instrument import instrument
-    from graphlint.runner import run_program
+    from inprocess import run_main
 
     tf.compat.v1.reset_default_graph()
     linter = Linter(config)
@@ -100,7 +100,7 @@ def run_in_process(path: Path, *args: str, config=None):
     os.chdir(path.parent)
     try:
         with instrument(linter):
-            outcome = run_program(str(path), None, args)
+            outcome = run_main(path, args)
             findings = linter.finish(outcome.status)
     finally:
         os.chdir(cwd)

@@ -79,11 +79,11 @@ def test_statistics_in_github_is_one_notice(bad):
     assert "::notice" not in cli("check", "--format", "github", bad).stdout
 
 
-def test_exit_zero_also_when_the_program_fails(tmp_path):
+def test_exit_zero_leaves_a_failed_programs_status(tmp_path):
     prog = tmp_path / "fails.py"
     prog.write_text("raise SystemExit(7)\n")
-    assert cli("run", str(prog)).exit_code == 3
-    assert cli("run", "--exit-zero", str(prog)).exit_code == 0
+    assert cli("run", str(prog)).exit_code == 7
+    assert cli("run", "--exit-zero", str(prog)).exit_code == 7
 
 
 def test_exit_zero_does_not_hide_a_usage_error(bad):

@@ -421,7 +421,7 @@ _ALL_IMPORTED_BY_CHECK = _IMPORTED_BY_CHECK.replace('if m.split(".")[0] in ("pat
 #: The runtime engine and what only it needs: `graphlint check` must import none of them.
 _RUNTIME_ONLY = (
     "graphlint.stacks", "graphlint.events", "graphlint.linter", "graphlint.probes", "graphlint.runner",
-    "graphlint._hookspecs", "graphlint.lastwords", "graphlint.plugin", "graphlint.jupyter", "pluggy", "tensorflow",
+    "graphlint._hookspecs", "graphlint.child", "graphlint._boot", "graphlint.plugin", "graphlint.jupyter", "pluggy", "tensorflow",
     "jax", "keras", "importlib.metadata",
 )
 
