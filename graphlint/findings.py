@@ -32,6 +32,9 @@ class Location:
     column: int = 1
     function: str = ""
     cell: int | None = None
+    #: Where the construct ends (line, 1-based column just after it), when known.
+    end_line: int | None = None
+    end_column: int | None = None
 
     @property
     def where(self) -> str:
@@ -80,7 +83,9 @@ class Finding:
 
 
 def _location(loc: Location) -> list:
-    return [loc.path, loc.line, loc.column, loc.function, loc.cell]
+    if loc.end_line is None:
+        return [loc.path, loc.line, loc.column, loc.function, loc.cell]
+    return [loc.path, loc.line, loc.column, loc.function, loc.cell, loc.end_line, loc.end_column]
 
 
 def finding_to_dict(f: Finding) -> dict:

@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from graphlint import DISTRIBUTION
 from graphlint.findings import Severity
 
 ENTRY_POINT_GROUP = "graphlint"
@@ -36,7 +37,10 @@ _NORMALIZE = re.compile(r"[-_.]+")
 
 
 def plugins_disabled() -> bool:
-    return os.environ.get("GRAPHLINT_DISABLE_PLUGINS", "") not in ("", "0", "false", "no")
+    """``GRAPHLINT_DISABLE_PLUGINS``, read as every boolean variable (graphlint.config.env_flag)."""
+    from graphlint.config import env_flag
+
+    return env_flag("GRAPHLINT_DISABLE_PLUGINS")
 
 
 def _search_path() -> list[str]:
@@ -201,7 +205,7 @@ def _candidates(plugins: bool) -> Iterator[tuple[str, str, Callable[[], Any]]]:
     for unit in builtin_units():
         yield f"rule {unit}", unit, lambda unit=unit: unit_rule(importlib.import_module(unit))
     for dist, name, value in _declared() if plugins else ():
-        if dist != "graphlint":  # graphlint's own rules are its units (an older install still lists them)
+        if dist not in (DISTRIBUTION, "graphlint"):  # its own rules are its units (an older install lists them)
             yield f"rule plugin {name} ({value})", f"entry point {name} ({value})", lambda value=value: _load(value)
 
 

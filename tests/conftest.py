@@ -17,6 +17,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 _MARK = re.compile(r"#.*?\b(GL\d{3})\b")
 
+#: A small file with two findings of `graphlint check`: GL301 at 4:10, GL103 (fixable) at 6:6.
+CHECK_BAD = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+    for i in range(3):
+        with tf.compat.v1.Session() as s:
+            pass
+    with tf.Graph():
+        pass
+    """
+)
+
 
 def expected_markers(path: Path) -> set[tuple[str, int]]:
     """The (code, line) pairs a sample declares with trailing comments like ``# GL101``."""
@@ -79,7 +92,7 @@ def run_in_process(path: Path, *args: str, config=None):
 
     from graphlint.linter import Linter
     from graphlint.instrument import instrument
-    from graphlint.runner import run_program
+    from inprocess import run_main
 
     tf.compat.v1.reset_default_graph()
     linter = Linter(config)
@@ -87,7 +100,7 @@ def run_in_process(path: Path, *args: str, config=None):
     os.chdir(path.parent)
     try:
         with instrument(linter):
-            outcome = run_program(str(path), None, args)
+            outcome = run_main(path, args)
             findings = linter.finish(outcome.status)
     finally:
         os.chdir(cwd)
@@ -237,3 +250,15 @@ def sample_runs(tmp_path_factory):
         return done[kind]
 
     return runs
+
+
+def install_plugin(site: Path, module: str, source: str, entry_points: dict[str, str]) -> Path:
+    """A distribution of third-party rules in folder ``site`` (put it on the path to use it):
+    ``module.py`` holding ``source``, and its ``graphlint`` entry points (code -> class)."""
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(source)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    lines = "".join(f"{code} = {module}:{cls}\n" for code, cls in entry_points.items())
+    (info / "entry_points.txt").write_text("[graphlint]\n" + lines)
+    return site

@@ -406,11 +406,13 @@ def test_directories_default_to_dot_and_skip_tool_directories(tmp_path):
     assert _names(tmp_path) == {"a.py", "pkg/b.py"}
 
 
-def test_exclude_from_pyproject_also_for_named_files(tmp_path):
+def test_exclude_from_pyproject_for_walks_and_with_force_exclude_for_named_files(tmp_path):
     _tree(tmp_path, {"a.py": BAD, "gen/b.py": BAD, "c_pb2.py": BAD,
                      "pyproject.toml": '[tool.graphlint]\nexclude = ["gen/", "*_pb2.py"]\n'})
     assert _names(tmp_path) == {"a.py"}
-    assert _names(tmp_path, "c_pb2.py", "a.py") == {"a.py"}
+    # named on the command line: checked, as ruff does, unless --force-exclude (pre-commit)
+    assert _names(tmp_path, "c_pb2.py", "a.py", "gen/b.py") == {"a.py", "c_pb2.py", "gen/b.py"}
+    assert _names(tmp_path, "--force-exclude", "c_pb2.py", "a.py", "gen/b.py") == {"a.py"}
 
 
 def test_gitignore_in_a_git_work_tree(tmp_path):
@@ -569,7 +571,7 @@ def test_json_output_file(source, tmp_path):
     code, stdout, stderr = check("--format", "json", "--output", out, bad.name, cwd=tmp_path)
     assert code == 1 and stdout == "" and stderr == ""
     doc = json.loads(out.read_text())
-    assert doc["summary"] == {"findings": 1, "by_code": {"GL301": 1}}
+    assert doc["summary"] == {"findings": 1, "by_code": {"GL301": 1}, "fixable": 0}
     (finding,) = doc["findings"]
     assert (finding["path"], finding["line"], finding["column"], finding["name"]) == ("bad.py", 5, 9, "session-churn")
 

@@ -202,7 +202,8 @@ def test_exclude_and_per_file_ignores_apply_to_notebooks(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.graphlint]\nexclude = ["a.ipynb"]\n[tool.graphlint.per-file-ignores]\n"b.ipynb" = ["GL301"]\n'
     )
-    assert [f["path"] for f in findings(".", "a.ipynb", cwd=tmp_path)] == ["c.ipynb"]
+    assert [f["path"] for f in findings(".", cwd=tmp_path)] == ["c.ipynb"]
+    assert [f["path"] for f in findings("--force-exclude", ".", "a.ipynb", cwd=tmp_path)] == ["c.ipynb"]
 
 
 def test_a_notebook_in_another_language_is_not_checked(tmp_path):

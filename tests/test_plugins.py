@@ -65,11 +65,11 @@ def plugin_dist(tmp_path, monkeypatch):
 def _run(linter, source_path):
     import tensorflow as tf
 
-    from graphlint.runner import run_program
+    from inprocess import run_main
 
     tf.compat.v1.reset_default_graph()
     with instrument(linter):
-        outcome = run_program(str(source_path), None, ())
+        outcome = run_main(source_path)
         return linter.finish(outcome.status)
 
 

@@ -23,6 +23,8 @@ FORBIDDEN = [
     ("graphlint.probes", ("graphlint.rules",)),
     # the model every check reads holds no check, and no engine part
     ("graphlint.static.model", ("graphlint.rules", "graphlint.probes", "graphlint.static.engine", "graphlint.static.checks")),
+    # the language server serves the static engine: nothing that runs the user's code
+    ("graphlint.server", ("graphlint.probes", "graphlint.runner", "graphlint.instrument", "graphlint.linter")),
 ]
 
 
@@ -211,7 +213,8 @@ def test_the_static_engine_makes_no_rule_instance(monkeypatch):
 def test_the_static_layout_is_the_model_and_the_engine():
     """graphlint/static holds the model (model/) and the engine's own modules; every static
     analysis of a rule lives in the rule's unit."""
-    engine = {"__init__.py", "engine.py", "checks.py", "hits.py", "cache.py", "files.py", "fixes.py", "notebook.py", "cores.py", "prefilter.py"}
+    engine = {"__init__.py", "engine.py", "checks.py", "hits.py", "cache.py", "files.py", "fixes.py", "notebook.py", "notebook_json.py",
+              "cores.py", "prefilter.py", "pool.py", "depth.py", "buffers.py"}
     assert {p.name for p in (PACKAGE / "static").glob("*.py")} == engine
     assert {p.name for p in (PACKAGE / "static").iterdir() if p.is_dir() and p.name != "__pycache__"} == {"model"}
 
@@ -286,3 +289,15 @@ def test_ruff_check_is_clean():
     root = PACKAGE.parent
     proc = subprocess.run([ruff, "check", "graphlint", "tests"], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports each test module by its basename (rootdir-relative ``prepend`` mode, no
+    ``__init__.py``): two ``test_x.py`` in different folders fail collection in CI's order."""
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((PACKAGE.parent / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(PACKAGE.parent)} and {path.relative_to(PACKAGE.parent)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, clashes

@@ -257,4 +257,7 @@ def parse_docs(text: str) -> dict[str, str]:
 def _location(site) -> Location:
     if isinstance(site, Location):
         return site
-    return Location(site.path, site.line, 1, site.function)
+    from graphlint.stacks import position
+
+    column, end_line, end_column = position(site)
+    return Location(site.path, site.line, column, site.function, end_line=end_line, end_column=end_column)

@@ -28,7 +28,9 @@ def run(module, rules: Iterable[type], config, sink) -> None:
                 cls(sink, config.options_for(cls)).check_module(module)
         except RecursionError:
             sink.internal_error(cls, RecursionError("too deeply nested"), "check_module")
-        except Exception as exc:  # a failing rule must not stop the others
+        except KeyboardInterrupt:  # the user's, not the rule's
+            raise
+        except BaseException as exc:  # a failing rule must not stop the others, nor the run (SystemExit)
             sink.internal_error(cls, exc, "check_module")
 
 

@@ -412,14 +412,16 @@ def test_checking_one_named_file_does_not_import_the_gitignore_matcher(tmp_path)
     assert status == "1"  # its GL101 was found
     assert modules == set()
     (tmp_path / "pyproject.toml").write_text('[tool.graphlint]\nexclude = ["build/"]\n')
-    assert _modules_after_check(tmp_path, "one.py") == ("1", {"pathspec"})  # an exclude needs it
+    # a named file is checked whatever exclude says (as ruff): only --force-exclude needs the matcher
+    assert _modules_after_check(tmp_path, "one.py") == ("1", set())
+    assert _modules_after_check(tmp_path, "--force-exclude", "one.py") == ("1", {"pathspec"})
 
 
 _ALL_IMPORTED_BY_CHECK = _IMPORTED_BY_CHECK.replace('if m.split(".")[0] in ("pathspec", "tensorflow")', "")
 #: The runtime engine and what only it needs: `graphlint check` must import none of them.
 _RUNTIME_ONLY = (
     "graphlint.stacks", "graphlint.events", "graphlint.linter", "graphlint.probes", "graphlint.runner",
-    "graphlint._hookspecs", "graphlint.lastwords", "graphlint.plugin", "graphlint.jupyter", "pluggy", "tensorflow",
+    "graphlint._hookspecs", "graphlint.child", "graphlint._boot", "graphlint.plugin", "graphlint.jupyter", "pluggy", "tensorflow",
     "jax", "keras", "importlib.metadata",
 )
 
@@ -469,16 +471,16 @@ def test_the_pool_forks_only_a_process_without_other_threads(monkeypatch):
     process that may have loaded either)."""
     import threading
 
-    from graphlint.static import engine
+    from graphlint.static import pool
 
     methods = ["fork", "spawn", "forkserver"]
-    for name in engine._THREADED:
+    for name in pool._THREADED:
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
-    assert engine._start_method(methods) == "fork"
-    assert engine._start_method(["spawn"]) is None  # no fork here: the platform's default
+    assert pool._start_method(methods) == "fork"
+    assert pool._start_method(["spawn"]) is None  # no fork here: the platform's default
     monkeypatch.setitem(sys.modules, "jax", sys)  # any module object will do
-    assert engine._start_method(methods) == "forkserver"
+    assert pool._start_method(methods) == "forkserver"
     monkeypatch.delitem(sys.modules, "jax")
     monkeypatch.setattr(threading, "active_count", lambda: 2)  # another thread runs
-    assert engine._start_method(methods) == "forkserver"
+    assert pool._start_method(methods) == "forkserver"

@@ -58,11 +58,19 @@ class Module:
     # -- where -------------------------------------------------------------------------------
     def location(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
-        col = getattr(node, "col_offset", 0)
+        col = self._column(line, getattr(node, "col_offset", 0))
+        end_line = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return Location(self.path, line, col + 1)
+        return Location(self.path, line, col + 1, end_line=end_line, end_column=self._column(end_line, end_col) + 1)
+
+    def _column(self, line: int, col: int) -> int:
+        """The character column of an ``ast`` UTF-8 byte column."""
         text = self.line_text(line)
         if col and not text.isascii():
             col = len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
-        return Location(self.path, line, col + 1)
+        return col
 
     def line_text(self, line: int) -> str:
         if self._lines is None:

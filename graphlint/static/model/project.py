@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import ast
 import os
+from typing import Iterable
 
+from graphlint.reading import read_regular
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import ClassInfo, Function
 
@@ -59,9 +61,8 @@ def load(path: str) -> Module | None:
         return _modules[path]
     module = None
     try:
-        if os.path.getsize(path) <= MAX_BYTES:
-            with open(path, "rb") as fh:
-                data = fh.read()
+        if path in _sources or os.path.getsize(path) <= MAX_BYTES:
+            data = _read(path)
             data_digest = digest(data) if data.isascii() else None
             recent = _recent.get(path)
             if recent is not None and data_digest is not None and recent[0] == data_digest:
@@ -75,6 +76,14 @@ def load(path: str) -> Module | None:
         module = None
     _modules[path] = module
     return module
+
+
+def _read(path: str) -> bytes:
+    """The bytes of the file at ``path``, or of the editor's buffer that stands for it."""
+    data = _sources.get(path)
+    if data is None:
+        data = read_regular(path, MAX_BYTES)  # never blocks (a FIFO, /proc/kmsg)
+    return data
 
 
 def digest(data: bytes) -> str:
@@ -142,6 +151,61 @@ def forget() -> None:
     """Drop what this process remembers of the files (a new ``graphlint check`` run in it)."""
     for memo in (_modules, _found, _roots_of, _looked_up, resolutions, _recent, _digests):
         memo.clear()
+
+
+#: Editors' buffers (graphlint.server): absolute path -> the bytes that stand for the file's.
+_sources: dict[str, bytes] = {}
+
+
+def set_source(path: str, data: bytes | None) -> set[str]:
+    """From now on ``data`` stands for the file at ``path`` (an editor's unsaved buffer), or
+    the file itself does again (None). Returns what :func:`changed` returns."""
+    path = os.path.abspath(path)
+    if data is None:
+        _sources.pop(path, None)
+    else:
+        _sources[path] = data
+    return changed([path])
+
+
+def changed(paths: Iterable[str], *, appeared: bool = False) -> set[str]:
+    """The files ``paths`` changed (on disk or in an editor), in a process that keeps what it
+    read (graphlint.server): their models are dropped, those of the modules whose analyses
+    followed imports to them made afresh from the same parse (their memos hold what the old
+    models answered), and every look-up of a function is made again. ``appeared``: files
+    appeared or went, so an import may now lead elsewhere. Returns those dependent files."""
+    paths = {os.path.abspath(p) for p in paths}
+    if appeared:
+        _found.clear()
+        _roots_of.clear()
+    affected = dependents(paths)
+    for path in paths:
+        for memo in (_modules, _digests, _recent, resolutions):
+            memo.pop(path, None)
+    for path in affected:
+        module = _modules.get(path)
+        if module is not None:
+            _modules[path] = module.relocated(path)
+    _looked_up.clear()
+    return affected
+
+
+def dependents(paths: set[str]) -> set[str]:
+    """The files whose look-ups (:data:`resolutions`) led to one of ``paths`` (absolute),
+    directly or through other modules."""
+    users: dict[str, set[str]] = {}
+    for here, found in resolutions.items():
+        for hit in found.values():
+            if hit is not None:
+                users.setdefault(os.path.abspath(hit), set()).add(here)
+    out: set[str] = set()
+    stack = list(paths)
+    while stack:
+        for user in users.get(stack.pop(), ()):
+            if user not in out and user not in paths:
+                out.add(user)
+                stack.append(user)
+    return out
 
 
 def module_file(path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
