@@ -126,7 +126,7 @@ def _static_rules(rules, config):
     return [
         cls
         for code, cls in rules.items()
-        if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
+        if cls.checks_statically() and config.is_selected(code)
     ]
 
 

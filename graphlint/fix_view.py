@@ -3,7 +3,7 @@ the edits in JSON and SARIF), ``--diff`` (the fixes as a unified diff, nothing w
 ``--show-fixes`` (what was, or would be, fixed, per file and code).
 
 The static engine keeps each file's edits as character offsets into the checked source
-(:class:`graphlint.static.module.Edit`); here they become 1-based line/column ranges of the
+(:class:`graphlint.static.model.scopes.Edit`); here they become 1-based line/column ranges of the
 file, or of the cell in a notebook, as the findings are located.
 """
 

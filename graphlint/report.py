@@ -233,7 +233,7 @@ def rule_doc(rule) -> str:
 
     docs = rule.docs
     lines = [f"# {rule.code} {rule.name} [{rule.severity.value}]\n", docs.get("", "") + "\n"]
-    for title in ("What it does", "Why is this bad?", "Example", "Use instead"):
+    for title in ("What it does", "Why is this bad?", "Example", "Use instead", "Known exemptions"):
         if title in docs:
             lines.append(f"## {title}\n{docs[title]}\n")
     if rule.options:

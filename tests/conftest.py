@@ -182,25 +182,45 @@ def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool =
 
 
 # -- the samples: every bad program and its good twin, and how each runs ------------------------
-#: How a sample runs, the first pattern (relative to samples/) that matches wins: ``tf1`` in this
-#: process (``run_in_process``); ``tf2`` (TF2, Keras) in one eager subprocess, since TF1 samples
-#: turn eager execution off for the whole process; ``jax`` in one subprocess that never imports
-#: TensorFlow. Both subprocesses are ``tests/sample_driver.py``.
-SAMPLE_DRIVERS = (
-    ("jax/*.py", "jax"),
-    ("rules/gl5*.py", "tf2"),
-    ("rules/gl201_keras_*.py", "tf2"),
-    ("*/*.py", "tf1"),
-)
+#: How a program of each framework runs: ``tf1`` in this process (``run_in_process``); ``tf2``
+#: (TF2, Keras) in one eager subprocess, since TF1 samples turn eager execution off for the
+#: whole process; ``jax`` in one subprocess that never imports TensorFlow. Both subprocesses
+#: are ``tests/sample_driver.py``.
+FRAMEWORK_DRIVERS = {"tensorflow-v1": "tf1", "tensorflow": "tf2", "keras": "tf2", "tf-keras": "tf2", "jax": "jax"}
 DRIVER_ENV = {"tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"}, "jax": {"JAX_PLATFORMS": "cpu"}}
-#: The story's programs: a bad one, its fix that is still bad, and the right one.
+#: The story's programs: a bad one, its fix that is still bad, and the right one (TF1 programs).
 STORY_BAD = {"forecast_1_rebuilt.py", "forecast_2_reuse_fix.py"}
+STORY_FRAMEWORK = "tensorflow-v1"
 SAMPLE_PATHS = sorted(p for folder in ("rules", "runtime", "story", "jax") for p in (SAMPLES / folder).glob("*.py"))
+_SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
+
+
+def sample_rule(path: Path):
+    """The rule a sample is of, by the code its name starts with (``gl101_bad.py``), or None."""
+    from graphlint.registry import discover_rules
+
+    match = _SAMPLE_CODE.match(path.stem)
+    return discover_rules(plugins=False).get(match.group(1).upper()) if match else None
+
+
+def samples_of(code: str) -> list[Path]:
+    """A rule's samples, found by its code: every ``samples/**/<code>_*.py``."""
+    return sorted(SAMPLES.glob(f"**/{code.lower()}_*.py"))
+
+
+def sample_framework(path: Path) -> str:
+    """The framework a sample is a program of: the one of its rule's declared frameworks its
+    name names (``gl201_keras_bad.py``, ``gl501_jax_bad_shape.py``; the longest), else the
+    rule's first."""
+    rule = sample_rule(path)
+    if rule is None:
+        return STORY_FRAMEWORK
+    named = [f for f in rule.frameworks if f"_{f.replace('-', '_')}" in path.stem]
+    return max(named, key=len) if named else rule.frameworks[0]
 
 
 def sample_driver(path: Path) -> str:
-    relative = path.relative_to(SAMPLES)
-    return next(kind for pattern, kind in SAMPLE_DRIVERS if relative.match(pattern))
+    return FRAMEWORK_DRIVERS[sample_framework(path)]
 
 
 def is_bad_sample(path: Path) -> bool:

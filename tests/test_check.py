@@ -17,7 +17,7 @@ from conftest import SAMPLES, expected_markers, line_of
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
-from graphlint.static.names import canonical
+from graphlint.static.model.names import canonical
 
 RULES = SAMPLES / "rules"
 STORY = SAMPLES / "story"
@@ -206,7 +206,7 @@ def test_a_file_is_never_imported_or_run(tmp_path):
     "body",
     [
         # a model built once per instance, in __init__, the instances kept (the runtime reports
-        # instances made and dropped in a loop: GL101, tests/test_static_precision.py)
+        # instances made and dropped in a loop: GL101, tests/static/test_precision.py)
         """
         class M:
             def __init__(self):
@@ -615,7 +615,7 @@ def test_parallel_run_finds_what_one_process_finds(tmp_path):
     (tmp_path / "broken.py").write_text("def (\n")
     from graphlint.registry import discover_rules
 
-    rules = [c for c in discover_rules().values() if hasattr(c, "check_module")]
+    rules = [c for c in discover_rules().values() if c.checks_statically()]
     files = collect([str(tmp_path)], Config())
 
     def summary(results):

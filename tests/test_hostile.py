@@ -167,7 +167,8 @@ def test_rules_to_a_full_device_is_one_line_and_exit_2():
 
 
 def _broken_plugin(tmp_path):
-    """A third-party rule whose severity is not a Severity: listing rules hits it."""
+    """A third-party rule whose docs() raises: listing rules hits it (a malformed declaration,
+    such as a severity that is no Severity, is skipped with a warning instead)."""
     site = tmp_path / "site"
     dist = site / "broken-1.0.dist-info"
     dist.mkdir(parents=True)
@@ -175,7 +176,8 @@ def _broken_plugin(tmp_path):
     (dist / "entry_points.txt").write_text("[graphlint]\nGL900 = broken_rule:Broken\n")
     (site / "broken_rule.py").write_text(
         "from graphlint.rules._base import Rule\n\n"
-        "class Broken(Rule):\n    code = 'GL900'\n    name = 'broken'\n    severity = 'loud'\n"
+        "class Broken(Rule):\n    code = 'GL900'\n    name = 'broken'\n\n"
+        "    @classmethod\n    def docs(cls):\n        raise AttributeError('broken docs')\n"
     )
     return {"PYTHONPATH": str(site)}
 

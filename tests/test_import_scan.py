@@ -152,7 +152,7 @@ def _installed(tmp_path: Path) -> Path:
 
 
 def _static_rules() -> list[type]:
-    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    return [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
 
 
 @pytest.mark.parametrize(

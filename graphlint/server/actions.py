@@ -2,7 +2,7 @@
 once (``source.fixAll.graphlint``, what ``graphlint check --fix`` writes), and "disable GLxxx
 for this line" (adds the code to the line's ``# noqa``, or a ``# noqa: GLxxx``).
 
-The engine's fixes are :class:`graphlint.static.module.Edit` objects, character offsets into
+The engine's fixes are :class:`graphlint.static.model.scopes.Edit` objects, character offsets into
 the checked source (a notebook: into the module of its cells); here they become text edits of
 the document, or of the cells, they fall in.
 """

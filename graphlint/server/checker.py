@@ -1,6 +1,6 @@
 """The static engine as the server keeps it warm: one thread, one process state.
 
-What the engine read stays in memory between checks (graphlint.static.project: the parsed
+What the engine read stays in memory between checks (graphlint.static.model.project: the parsed
 modules of the user's tree and where each import leads), so that a check after an edit
 parses only the edited document. The editor's open buffers stand for their files wherever an
 analysis follows an import (graphlint.static.buffers); a change to one, or to a file on disk,
@@ -65,7 +65,7 @@ class Checker:
             self._static[codes] = [
                 cls
                 for code, cls in self.rules.items()
-                if code in codes and "static" in cls.engines and callable(getattr(cls, "check_module", None))
+                if code in codes and cls.checks_statically()
             ]
         return self._static[codes]
 
@@ -145,7 +145,7 @@ class Checker:
             return update()
         except Exception:  # graphlint's own failure: what it kept is dropped, the server goes on
             logger.exception("graphlint could not update what it keeps")
-            from graphlint.static import project
+            from graphlint.static.model import project
 
             project.forget()
             return set()

@@ -1,9 +1,9 @@
 """The static engine on an editor's buffers (graphlint.server).
 
 :func:`check_source` checks a source as the content of its file without reading the file;
-:func:`graphlint.static.project.set_source` makes a buffer stand for its file wherever an
+:func:`graphlint.static.model.project.set_source` makes a buffer stand for its file wherever an
 analysis follows an import to it. What the process read stays in memory between checks
-(parsed modules, where imports lead): :func:`graphlint.static.project.changed` says which
+(parsed modules, where imports lead): :func:`graphlint.static.model.project.changed` says which
 files changed, and returns the ones whose analyses read them.
 """
 
@@ -13,7 +13,7 @@ from typing import Iterable
 
 from graphlint.config import Config
 from graphlint.static.engine import FileResult, check_file
-from graphlint.static.project import changed, set_source
+from graphlint.static.model.project import changed, set_source
 
 __all__ = ["changed", "check_source", "set_source"]
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
 from graphlint.reading import read_head, read_regular
-from graphlint.static import project
+from graphlint.static.model import project
 
 #: From this size on a file's SHA-256 is taken with OpenSSL's (``hashlib``: ~4x faster here
 #: than the interpreter's own, whose import costs nothing, which a one-file check keeps).
@@ -82,7 +82,7 @@ class Inputs:
 
 def reached(path: str) -> tuple[list, list]:
     """Every look-up made from ``path`` and, transitively, from the modules it found, in this
-    process (graphlint.static.project.resolutions): a superset of what its analysis read."""
+    process (graphlint.static.model.project.resolutions): a superset of what its analysis read."""
     start = os.path.abspath(path)
     seen, stack, probes, deps = {start}, [start], [], []
     while stack:

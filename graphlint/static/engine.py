@@ -28,11 +28,13 @@ from graphlint.findings import (
     internal_error,
 )
 from graphlint.reading import FileTooLarge, NotRegularFile, read_head, read_regular
-from graphlint.static import prefilter, project
+from graphlint.static import checks, prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
 from graphlint.static.depth import deep_recursion, on_deep_stack
-from graphlint.static.module import Edit, Module
+from graphlint.static.model import project
+from graphlint.static.model.module import Module
+from graphlint.static.model.scopes import Edit
 from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
@@ -223,18 +225,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
 def _run_rules(module: Module, rules: list[type], config: Config, sink: FileSink) -> None:
     if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
         rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
-    for cls in rules:
-        # only the static form: no runtime state is built for a file
-        make = getattr(cls, "for_static", None)
-        rule = make(sink, config.options_for(cls)) if make is not None else cls(sink, config.options_for(cls))
-        try:
-            rule.check_module(module)
-        except RecursionError:
-            sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
-        except KeyboardInterrupt:  # the user's, not the rule's
-            raise
-        except BaseException as exc:  # a failing rule must not stop the others, nor the run (SystemExit)
-            sink.internal_error(rule, exc, "check_module")
+    checks.run(module, rules, config, sink)  # each rule's static form (graphlint.static.checks)
 
 
 #: What :func:`_scan` says of a file that compiles and that no rule can report on.

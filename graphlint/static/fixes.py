@@ -1,7 +1,7 @@
 """``graphlint check --fix``: write the fixes of the findings that were reported.
 
 The engine (graphlint.static.engine) keeps the edits each file's rules offered
-(:class:`~graphlint.static.module.Edit`) for the findings that are reported; here they are
+(:class:`~graphlint.static.model.scopes.Edit`) for the findings that are reported; here they are
 applied, a file at a time, each file rewritten whole or left as it was.
 
 A file is rewritten in place, as black and ruff write theirs: the same file (inode), so its

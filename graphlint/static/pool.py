@@ -126,7 +126,7 @@ def _start_method(methods: list[str]) -> str | None:
 def _batches(paths: list[str], n: int) -> list[list[str]]:
     """``paths`` cut, in their order, into ``n`` runs of as many files, the runs of the most
     source first. Neighbours stay together: a package's modules, which its files' analyses
-    follow, are parsed once in the worker that checks them (graphlint.static.project)."""
+    follow, are parsed once in the worker that checks them (graphlint.static.model.project)."""
     step = -(-len(paths) // max(1, n))
     runs = [paths[i:i + step] for i in range(0, len(paths), step)]
     return sorted(runs, key=lambda run: sum(map(_work_size, run)), reverse=True)

@@ -56,7 +56,7 @@ if __name__ == "__main__":  # (a forkserver worker imports this module again)
     stop = threading.Event()
     threading.Thread(target=stop.wait, daemon=True).start()  # another thread: no fork, a forkserver
     config = load(None, start=".")
-    rules = [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    rules = [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
     results = check_files(collect(["."], config), rules, config, jobs=2)
     print(json.dumps(sorted(f.code for r in results for f in r.findings)))
     stop.set()

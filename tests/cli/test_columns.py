@@ -42,7 +42,7 @@ def test_graphlint_check_reports_the_end_of_the_construct(tmp_path):
         with tf.Graph():
             pass
         """))
-    rules = [cls for cls in discover_rules().values() if hasattr(cls, "check_module")]
+    rules = [cls for cls in discover_rules().values() if cls.checks_statically()]
     (found,) = check_file(str(path), rules, Config()).findings
     loc = found.location
     assert (loc.line, loc.column, loc.end_line, loc.end_column) == (2, 6, 2, 16)  # `tf.Graph()`

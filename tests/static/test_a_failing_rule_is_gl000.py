@@ -46,7 +46,7 @@ def failing(raised: BaseException) -> type:
 
 
 def builtin_static_rules() -> list[type]:
-    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    return [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
 
 
 @pytest.mark.parametrize(

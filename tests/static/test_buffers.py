@@ -12,14 +12,15 @@ import pytest
 
 from graphlint.config import Config
 from graphlint.registry import discover_rules
-from graphlint.static import check_file, project
+from graphlint.static import check_file
+from graphlint.static.model import project
 from graphlint.static.buffers import changed, check_source, set_source
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 RULES = [
     cls
     for cls in discover_rules(plugins=False).values()
-    if "static" in cls.engines and callable(getattr(cls, "check_module", None))
+    if cls.checks_statically()
 ]
 EVERY_SAMPLE = sorted([*SAMPLES.rglob("*.py"), *SAMPLES.rglob("*.ipynb")])
 

@@ -18,7 +18,7 @@ BROKEN = "import os\nx = (\n"  # the same size
 
 
 def static_rules() -> list[type]:
-    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    return [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
 
 
 def codes(path: Path) -> list[str]:

@@ -22,7 +22,7 @@ def program(terms: int) -> str:
 
 
 def static_rules() -> list[type]:
-    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    return [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
 
 
 def codes(results) -> list[tuple[str, int]]:
