@@ -13,7 +13,6 @@ import pytest
 import tensorflow as tf  # noqa: E402  (a test dependency: if missing, this module fails loudly instead of skipping)
 v1 = tf.compat.v1
 
-import graphlint  # noqa: E402
 from graphlint.linter import Linter  # noqa: E402
 from graphlint.instrument import instrument  # noqa: E402
 from graphlint.probes import tf_graph  # noqa: E402
@@ -132,7 +131,7 @@ def test_public_instrument_is_callable_whatever_was_imported_first():
 def _per_graph_state(linter):
     """Every PerGraph a rule keeps, with the graph ids it holds."""
     held = {}
-    rules = [p for p in linter.pm.get_plugins() if isinstance(p, graphlint.Rule)]
+    rules = linter.main.rules
     assert rules
     for rule in rules:
         for attr, value in vars(rule).items():

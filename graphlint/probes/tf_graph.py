@@ -16,7 +16,6 @@ from sys import getrefcount
 from typing import Callable
 
 from graphlint.probes._base import Probe
-from graphlint.probes._dispatch import NOBODY
 from graphlint.probes.tf_sessions import SessionPatches, _SessionInfo
 from graphlint.stacks import capture, capture_lazy, is_user_file, user_site
 
@@ -111,38 +110,37 @@ class GraphProbe(SessionPatches, Probe):
         Graph = self._ops.Graph
 
         hook = self.hook.graphlint_op_added
-        fast = self.fast_hook(hook)
-        current = getattr(fast, "current", lambda: None)
         local = self._local
         graphs = self._graphs
         deferred = self._deferred
 
-        # Runs once per op: what _fire does, inlined, through the hook's compiled call, and no
-        # stack walk when no rule listens to op_added (_fire's effect would be nil).
+        # Runs once per op: what _fire does, inlined, and no stack walk when no rule listens
+        # to op_added (the event would go nowhere).
         def emit(graph, op, inputs):
             if not probe.active or getattr(local, "busy", False):
                 return
             info = graphs.get(id(graph))
             if info is None or info.ref() is not graph:
                 info = probe.graph_info(graph)
-            call = current()
-            if call is NOBODY:
+            if not hook.listeners:
                 return
             stack = capture_lazy(2)
             local.busy = True
             try:
-                (call or fast)(
-                    graph=graph,
-                    graph_id=info.gid,
-                    graph_kind=info.kind,
-                    op=op,
-                    inputs=inputs,
-                    index=graph.version,
-                    stack=stack,
-                    site=stack.site,
+                hook.deliver(
+                    {
+                        "graph": graph,
+                        "graph_id": info.gid,
+                        "graph_kind": info.kind,
+                        "op": op,
+                        "inputs": inputs,
+                        "index": graph.version,
+                        "stack": stack,
+                        "site": stack.site,
+                    }
                 )
-            except Exception as exc:  # pragma: no cover - rules are isolated; a last guard
-                probe.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
+            except Exception as exc:  # a malformed event: the probe's bug, said once
+                probe.internal(exc, hook.name)
             finally:
                 local.busy = False
                 # A rule that kept the stack gets it whole; nobody keeps the live frame.
