@@ -307,3 +307,28 @@ def test_a_failing_function_probe_warns_once_and_the_program_goes_on(monkeypatch
             double(tf.constant(shape))
     said = [m for m in messages if "trace probe bug" in m]
     assert len(said) == 1, messages
+
+
+# -- (f) one type per id, whichever probe made it ------------------------------------------------
+def test_function_ids_are_distinct_ints_across_tensorflow_and_jax():
+    jax = pytest.importorskip("jax")
+    from graphlint._hookspecs import hookimpl
+    from graphlint.testing import recording
+
+    class Created:
+        def __init__(self):
+            self.seen = []
+
+        @hookimpl
+        def graphlint_function_created(self, function_id, framework):
+            self.seen.append((framework, function_id))
+
+    linter, warn = _quiet_linter()
+    with instrument(linter, warn=warn), recording(linter, Created()) as created:
+        tf.function(lambda x: x + 1)(tf.constant(1.0))
+        jax.jit(lambda x: x + 1)(1.0)
+        tf.function(lambda x: x * 2)(tf.constant(1.0))
+    frameworks = [framework for framework, _ in created.seen]
+    ids = [function_id for _, function_id in created.seen]
+    assert frameworks == ["tensorflow", "jax", "tensorflow"]
+    assert all(type(i) is int for i in ids) and len(set(ids)) == 3

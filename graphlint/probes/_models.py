@@ -12,6 +12,12 @@ import weakref
 from graphlint.stacks import frame_of, user_site_from
 
 
+#: One number space for every probe's models and Keras sessions: a ``model_id`` or ``session`` is an
+#: int that no model or session of another probe (Keras 3, tf-keras) has.
+_model_ids = itertools.count(1)
+_session_ids = itertools.count(1)
+
+
 class WatchedModels:
     """Mixin for a :class:`~graphlint.probes._base.Probe`; the probe implements
     ``_model_built(model, caller)`` (where the model was built, from the frame that called its
@@ -19,7 +25,15 @@ class WatchedModels:
 
     def _init_models(self) -> None:
         self._models: dict[int, weakref.ref] = {}
-        self._mids = itertools.count(1)
+
+    @staticmethod
+    def _new_model_id() -> int:
+        return next(_model_ids)
+
+    @staticmethod
+    def _new_session() -> int:
+        """The number of a Keras session just seen for the first time (``clear_session()``)."""
+        return next(_session_ids)
 
     def _patch_model_init(self, cls) -> None:
         probe = self

@@ -12,7 +12,6 @@ library makes for itself are not watched. Installed only once the program has im
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import sys
 from typing import Callable, Iterator
@@ -123,7 +122,6 @@ class JaxProbe(WatchedFunctions, Probe):
         # id(PjitInfo) -> info; the PjitInfo JAX passes to every trace of the function is the
         # info's handle (no user object)
         self._functions: dict[int, FunctionInfo] = {}
-        self._fids = itertools.count(1)
         self._dirs: tuple[str, ...] = ()
 
     def steps(self):
@@ -168,7 +166,7 @@ class JaxProbe(WatchedFunctions, Probe):
         ji = getattr(jitted, "_jit_info", None)
         if ji is None:
             return
-        info = FunctionInfo(f"jax-{next(self._fids)}", display_name(fun, "function"), definition(fun), ji)
+        info = FunctionInfo(self._new_id(), display_name(fun, "function"), definition(fun), ji)
         self._watch(id(ji), jitted, info, frame_of(frame), by_user=True)
 
     # -- tracing ---------------------------------------------------------------------------

@@ -11,7 +11,6 @@ weak reference only.
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 import weakref
@@ -54,7 +53,6 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}  # id(function cache) -> info
-        self._fids = itertools.count(1)
         self._init_models()
         self._tf_dir = ""
         self._applying_dirs: tuple[str, ...] = ()
@@ -103,7 +101,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         cache = function._function_cache
         python_function = function._python_function
         info = FunctionInfo(
-            next(self._fids),
+            self._new_id(),
             display_name(python_function, function._name),
             definition(python_function),
             weakref.ref(function),
@@ -184,14 +182,14 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         self._track_model(model)
         tracker = self._global_state.GLOBAL_STATE_TRACKER
         if self._tracker is None or self._tracker() is not tracker:
-            self._session += 1  # clear_session() replaced Keras' global state
+            self._session = self._new_session()  # clear_session() replaced Keras' global state
             self._tracker = weakref.ref(tracker)
         # The line that builds the model, not the super().__init__() of a model subclass; a
         # model Keras builds for itself (Sequential's inner Functional) is not the user's.
         frame = walk_out(caller, lambda f: in_init_of(f, model))
         if frame is None or not is_user_file(frame.f_code.co_filename):
             return
-        self._fire_model_built(next(self._mids), model, frame, self._session)
+        self._fire_model_built(self._new_model_id(), model, frame, self._session)
 
     def _patch_predict(self):
         from keras.src.backend.tensorflow.trainer import TensorFlowTrainer

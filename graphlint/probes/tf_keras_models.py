@@ -45,14 +45,14 @@ class TfKerasModelProbe(WatchedModels, Probe):
         self._backend = backend
         self._patch_model_init(training.Model)
 
-    def _session_number(self) -> tuple:
+    def _session_number(self) -> int:
         graph = getattr(self._backend._GRAPH, "graph", None)
         if graph is None:
             graph = self._backend.get_graph()
         if self._graph is None or self._graph() is not graph:
-            self._session += 1  # clear_session() replaced tf-keras' backend graph
+            self._session = self._new_session()  # clear_session() replaced tf-keras' backend graph
             self._graph = weakref.ref(graph)
-        return ("tf_keras", self._session)
+        return self._session
 
     def _model_built(self, model, caller) -> None:
         self._track_model(model)
@@ -63,7 +63,7 @@ class TfKerasModelProbe(WatchedModels, Probe):
         frame = walk_out(caller, lambda f: not is_user_file(f.f_code.co_filename) or in_init_of(f, model))
         if frame is None:
             return
-        self._fire_model_built(("tf_keras", next(self._mids)), model, frame, session)
+        self._fire_model_built(self._new_model_id(), model, frame, session)
 
     def _patch_predict(self):
         from tf_keras.src.engine import training
