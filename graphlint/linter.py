@@ -43,12 +43,12 @@ class _PluginManager(pluggy.PluginManager):
         self.linter = linter
 
     def register(self, plugin, name=None):
-        if self.linter.scope_of(plugin) is not None:
+        if self.linter._scope_of(plugin) is not None:
             raise ValueError(f"Plugin already registered in a rule scope: {plugin!r}")
         registered = super().register(plugin, name)
         if registered is not None:
             try:
-                self.linter.plugins_changed(plugin)
+                self.linter._plugins_changed(plugin)
             except Exception:
                 super().unregister(plugin)
                 raise
@@ -56,17 +56,17 @@ class _PluginManager(pluggy.PluginManager):
 
     def unregister(self, plugin=None, name=None):
         if plugin is not None and name is None and self.get_name(plugin) is None:
-            scope = self.linter.scope_of(plugin)
+            scope = self.linter._scope_of(plugin)
             if scope is not None:  # a scope's rule (the notebook extension drops a cell's)
-                scope.drop(plugin)
+                scope._drop(plugin)
                 return plugin
         removed = super().unregister(plugin, name)
-        self.linter.plugins_changed(None, removed=removed)
+        self.linter._plugins_changed(None, removed=removed)
         return removed
 
     def add_hookspecs(self, module_or_class):
         super().add_hookspecs(module_or_class)
-        self.linter.specs_changed(
+        self.linter._specs_changed(
             [name for name in dir(module_or_class) if self.parse_hookspec_opts(module_or_class, name) is not None]
         )
 
@@ -166,9 +166,9 @@ class RuleScope:
             if "runtime" not in cls.engines or not config.is_selected(code):
                 continue
             self.rules.append(cls(self.sink, config.options_for(cls)))
-        self.members = {id(rule): linter.member(rule) for rule in self.rules}
+        self.members = {id(rule): linter._member(rule) for rule in self.rules}
         linter.pm.check_pending()  # a misspelled hook method fails loudly
-        linter.open(self)
+        linter._open(self)
 
     def finish(self, exit_status: int = 0) -> list[Finding]:
         """Let this scope's rules judge the run, stop their events, return their findings."""
@@ -181,14 +181,14 @@ class RuleScope:
 
     def close(self) -> None:
         """Stop this scope's events without judging the run (a notebook cell that never ended)."""
-        self.linter.close(self)
+        self.linter._close(self)
 
-    def drop(self, rule: Rule) -> None:
+    def _drop(self, rule: Rule) -> None:
         """Stop one rule's events."""
         member = self.members.pop(id(rule), None)
         if member is not None:
             self.linter.dispatcher.leave([member])
-            self.linter.forget(rule)
+            self.linter._forget(rule)
 
 
 class Linter:
@@ -226,7 +226,7 @@ class Linter:
         self._plugin_members: dict[int, Member] = {}  # id(plugin) -> Member, registered on pm
         self._plugin_order: dict[int, int] = {}  # id(plugin) -> its registration order
         self._failed: set[int] = set()  # id(plugin): registered on pm, failed, skipped from now on
-        self._learning = False
+        self._learning: object = None  # the rule pluggy is registering to tell what it implements
         self.pm = _PluginManager(self)
         self.pm.add_hookspecs(_hookspecs)
         self.main = None if scoped else RuleScope(self, self.config)
@@ -264,31 +264,31 @@ class Linter:
         return lambda: self.dispatcher.leave([member])
 
     # -- scopes --------------------------------------------------------------------------------
-    def open(self, scope: RuleScope) -> None:
+    def _open(self, scope: RuleScope) -> None:
         with self._lock:
             for rule in scope.rules:
                 self._scoped[id(rule)] = (rule, scope)
         self.dispatcher.join(scope.members.values())
 
-    def close(self, scope: RuleScope) -> None:
+    def _close(self, scope: RuleScope) -> None:
         members, scope.members = list(scope.members.values()), {}
         self.dispatcher.leave(members)
         with self._lock:
             for rule in scope.rules:
-                self.forget(rule)
+                self._forget(rule)
 
-    def forget(self, rule: Rule) -> None:
+    def _forget(self, rule: Rule) -> None:
         entry = self._scoped.get(id(rule))
         if entry is not None and entry[0] is rule:
             del self._scoped[id(rule)]
 
-    def scope_of(self, plugin) -> RuleScope | None:
+    def _scope_of(self, plugin) -> RuleScope | None:
         """The open scope ``plugin`` is a rule of, if it is one."""
         entry = self._scoped.get(id(plugin))
         return entry[1] if entry is not None and entry[0] is plugin else None
 
     # -- what a rule listens to, learnt from pluggy --------------------------------------------
-    def member(self, rule: Rule) -> Member:
+    def _member(self, rule: Rule) -> Member:
         """``rule`` with its hook methods bound, as pluggy would register it."""
         cls = type(rule)
         if any(attr.startswith("graphlint_") for attr in vars(rule)):
@@ -311,7 +311,7 @@ class Linter:
         """What pluggy registers for ``plugin``: it validates it (unknown hooks, arguments the
         spec lacks, ``check_pending``), and is asked which methods implement which hook."""
         with self._lock:
-            self._learning = True
+            self._learning = plugin
             try:
                 self.pm.register(plugin, f"graphlint-learning-{id(plugin):x}")
                 try:
@@ -320,7 +320,7 @@ class Linter:
                 finally:
                     self.pm.unregister(plugin)
             finally:
-                self._learning = False
+                self._learning = None
 
     def _impls_of(self, plugin) -> list[tuple]:
         """``plugin``'s hook methods on pm, each hook's in pluggy's order."""
@@ -339,10 +339,10 @@ class Linter:
         return methods
 
     # -- plugins registered on pm directly (test helpers, the notebook extension's rules) -----
-    def plugins_changed(self, plugin, removed=None) -> None:
-        if self._learning:
-            return
+    def _plugins_changed(self, plugin, removed=None) -> None:
         with self._lock:
+            if self._learning is not None and (self._learning is plugin or self._learning is removed):
+                return  # a rule being learnt: it listens in its scope, not as a plugin of pm
             if plugin is not None:
                 self._impls_of(plugin)  # a wrapper is refused here, before any event
                 self._plugin_order[id(plugin)] = registration_order()
@@ -351,7 +351,7 @@ class Linter:
                 self._failed.discard(id(removed))
             self._rebuild_plugins()
 
-    def specs_changed(self, names: list[str]) -> None:
+    def _specs_changed(self, names: list[str]) -> None:
         with self._lock:
             for name in names:
                 self._argnames[name] = tuple(getattr(self.pm.hook, name).spec.argnames)
