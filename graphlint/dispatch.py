@@ -70,7 +70,7 @@ class Member:
     registered them; ``on_error(exc, hook_name)`` is called once, on the first failure.
     """
 
-    __slots__ = ("plugin", "methods", "on_error", "order", "dispatcher", "failed")
+    __slots__ = ("plugin", "methods", "on_error", "order", "dispatcher", "failed", "listeners")
 
     def __init__(
         self,
@@ -85,6 +85,11 @@ class Member:
         self.order = registration_order() if order is None else order
         self.dispatcher: Dispatcher | None = None
         self.failed = False
+        #: (hook name, sort key, listener) per method: the sort key is pluggy's calling order
+        self.listeners = tuple(
+            (hook_name, (priority, -self.order, -position), (call, _pick(tuple(argnames)), self))
+            for position, (hook_name, call, argnames, priority) in enumerate(self.methods)
+        )
 
     def __repr__(self) -> str:
         return f"<Member {self.plugin!r}>"
@@ -188,12 +193,15 @@ class Dispatcher:
     def _rebuild(self) -> None:
         by_hook: dict[str, list] = {}
         for member in self._members:
-            for position, (hook_name, call, argnames, priority) in enumerate(member.methods):
-                key = (priority, -member.order, -position)
-                by_hook.setdefault(hook_name, []).append((key, (call, _pick(tuple(argnames)), member)))
+            for hook_name, key, listener in member.listeners:
+                by_hook.setdefault(hook_name, []).append((key, listener))
         for hook in self.hooks:
-            listeners = sorted(by_hook.get(hook.name, ()), key=lambda entry: entry[0])
-            hook.listeners = tuple(listener for _, listener in listeners)
+            entries = by_hook.get(hook.name)
+            if entries is None:
+                hook.listeners = ()
+            else:
+                entries.sort(key=_first)
+                hook.listeners = tuple(listener for _, listener in entries)
 
     def only(self, members: Iterable[Member], hook_name: str) -> Hook:
         """``hook_name`` as it would be with only ``members`` listening (a scope's own
@@ -201,6 +209,10 @@ class Dispatcher:
         wanted = {id(m) for m in members}
         hook = getattr(self.hooks, hook_name)
         return Hook(hook_name, tuple(entry for entry in hook.listeners if id(entry[2]) in wanted))
+
+
+def _first(entry: tuple):
+    return entry[0]
 
 
 class Relay:

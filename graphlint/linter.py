@@ -97,11 +97,25 @@ def _hook_attributes(cls: type) -> tuple:
     )
 
 
+def _class_shape(cls: type) -> tuple:
+    """How many attributes ``cls`` and each base has: a hook method added or removed changes it."""
+    return tuple(len(vars(klass)) for klass in cls.__mro__)
+
+
+def _unchanged(template: "_Template", cls: type) -> bool:
+    """Whether ``cls`` has the hook attributes it had when ``template`` was learnt (checked per
+    scope: the same attribute counts and every hook attribute the same object)."""
+    return template.shape == _class_shape(cls) and all(
+        vars(klass).get(attr) is value for klass, attr, value in template.attributes
+    )
+
+
 class _Template(NamedTuple):
     """What pluggy registered for an instance of a rule class, to bind to the next instances:
     ``methods`` are ``(hook name, function, argument names, priority)``."""
 
     attributes: tuple
+    shape: tuple
     generation: int
     methods: tuple
 
@@ -295,9 +309,9 @@ class Linter:
             methods = self._learn(rule)  # hooks of its own: learnt for this instance only
         else:
             template = self._templates.get(cls)
-            if template is None or template.generation != self._generation or template.attributes != _hook_attributes(cls):
+            if template is None or template.generation != self._generation or not _unchanged(template, cls):
                 learnt = self._learn(rule)
-                template = _Template(_hook_attributes(cls), self._generation, tuple(
+                template = _Template(_hook_attributes(cls), _class_shape(cls), self._generation, tuple(
                     (hook, call.__func__, argnames, priority) for hook, call, argnames, priority in learnt
                 )) if all(_bound_to(call, rule) for _, call, _, _ in learnt) else None
                 self._templates[cls] = template

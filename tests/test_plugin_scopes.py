@@ -261,6 +261,23 @@ def test_a_hook_of_a_base_class_replaced_later_is_the_one_called(monkeypatch):
     assert _messages(scope.finish()) == [("XX915", "new 1")]
 
 
+def test_a_hook_removed_from_a_rule_class_later_is_no_longer_called(monkeypatch):
+    class Gone(Rule):
+        code = "XX919"
+        name = "gone"
+        summary = "loses its hook after its first registration"
+
+        def graphlint_graph_released(self, graph_id):
+            self.report(f"gone {graph_id}", HERE)
+
+    linter = Linter(rules=[Gone], scoped=True)
+    linter.open_scope().finish()
+    monkeypatch.delattr(Gone, "graphlint_graph_released")
+    scope = linter.open_scope()
+    linter.hook.graphlint_graph_released(graph_id=1)
+    assert scope.finish() == [] and _listening(linter) == []
+
+
 def test_an_instance_attribute_named_like_a_hook_is_that_instances_own():
     class Shadowed(Rule):
         code = "XX916"
