@@ -38,9 +38,9 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Callable, Iterable
 
-#: A listener: (bound method, what it takes of the event, its member). ``pick`` is ``None``
+#: A listener: (bound method, what it takes of the event, its member). What it takes is ``None``
 #: (no argument), a ``str`` (one argument) or an ``itemgetter`` (several).
-Listener = tuple  # (Callable, None | str | itemgetter, Member)
+Listener = tuple  # tuple[Callable[..., object], None | str | itemgetter, Member]
 
 #: pluggy's order within one hook: ``tryfirst`` ones, then the rest, then ``trylast`` ones.
 TRYFIRST, NORMAL, TRYLAST = 0, 1, 2
