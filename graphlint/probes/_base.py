@@ -94,15 +94,16 @@ class Probe:
         """Deliver ``event`` on ``hook`` (a :class:`graphlint.dispatch.Hook`), unless nobody
         listens or this thread is inside a hook already; rules are isolated by the hook itself."""
         local = self._local
-        if not self.active or not hook.listeners or getattr(local, "busy", False):
+        if not self.active or getattr(local, "busy", False):
             return
-        local.busy = True
-        try:
-            hook.deliver(event)
-        except Exception as exc:  # a malformed event: the probe's bug, said once
-            self.internal(exc, hook.name)
-        finally:
-            local.busy = False
+        if hook.listeners:
+            local.busy = True
+            try:
+                hook.deliver(event)
+            except Exception as exc:  # a malformed event: the probe's bug, said once
+                self.internal(exc, hook.name)
+            finally:
+                local.busy = False
         if self._deferred:
             self._drain()
 
