@@ -16,18 +16,20 @@ spec's name with every argument the spec declares, as keywords::
 
 :meth:`graphlint.probes._base.Probe._fire` adds what every probe needs around
 :meth:`Hook.deliver` (no re-entry from inside a hook, release events deferred while a hook is
-busy, a probe's own failure said once). A hot path may look at :attr:`Hook.listeners` first: an
-empty tuple means nobody listens, so the event need not even be built. That is the whole
-contract: a hook's name, its arguments by keyword, plain data or borrowed objects
-(:mod:`graphlint._hookspecs`).
+busy, a probe's own failure said once). That is the whole contract: a hook's name, its
+arguments by keyword, plain data or borrowed objects (:mod:`graphlint._hookspecs`).
+
+A path that runs per op may do what ``_fire`` does itself: look at :attr:`Hook.listeners`
+first (an empty tuple: nobody listens, the event need not even be built) and hand
+:meth:`Hook.deliver` the values in the spec's order, a tuple, with no dictionary per event.
 
 Isolation
 ---------
 A listener that raises anything but ``KeyboardInterrupt`` (``SystemExit`` included) is handed to
 its member's ``on_error`` once — for a rule, its GL000 finding — and the member leaves: it gets
 no further event, not even the rest of this one, while every other listener carries on. An
-event that lacks an argument a listener names is the caller's bug, not the listener's: its
-``KeyError`` reaches the probe.
+event that lacks an argument is the caller's bug, not a listener's: :meth:`Hook.values` raises
+``KeyError`` before any listener is called.
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ import itertools
 import threading
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
-#: A listener: (bound method, what it takes of the event, its member). What it takes is ``None``
-#: (no argument), a ``str`` (one argument) or an ``itemgetter`` (several).
-Listener = tuple  # tuple[Callable[..., object], None | str | itemgetter, Member]
+#: A listener: (bound method, what it takes of the event's values, its member, whether it takes
+#: several). What it takes is ``None`` (no argument), an ``int`` (one: its position in the spec)
+#: or an ``itemgetter`` of positions.
+Listener = tuple  # tuple[Callable[..., object], None | int | itemgetter, Member, bool]
 
 #: pluggy's order within one hook: ``tryfirst`` ones, then the rest, then ``trylast`` ones.
 TRYFIRST, NORMAL, TRYLAST = 0, 1, 2
@@ -55,12 +58,14 @@ def registration_order() -> int:
 
 
 @lru_cache(maxsize=None)
-def _pick(argnames: tuple[str, ...]):
-    if not argnames:
+def _pick(spec: tuple[str, ...], argnames: tuple[str, ...]):
+    """What a listener naming ``argnames`` takes of values in ``spec``'s order."""
+    positions = [spec.index(name) for name in argnames]
+    if not positions:
         return None
-    if len(argnames) == 1:
-        return argnames[0]
-    return itemgetter(*argnames)
+    if len(positions) == 1:
+        return positions[0]
+    return itemgetter(*positions)
 
 
 class Member:
@@ -70,7 +75,7 @@ class Member:
     registered them; ``on_error(exc, hook_name)`` is called once, on the first failure.
     """
 
-    __slots__ = ("plugin", "methods", "on_error", "order", "dispatcher", "failed", "listeners")
+    __slots__ = ("plugin", "methods", "on_error", "order", "dispatcher", "failed", "keys")
 
     def __init__(
         self,
@@ -85,48 +90,63 @@ class Member:
         self.order = registration_order() if order is None else order
         self.dispatcher: Dispatcher | None = None
         self.failed = False
-        #: (hook name, sort key, listener) per method: the sort key is pluggy's calling order
-        self.listeners = tuple(
-            (hook_name, (priority, -self.order, -position), (call, _pick(tuple(argnames)), self))
-            for position, (hook_name, call, argnames, priority) in enumerate(self.methods)
-        )
+        #: each method's place in pluggy's calling order of its hook
+        self.keys = tuple((priority, -self.order, -position) for position, (_, _, _, priority) in enumerate(self.methods))
 
     def __repr__(self) -> str:
         return f"<Member {self.plugin!r}>"
 
 
 class Hook:
-    """One hook: its name and the listeners to call, in order, for each event."""
+    """One hook: its name, its spec's arguments in order, and the listeners to call per event.
 
-    __slots__ = ("name", "listeners")
+    An event is delivered as its values in the spec's order (:meth:`deliver`); ``hook(**event)``
+    and :meth:`values` turn keyword arguments into them.
+    """
 
-    def __init__(self, name: str, listeners: tuple = ()):
+    __slots__ = ("name", "argnames", "listeners", "_pack")
+
+    def __init__(self, name: str, argnames: Iterable[str], listeners: tuple = ()):
         self.name = name
+        self.argnames = tuple(argnames)
         self.listeners: tuple[Listener, ...] = listeners
+        # what values() takes of keyword arguments: several, an itemgetter; one, its name; none, None
+        names = self.argnames
+        self._pack: Any = itemgetter(*names) if len(names) > 1 else names[0] if names else None
 
     def __repr__(self) -> str:
         return f"<Hook {self.name}: {len(self.listeners)} listeners>"
 
     def __call__(self, **event: Any) -> None:
-        self.deliver(event)
+        self.deliver(self.values(event))
 
-    def deliver(self, event: dict) -> None:
-        """Call every listener with the arguments it names; isolate each one's failure."""
+    def values(self, event: Mapping[str, Any]) -> tuple:
+        """The arguments of ``event`` in the spec's order; ``KeyError`` when one is missing."""
+        pack = self._pack
+        if pack is None:
+            return ()
+        if type(pack) is str:
+            return (event[pack],)
+        return pack(event)
+
+    def deliver(self, values: tuple) -> None:
+        """Call every listener with the values it names; isolate each one's failure."""
         failed = None
-        for call, pick, member in self.listeners:
+        for call, pick, member, several in self.listeners:
             if failed is not None and member in failed:
                 continue  # it failed earlier in this event
-            if pick is None:
-                args: tuple = ()
-            elif type(pick) is str:
-                args = (event[pick],)
-            else:
-                args = pick(event)
             try:
-                call(*args)
+                if several:
+                    call(*pick(values))
+                elif pick is None:
+                    call()
+                else:
+                    call(values[pick])
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # SystemExit too: a rule never ends the program
+                if type(exc) is IndexError and len(values) != len(self.argnames):
+                    raise  # not the spec's values: the caller's error, not the listener's
                 failed = (failed or set()) | {member}
                 _fail(member, exc, self.name)
 
@@ -159,11 +179,11 @@ class Dispatcher:
         self._members: list[Member] = []
         self._lock = threading.RLock()
 
-    def add_hook(self, name: str) -> Hook:
+    def add_hook(self, name: str, argnames: Iterable[str]) -> Hook:
         with self._lock:
             hook = vars(self.hooks).get(name)
             if hook is None:
-                hook = Hook(name)
+                hook = Hook(name, argnames)
                 setattr(self.hooks, name, hook)
                 self._rebuild()
             return hook
@@ -191,10 +211,14 @@ class Dispatcher:
         return list(self._members)
 
     def _rebuild(self) -> None:
+        hooks = vars(self.hooks)
         by_hook: dict[str, list] = {}
         for member in self._members:
-            for hook_name, key, listener in member.listeners:
-                by_hook.setdefault(hook_name, []).append((key, listener))
+            for key, (hook_name, call, argnames, _) in zip(member.keys, member.methods):
+                hook = hooks.get(hook_name)
+                if hook is not None:
+                    listener = (call, _pick(hook.argnames, tuple(argnames)), member, len(argnames) > 1)
+                    by_hook.setdefault(hook_name, []).append((key, listener))
         for hook in self.hooks:
             entries = by_hook.get(hook.name)
             if entries is None:
@@ -208,7 +232,7 @@ class Dispatcher:
         ``graphlint_run_finished``): isolated like any hook."""
         wanted = {id(m) for m in members}
         hook = getattr(self.hooks, hook_name)
-        return Hook(hook_name, tuple(entry for entry in hook.listeners if id(entry[2]) in wanted))
+        return Hook(hook_name, hook.argnames, tuple(entry for entry in hook.listeners if id(entry[2]) in wanted))
 
 
 def _first(entry: tuple):
@@ -216,7 +240,7 @@ def _first(entry: tuple):
 
 
 class Relay:
-    """A hook of another dispatcher called as a listener: every argument by keyword."""
+    """A hook of another dispatcher called as a listener, with every argument of the event."""
 
     __slots__ = ("hook", "names")
 
@@ -225,4 +249,5 @@ class Relay:
         self.names = names
 
     def __call__(self, *values: Any) -> None:
-        self.hook.deliver(dict(zip(self.names, values)))
+        hook = self.hook
+        hook.deliver(values if hook.argnames == self.names else hook.values(dict(zip(self.names, values))))

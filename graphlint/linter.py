@@ -369,7 +369,7 @@ class Linter:
         with self._lock:
             for name in names:
                 self._argnames[name] = tuple(getattr(self.pm.hook, name).spec.argnames)
-                self.dispatcher.add_hook(name)
+                self.dispatcher.add_hook(name, self._argnames[name])
             self._generation += 1
             self._rebuild_plugins()
 

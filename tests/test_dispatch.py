@@ -125,8 +125,19 @@ def test_an_event_lacking_an_argument_is_the_callers_error_not_a_rule_failure():
     linter, scope, rules = _scope(Recorder)
     with pytest.raises(KeyError):
         linter.hook.graphlint_graph_created(graph_id=1)  # no kind
+    with pytest.raises(IndexError):
+        linter.hook.graphlint_graph_created.deliver((None, 1))  # not the spec's values
     linter.hook.graphlint_graph_created(**graph_created(2))
     assert scope.finish() == [] and rules[Recorder].seen == [(2, "graph"), "finished"]
+
+
+def test_values_are_delivered_in_the_specs_order():
+    linter, scope, rules = _scope(Recorder)
+    hook = linter.hook.graphlint_graph_created
+    assert hook.argnames == ("graph", "graph_id", "kind", "site")
+    hook.deliver(hook.values(graph_created(5)))
+    hook.deliver((None, 6, "function", None))
+    assert rules[Recorder].seen == [(5, "graph"), (6, "function")]
 
 
 def test_calling_order_is_pluggys_last_registered_first_tryfirst_and_trylast_apart():

@@ -93,7 +93,7 @@ def _listening(linter):
     return [
         (hook.name, type(member.plugin).__name__, call.__func__.__name__, pick)
         for hook in linter.hook
-        for call, pick, member in hook.listeners
+        for call, pick, member, _ in hook.listeners
     ]
 
 
@@ -174,7 +174,7 @@ def test_later_instances_listen_exactly_as_pluggy_registers_them(monkeypatch):
     assert _listening(linter) == _listening(reference) != []
     # and that order is pluggy's: last registered first, tryfirst before the rest, trylast after
     for hook in ("graphlint_graph_created", "graphlint_graph_released", "graphlint_run_finished"):
-        ours = [(type(m.plugin).__name__, call.__func__.__name__) for call, _, m in getattr(linter.hook, hook).listeners]
+        ours = [(type(m.plugin).__name__, call.__func__.__name__) for call, _, m, _ in getattr(linter.hook, hook).listeners]
         pluggys = [(type(i.plugin).__name__, i.function.__name__)
                    for i in reversed(getattr(reference.pm.hook, hook).get_hookimpls())]
         assert ours == pluggys

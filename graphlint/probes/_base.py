@@ -99,8 +99,8 @@ class Probe:
         if hook.listeners:
             local.busy = True
             try:
-                hook.deliver(event)
-            except Exception as exc:  # a malformed event: the probe's bug, said once
+                hook.deliver(hook.values(event))
+            except Exception as exc:  # an argument missing: the probe's bug, said once
                 self.internal(exc, hook.name)
             finally:
                 local.busy = False
