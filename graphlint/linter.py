@@ -179,7 +179,7 @@ class RuleScope:
         for code, cls in linter.rule_classes.items():
             if "runtime" not in cls.engines or not config.is_selected(code):
                 continue
-            self.rules.append(cls(self.sink, config.options_for(cls)))
+            self.rules.append(cls.runtime_form()(self.sink, config.options_for(cls)))  # a rule unit's runtime.Runtime
         self.members = {id(rule): linter._member(rule) for rule in self.rules}
         linter.pm.check_pending()  # a misspelled hook method fails loudly
         linter._open(self)
