@@ -15,7 +15,7 @@ import symtable
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from graphlint.config import Config
 from graphlint.findings import (
@@ -36,6 +36,9 @@ from graphlint.static.model import project
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import Edit
 from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
+
+if TYPE_CHECKING:
+    from graphlint.rules._base import Rule
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 #: For a notebook, the limit is for its code cells' source, not for its outputs.
@@ -133,7 +136,7 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     return text, tree, encoding
 
 
-def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
+def check_file(path: str, rule_classes: Iterable[type[Rule]], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
@@ -143,7 +146,7 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
     return on_deep_stack(_check_file, path, list(rule_classes), config, full, data)
 
 
-def _check_file(path: str, rules: list[type], config: Config, full: bool, data: bytes | None) -> FileResult:
+def _check_file(path: str, rules: list[type[Rule]], config: Config, full: bool, data: bytes | None) -> FileResult:
     result = FileResult(path)
     found = _check(path, rules, config, result, full, data)
     result.findings = only_selected(config, found)
@@ -156,7 +159,7 @@ def _check_file(path: str, rules: list[type], config: Config, full: bool, data: 
     return result
 
 
-def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
+def _check(path: str, rules: list[type[Rule]], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
     if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
         if len(data) > read_limit(path):
             return [_too_large(path, len(data), read_limit(path))]
@@ -222,7 +225,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     return found
 
 
-def _run_rules(module: Module, rules: list[type], config: Config, sink: FileSink) -> None:
+def _run_rules(module: Module, rules: list[type[Rule]], config: Config, sink: FileSink) -> None:
     if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
         rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
     checks.run(module, rules, config, sink)  # each rule's static form (graphlint.static.checks)
@@ -320,7 +323,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
 # -- many files ----------------------------------------------------------------------------
 def check_files(
     paths: list[str],
-    rule_classes: list[type],
+    rule_classes: list[type[Rule]],
     config: Config,
     *,
     jobs: int | None = None,
