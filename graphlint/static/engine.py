@@ -39,6 +39,7 @@ from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
 
 if TYPE_CHECKING:
     from graphlint.rules._base import Rule
+    from graphlint.static.notebook import Notebook
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 #: For a notebook, the limit is for its code cells' source, not for its outputs.
@@ -61,7 +62,7 @@ class FileResult:
     edits: list[Edit] = field(default_factory=list)
     digest: str = ""
     encoding: str = "utf-8"
-    notebook: object = None  # a .ipynb file's Notebook (graphlint.static.notebook)
+    notebook: Notebook | None = None  # a .ipynb file's cells (graphlint.static.notebook)
     read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
 
 
@@ -180,9 +181,10 @@ def _check(path: str, rules: list[type[Rule]], config: Config, result: FileResul
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
     if path.endswith(".ipynb"):
-        data = _notebook(path, data, result)
-        if isinstance(data, list):
-            return data  # its GL001, or nothing for a notebook in another language
+        cells = _notebook(path, data, result)
+        if isinstance(cells, list):
+            return cells  # its GL001, or nothing for a notebook in another language
+        data = cells
     plain = rules and result.notebook is None and data.isascii()  # decoded alike everywhere
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
     scanned = None
@@ -250,13 +252,15 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool
         nodes = prefilter.scan_imports(data)
         if nodes is None:
             return None
-        relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
+        read = result.read
+        assert read is not None, "_check sets it before the scan"
+        relevant, read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
     if _compiled(path, data):
         return _SYNTAX_ONLY
     try:
-        symtable.symtable(data, path, "exec")
+        symtable.symtable(data, path, "exec")  # type: ignore[arg-type]  # bytes, as compile() takes
     except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001
         return None
     return _SYNTAX_ONLY
@@ -306,7 +310,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return [syntax_error(path, str(exc), exc.line, exc.column)]
     if notebook is None:
         return []
-    notebook.digest = result.read.digest  # of the file's bytes
+    notebook.digest = result.read.digest if result.read is not None else ""  # of the file's bytes
     result.notebook = notebook
     try:
         source = notebook.source.encode("utf-8")
