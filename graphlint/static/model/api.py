@@ -56,7 +56,7 @@ TF_FUNCTION = "tensorflow.function"
 def builds_ops(name: str | None) -> bool:
     """Whether calling the canonical ``name`` adds ops to the default graph (TF1 graph mode)."""
     rest = api(name)
-    if rest is None:
+    if rest is None or name is None:  # api(None) is None: the second says so to mypy
         return False
     if rest in _VARIABLES or rest == "train.Saver":
         return True
@@ -85,7 +85,7 @@ def is_optimizer(name: str | None) -> bool:
 def builds_model(name: str | None) -> bool:
     """Placeholders, variables, TF1 layers and ``Saver()``: the parts of a model."""
     rest = api(name)
-    if rest is None:
+    if rest is None or name is None:  # api(None) is None: the second says so to mypy
         return False
     if rest in PLACEHOLDERS or rest in _VARIABLES or rest == "train.Saver":
         return True

@@ -6,12 +6,14 @@ records what names were assigned from, and links calls to the user's own functio
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from graphlint.static.model.module import origin_key
 from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem
 
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
+_TRIES: tuple[type[ast.Try | ast.TryStar], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))  # 3.11+: try/except*
 _STARRED, _TUPLE, _LIST = ast.Starred, ast.Tuple, ast.List
 _IMPORT, _IMPORT_FROM, _NAME_OR_ATTRIBUTE = ast.Import, ast.ImportFrom, frozenset({ast.Name, ast.Attribute})
 _COMP_TYPES = frozenset(COMPS)
@@ -193,7 +195,7 @@ class _Builder:
             if not all(w.is_scope for w in items):
                 block = block + ((id(node), "with"),)
             self._stmts(node.body, ctx.child(withs=ctx.withs + tuple(items), block=block))
-        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(node, _TRIES):
             self._stmts(node.body, ctx.child(trys=ctx.trys + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
             for handler in node.handlers:
                 if handler.type is not None:
@@ -333,7 +335,7 @@ class _Builder:
             node = site.node
             if site.decorator or type(node) is not _CALL:
                 continue
-            func = node.func
+            func: Any = node.func  # `cls is _NAME` below narrows nothing for mypy
             target = None
             cls = type(func)
             if cls is _NAME:

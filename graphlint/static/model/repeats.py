@@ -92,7 +92,7 @@ def _passes(module, loop, counter: str, test) -> int | None:
         if isinstance(test.op, ast.And):
             known = [n for n in counts if n is not None]
             return min(known) if known else None
-        return sum(counts) if all(n is not None for n in counts) else None
+        return sum(counts) if all(n is not None for n in counts) else None  # type: ignore[arg-type]  # no None
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
@@ -320,7 +320,8 @@ def _thread_targets(module) -> dict:
     per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
     found = module.cache.get("thread-targets")
     if found is None:
-        found = module.cache["thread-targets"] = {}
+        targets: dict[int, object] = {}  # id(function) -> the call that starts it in a thread
+        found = module.cache["thread-targets"] = targets
         for site in module.calls:
             if site.name not in _SPAWNERS or not site.loops or guarded(site.ifs):
                 continue
@@ -338,7 +339,7 @@ def _thread_targets(module) -> dict:
             ):
                 fn = site.cls.methods.get(target.attr)
             if fn is not None:
-                found.setdefault(id(fn), site)
+                targets.setdefault(id(fn), site)
     return found
 
 

@@ -242,7 +242,7 @@ def _range_len(module, scope, call) -> int | None:
     if not args or None in args or len(args) > 3 or call.keywords:
         return None
     try:
-        return len(range(*args))
+        return len(range(*args))  # type: ignore[arg-type]  # None in args is ruled out above
     except ValueError:
         return None
 
