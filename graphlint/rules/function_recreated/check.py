@@ -118,18 +118,19 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
                     ((call.loops[-1].node, "the loop"),),
                 ))
             continue
-        reason = repeat_reason(module, call.scope, limit) if call.scope is not None else None
-        if reason is None:
+        scope = call.scope
+        reason = repeat_reason(module, scope, limit) if scope is not None else None
+        if reason is None or scope is None:
             continue
         text, site, loop = reason
         related = []
         if site is not None:
-            related.append((site.node, f"{call.scope.display} is called here"))
+            related.append((site.node, f"{scope.display} is called here"))
         if loop is not None:
             related.append((loop, "in this loop"))
         out.append(Hit(
             call.node,
-            f"{what} in {call.scope.display}, which {text}: a new function, traced again, on every call",
+            f"{what} in {scope.display}, which {text}: a new function, traced again, on every call",
             tuple(related),
         ))
     return out + _recreated_elsewhere(module, limit)
@@ -154,6 +155,7 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
             continue
         where = other.location(made.node)
         name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
+        related: tuple[tuple[object, str], ...]
         if site.loops and not loops_run_at_most(module, site.loops, limit):
             why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
         elif site.scope is not None and repeat_reason(module, site.scope, limit):

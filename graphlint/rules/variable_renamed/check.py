@@ -69,7 +69,7 @@ def duplicate_layer_names(module) -> list[Hit]:
             continue
         part = layer_part(call, layer_classes)
         name = _given_name(node) if part is not None else None
-        if name is not None and part[0] == "layer":
+        if name is not None and part is not None and part[0] == "layer":
             by_class.setdefault(id(scope.cls), []).append((name, node))
     for made in by_class.values():
         found.extend(
