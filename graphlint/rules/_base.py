@@ -9,7 +9,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
 
-from graphlint.findings import Finding, Location, Related, Severity
+from graphlint.findings import Finding, FindingSink, Location, Related, Severity
 
 if TYPE_CHECKING:
     from graphlint.stacks import Frame
@@ -82,7 +82,7 @@ class Rule:
         cls._forms = {}
         cls.engines = _engines(cls)
 
-    def __init__(self, sink, options: dict[str, Any] | None = None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None):
         self._sink = sink
         self.config = {**self.options, **(options or {})}
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from graphlint.findings import Finding, Related
+from graphlint.findings import Finding, FindingSink, Related
 from graphlint.static.hits import Hit, located
 
 if TYPE_CHECKING:
-    from graphlint.rules._base import Rule
+    from graphlint.config import Config
+    from graphlint.static.hits import StaticRule
+    from graphlint.static.model.module import Module
 
 
-def run(module, rules: Iterable[type[Rule]], config, sink) -> None:
+def run(module: Module, rules: Iterable[type[StaticRule]], config: Config, sink: FindingSink) -> None:
     """Run each rule's static form on ``module``, reporting into ``sink`` (``add`` and
     ``internal_error``, as :class:`graphlint.static.engine.FileSink`)."""
     for cls in rules:
@@ -37,7 +39,7 @@ def run(module, rules: Iterable[type[Rule]], config, sink) -> None:
             sink.internal_error(cls, exc, "check_module")
 
 
-def report(rule: type[Rule], module, hits: Iterable[Hit], sink) -> None:
+def report(rule: type[StaticRule], module: Module, hits: Iterable[Hit], sink: FindingSink) -> None:
     """Each hit as a finding of ``rule`` in ``sink``."""
     for hit in hits:
         location, related = located(module, hit)

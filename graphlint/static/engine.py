@@ -38,7 +38,7 @@ from graphlint.static.model.scopes import Edit
 from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
 
 if TYPE_CHECKING:
-    from graphlint.rules._base import Rule
+    from graphlint.static.hits import StaticRule
     from graphlint.static.notebook import Notebook
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
@@ -137,7 +137,7 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     return text, tree, encoding
 
 
-def check_file(path: str, rule_classes: Iterable[type[Rule]], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
+def check_file(path: str, rule_classes: Iterable[type[StaticRule]], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
@@ -147,7 +147,7 @@ def check_file(path: str, rule_classes: Iterable[type[Rule]], config: Config, *,
     return on_deep_stack(_check_file, path, list(rule_classes), config, full, data)
 
 
-def _check_file(path: str, rules: list[type[Rule]], config: Config, full: bool, data: bytes | None) -> FileResult:
+def _check_file(path: str, rules: list[type[StaticRule]], config: Config, full: bool, data: bytes | None) -> FileResult:
     result = FileResult(path)
     found = _check(path, rules, config, result, full, data)
     result.findings = only_selected(config, found)
@@ -160,7 +160,7 @@ def _check_file(path: str, rules: list[type[Rule]], config: Config, full: bool, 
     return result
 
 
-def _check(path: str, rules: list[type[Rule]], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
+def _check(path: str, rules: list[type[StaticRule]], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
     if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
         if len(data) > read_limit(path):
             return [_too_large(path, len(data), read_limit(path))]
@@ -227,7 +227,7 @@ def _check(path: str, rules: list[type[Rule]], config: Config, result: FileResul
     return found
 
 
-def _run_rules(module: Module, rules: list[type[Rule]], config: Config, sink: FileSink) -> None:
+def _run_rules(module: Module, rules: list[type[StaticRule]], config: Config, sink: FileSink) -> None:
     if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
         rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
     checks.run(module, rules, config, sink)  # each rule's static form (graphlint.static.checks)
@@ -327,7 +327,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
 # -- many files ----------------------------------------------------------------------------
 def check_files(
     paths: list[str],
-    rule_classes: list[type[Rule]],
+    rule_classes: list[type[StaticRule]],
     config: Config,
     *,
     jobs: int | None = None,

@@ -20,12 +20,12 @@ from graphlint.static.depth import on_deep_stack
 from graphlint.static.engine import FileResult, check_file
 
 if TYPE_CHECKING:
-    from graphlint.rules._base import Rule
+    from graphlint.static.hits import StaticRule
 
 #: Runs of neighbouring files per worker process: enough to even out the workers' loads.
 BATCHES_PER_JOB = 10
 
-_worker_state: tuple[list[type[Rule]], Config] | None = None
+_worker_state: tuple[list[type[StaticRule]], Config] | None = None
 
 
 def _init_worker(rules, config) -> None:
@@ -56,7 +56,7 @@ def _work_on(paths: list[str]) -> list[FileResult]:
     return out
 
 
-def check_in_pool(paths: list[str], rule_classes: list[type[Rule]], config: Config, jobs: int, progress) -> list[FileResult]:
+def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config: Config, jobs: int, progress) -> list[FileResult]:
     """Every file's result, the files checked over ``jobs`` worker processes, in batches."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

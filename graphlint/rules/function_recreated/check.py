@@ -155,7 +155,7 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
             continue
         where = other.location(made.node)
         name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
-        related: tuple[tuple[object, str], ...]
+        related: tuple  # (node or Location, text) pairs, as Hit.related
         if site.loops and not loops_run_at_most(module, site.loops, limit):
             why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
         elif site.scope is not None and repeat_reason(module, site.scope, limit):
