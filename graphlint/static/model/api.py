@@ -5,8 +5,12 @@ The questions on a canonical name are pure and asked for every call of every fil
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.names import api, keras_api
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 #: Namespaces whose lowercase functions add ops to the graph.
 _OP_NAMESPACES = frozenset(
@@ -103,7 +107,7 @@ def is_train_op(label: str) -> bool:
     return method in ("minimize", "apply_gradients") and is_optimizer(inner)
 
 
-def is_minimize(module, call) -> bool:
+def is_minimize(module: Module, call) -> bool:
     """``optimizer.minimize(loss)`` on a TF1 or Keras optimizer (by its origin in the file)."""
     if call.method not in ("minimize", "apply_gradients"):
         return False

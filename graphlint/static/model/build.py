@@ -6,10 +6,13 @@ records what names were assigned from, and links calls to the user's own functio
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphlint.static.model.module import origin_key
 from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
@@ -43,7 +46,7 @@ def _expr_children(node) -> list:
     return out
 
 
-def build(module, tree: ast.Module) -> None:
+def build(module: Module, tree: ast.Module) -> None:
     """Fill ``module``'s calls, loops, withs, functions, classes and origins from ``tree``."""
     builder = _Builder(module)
     builder._collect_bindings(tree.body)

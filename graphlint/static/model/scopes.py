@@ -9,8 +9,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.names import api
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -247,7 +251,7 @@ class Scope:
 _SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *COMPS)
 
 
-def scope_index(module) -> dict:
+def scope_index(module) -> dict:  # module untyped: mypy skips the walk (type(node) is X)
     """Every scope of the file by the id of its node, and every statement's scope by the id of
     the statement (``("stmt", id)``). One walk of the tree, once per module, when asked."""
     found = module.cache.get("scope-index")
@@ -359,7 +363,7 @@ def _bind_target(scope: Scope, target, kind: str, value=None) -> None:
         _bind_target(scope, target.value, "?")
 
 
-def resolve_name(module, name: str, stmt: ast.stmt) -> tuple[Scope, list] | None:
+def resolve_name(module: Module, name: str, stmt: ast.stmt) -> tuple[Scope, list] | None:
     """The scope the variable ``name`` read in ``stmt`` is, as Python resolves it (its own
     function, an enclosing one for a closure or ``nonlocal``, the module for ``global`` or a
     name bound nowhere else; a class body reads its own bindings, then as a function would),
