@@ -156,7 +156,9 @@ def graphlint_keras_layer_name_reused(name, first_site, site, rejected):
 
 
 @hookspec
-def graphlint_layer_part_created(layer_class, layer_id, call_count, part, part_class, site, call_site):
+def graphlint_layer_part_created(layer_class, layer_id, call_count, part, part_class, site, call_site, state):
     """A ``part`` (``"layer"`` or ``"variable"``) of class ``part_class`` was created at ``site``
     while the Keras layer ``layer_id`` (class ``layer_class``) ran its call number ``call_count``
-    (the innermost layer call running; ``call_site`` is the user's line that called it)."""
+    (the innermost layer call running; ``call_site`` is the user's line that called it);
+    ``state``: what it holds, ``"weights"``, ``"seed generator"`` or ``"variable"`` (a layer
+    that holds none is not reported)."""

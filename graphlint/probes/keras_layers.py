@@ -4,7 +4,9 @@
 (``flavor="tf_keras"``) to keep, per thread, the stack of layer calls running and, per layer
 object, how many times it was called; it wraps ``Layer.__init__`` and (Keras 3) the Keras
 ``Variable`` constructor to fire ``graphlint_layer_part_created`` when a layer or variable is
-created while a layer call runs. :class:`TFVariableProbe` does the same for ``tf.Variable``
+created while a layer call runs and holds state: a variable, a layer with weights (known when
+its first call has built it) or a Keras 3 seed generator; a layer that never makes a variable
+(``Flatten``, pooling) fires nothing. :class:`TFVariableProbe` does the same for ``tf.Variable``
 (tf-keras' ``add_weight``, or a ``tf.Variable`` made in ``call()``). Only the outermost creation
 is reported (a layer's own sublayers and a Keras variable's inner ``tf.Variable`` are part of
 it). Whether it is a mistake is the rules' business: the first call of a layer builds it.
@@ -68,13 +70,14 @@ class _Creation(Probe):
                     return original(self, *args, **kwargs)
                 _local.creating = True
                 try:
-                    try:
-                        probe._created(running, part, self, sys._getframe(1), skip_self)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
-                    return original(self, *args, **kwargs)
+                    result = original(self, *args, **kwargs)
                 finally:
                     _local.creating = False
+                try:
+                    probe._created(running, part, self, sys._getframe(1), skip_self)
+                except Exception:  # pragma: no cover - never break the program
+                    pass
+                return result
 
             return __init__
 
@@ -85,8 +88,7 @@ class _Creation(Probe):
         site = _user_frame(caller, obj if skip_self else None)
         if site is None:
             return
-        self._fire(
-            self.hook.graphlint_layer_part_created,
+        event = dict(
             layer_class=layer_class,
             layer_id=layer_id,
             call_count=count,
@@ -95,6 +97,51 @@ class _Creation(Probe):
             site=site,
             call_site=_user_frame(call_frame),
         )
+        if part == "variable" and _in_layer_init(caller, call_frame):
+            return  # a part of a layer under construction (a Keras 3 seed generator): the layer's
+        state = "variable" if part == "variable" else _layer_state(obj)
+        if state is None:
+            self._await_build(obj, event)  # a layer makes its weights when first called
+        else:
+            self._fire(self.hook.graphlint_layer_part_created, state=state, **event)
+
+    def _await_build(self, obj, event) -> None:
+        """A layer holding no variable yet: the event waits for its first call (see
+        :class:`KerasLayerProbe`); by default it is dropped."""
+
+    def _built(self, obj, event) -> None:
+        """A layer that was made in a call has run its first call: the event, if it made state."""
+        state = _layer_state(obj)
+        if state is not None:
+            self._fire(self.hook.graphlint_layer_part_created, state=state, **event)
+
+
+def _is_layer(obj) -> bool:
+    return any(
+        c.__name__ == "Layer" and c.__module__.split(".", 1)[0] in ("keras", "tf_keras") for c in type(obj).__mro__
+    )
+
+
+def _in_layer_init(frame, stop) -> bool:
+    """Whether a frame from ``frame`` out to ``stop`` is the ``__init__`` of a Keras layer."""
+    while frame is not None and frame is not stop:
+        if frame.f_code.co_name == "__init__" and _is_layer(frame.f_locals.get("self")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _layer_state(layer) -> str | None:
+    """What a Keras layer holds: ``"weights"``, ``"seed generator"`` (Keras 3 seed variables,
+    which ``layer.weights`` leaves out) or None."""
+    try:
+        if list(getattr(layer, "weights", ()) or ()):
+            return "weights"
+        if list(getattr(layer, "variables", ()) or ()):
+            return "seed generator"
+    except Exception:  # pragma: no cover - a layer whose properties fail
+        pass
+    return None
 
 
 class KerasLayerProbe(_Creation):
@@ -106,6 +153,7 @@ class KerasLayerProbe(_Creation):
         super().__init__(hook, warn)
         self.flavor = flavor
         self._counts: dict[int, list] = {}  # id(layer) -> [weak reference, calls]
+        self._unbuilt: dict[int, tuple] = {}  # id(layer) -> (weak reference, event): made in a call, no state yet
         self._names: dict[int, tuple] = {}  # id(layer) -> (weak reference, name, site): name= given
         self._model = self._functional = None
 
@@ -118,7 +166,17 @@ class KerasLayerProbe(_Creation):
 
     def forget(self) -> None:
         self._counts.clear()
+        self._unbuilt.clear()
         self._names.clear()
+
+    def _await_build(self, obj, event) -> None:
+        key = id(obj)
+        self._unbuilt[key] = (weakref.ref(obj), event)
+        try:
+            fin = weakref.finalize(obj, self._unbuilt.pop, key, None)
+            fin.atexit = False
+        except TypeError:  # pragma: no cover
+            pass
 
     def _layer_class(self):
         if self.flavor == "keras":
@@ -153,6 +211,13 @@ class KerasLayerProbe(_Creation):
                     result = original(self, *args, **kwargs)
                 finally:
                     calls.pop()
+                if entry[1] == 1 and key in probe._unbuilt:
+                    ref, event = probe._unbuilt.pop(key)
+                    if ref() is self:
+                        try:
+                            probe._built(self, event)
+                        except Exception:  # pragma: no cover - never break the program
+                            pass
                 if entry[1] == 1 and probe._model is not None and isinstance(self, probe._model):
                     try:
                         probe._check_subclassed(self)
