@@ -56,6 +56,8 @@ class GraphRebuilt(Rule):
       is decorated with `@tf.function`, or runs once per object (`__init__`, `build`); a call
       behind a first-time guard (`if self.model is None:`).
     - Statically, a loop the source bounds to one pass; models kept side by side (an ensemble).
+    - The target of a `multiprocessing.Process` started in a loop (an A3C's worker processes):
+      each process has its own default graph and builds its copy once.
     """
 
     code = "GL101"

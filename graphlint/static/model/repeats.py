@@ -316,7 +316,7 @@ def per_call(module, fn: Function) -> Reason | None:
     return reason
 
 def _thread_targets(module) -> dict:
-    """The functions a loop starts a thread or process on (``Thread(target=self.handle)``
+    """The functions a loop starts a thread on (``Thread(target=self.handle)``
     per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
     found = module.cache.get("thread-targets")
     if found is None:
@@ -342,8 +342,10 @@ def _thread_targets(module) -> dict:
     return found
 
 
-#: What starts a function in a thread or a process of its own.
-_SPAWNERS = frozenset({"threading.Thread", "multiprocessing.Process", "threading.Timer"})
+#: What starts a function in a thread of its own. Not ``multiprocessing.Process`` (nor a
+#: ``Pool``): each process has its own default graph, sessions and Keras state, so a target that
+#: builds its model builds it once in each process (an A3C's worker processes).
+_SPAWNERS = frozenset({"threading.Thread", "threading.Timer"})
 #: The decorators that make a function a web handler: Flask's ``@app.route``, FastAPI's and
 #: Starlette's ``@app.get`` / ``@router.post``..., Sanic's and Quart's alike.
 _ROUTES = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
