@@ -160,3 +160,35 @@ def _local_class_state(cls, module, layer_classes, seen: set) -> str | None:
         else:
             states.add(keras_layer_state(part[1], is_legacy_keras(call, module)))
     return WEIGHTS if WEIGHTS in states else SEED if SEED in states else None
+
+
+def forwards_name(cls, layer_classes, seen=None) -> bool:
+    """Whether the file's own layer class hands a ``name=`` it is given on to Keras (its
+    ``__init__`` passes ``name`` or ``**kwargs`` to ``super().__init__``, or it has no
+    ``__init__`` of its own). A class that keeps it for itself, or drops it, lets Keras make a
+    unique name for each object."""
+    seen = set() if seen is None else seen
+    if id(cls) in seen:
+        return True
+    seen.add(id(cls))
+    init = next(
+        (s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"),
+        None,
+    )
+    if init is None:
+        local = [layer_classes[b.id] for b in cls.node.bases if isinstance(b, ast.Name) and b.id in layer_classes]
+        return all(forwards_name(base, layer_classes, seen) for base in local)
+    args = init.args
+    named = any(a.arg == "name" for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+    kwargs = args.kwarg.arg if args.kwarg is not None and not named else None
+    for node in ast.walk(init):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+            continue
+        passed = [*node.args, *(k.value for k in node.keywords)]
+        if named and any(isinstance(v, ast.Name) and v.id == "name" for v in passed):
+            return True
+        if named and any(isinstance(v, ast.Starred) for v in node.args):
+            return True
+        if kwargs is not None and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs for k in node.keywords):
+            return True
+    return False
