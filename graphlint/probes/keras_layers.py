@@ -30,6 +30,15 @@ _order = itertools.count()  # creation order of layers given a name=
 _local = threading.local()  # .calls: [(layer id, class name, call count, caller frame)], .creating
 
 
+def _drop_with(obj, table: dict, key) -> None:
+    """Drop ``table[key]`` when ``obj`` is collected (not at exit)."""
+    try:
+        fin = weakref.finalize(obj, table.pop, key, None)
+        fin.atexit = False
+    except TypeError:  # pragma: no cover
+        pass
+
+
 def _running():
     calls = getattr(_local, "calls", None)
     if not calls or getattr(_local, "creating", False):
@@ -172,11 +181,7 @@ class KerasLayerProbe(_Creation):
     def _await_build(self, obj, event) -> None:
         key = id(obj)
         self._unbuilt[key] = (weakref.ref(obj), event)
-        try:
-            fin = weakref.finalize(obj, self._unbuilt.pop, key, None)
-            fin.atexit = False
-        except TypeError:  # pragma: no cover
-            pass
+        _drop_with(obj, self._unbuilt, key)
 
     def _layer_class(self):
         if self.flavor == "keras":
@@ -197,11 +202,7 @@ class KerasLayerProbe(_Creation):
                 entry = counts.get(key)
                 if entry is None or entry[0]() is not self:
                     entry = counts[key] = [weakref.ref(self), 0]
-                    try:
-                        fin = weakref.finalize(self, counts.pop, key, None)
-                        fin.atexit = False
-                    except TypeError:  # pragma: no cover
-                        pass
+                    _drop_with(self, counts, key)
                 entry[1] += 1
                 calls = getattr(_local, "calls", None)
                 if calls is None:
@@ -240,11 +241,7 @@ class KerasLayerProbe(_Creation):
             return
         key = id(layer)
         self._names[key] = (weakref.ref(layer), name, site, next(_order))
-        try:
-            fin = weakref.finalize(layer, self._names.pop, key, None)
-            fin.atexit = False
-        except TypeError:  # pragma: no cover
-            pass
+        _drop_with(layer, self._names, key)
 
     def _named_entry(self, layer):
         """(site, creation order) of a layer created with ``name=`` that still has that name."""
