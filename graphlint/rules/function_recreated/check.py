@@ -44,7 +44,7 @@ def _repeat_reason(module: Module, fn: Function, limit: int, seen: set):
         return None
     seen.add(id(fn))
     for site in fn.callers:
-        if isolated(site) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
+        if isolated(site, module) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
             continue  # once per trace of an outer tf.function, or once behind a first-time guard
         if site.loops and not loops_run_at_most(module, site.loops, limit):
             return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)

@@ -52,10 +52,14 @@ class GraphRebuilt(Rule):
       again from one line (a loop) and each applies the same tensors again, not when they come
       from several lines (a layer helper, `bijector.forward(x)` then `forward(y)`).
     - Towers built before any run, and ops built inline in a loop (that is GL102).
-    - A function that builds under its own `tf.Graph().as_default()`, resets the default graph,
+    - A function that builds under its own `tf.Graph().as_default()`, resets the default graph
+      (itself, or through a helper or constructor of the file; a loop also through one of
+      another module of the tree),
       is decorated with `@tf.function`, or runs once per object (`__init__`, `build`); a call
       behind a first-time guard (`if self.model is None:`).
     - Statically, a loop the source bounds to one pass; models kept side by side (an ensemble).
+    - The target of a `multiprocessing.Process` started in a loop (an A3C's worker processes):
+      each process has its own default graph and builds its copy once.
     """
 
     code = "GL101"

@@ -39,7 +39,8 @@ class KerasModelChurn(Rule):
 
     ## Known exemptions
     Models kept side by side (appended to a list, stored, returned: an ensemble), and loops the
-    source bounds to `max-per-site` passes.
+    source bounds to `max-per-site` passes (the folds of `np.array_split(x, k)` or of a
+    scikit-learn splitter's `split()`, `KFold(n_splits=k)`, count as `k` passes).
     """
 
     code = "GL503"
