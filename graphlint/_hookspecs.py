@@ -162,11 +162,9 @@ def graphlint_keras_layer_name_reused(name, first_site, site, rejected):
 
 
 # ``part`` is ``"layer"`` or ``"variable"``; ``layer_id`` (class ``layer_class``) is the innermost
-# layer call running, its call number ``call_count``; ``call_site`` is the user's line that called it.
+# layer call running, its call number ``call_count``; ``call_site`` is the user's line that called it;
+# ``state`` what the part holds: ``"weights"``, ``"seed generator"`` or ``"variable"`` (a layer that
+# holds none is not reported).
 @hookspec
 def graphlint_layer_part_created(layer_class, layer_id: int, call_count, part, part_class, site, call_site, state):
-    """A ``part`` (``"layer"`` or ``"variable"``) of class ``part_class`` was created at ``site``
-    while the Keras layer ``layer_id`` (class ``layer_class``) ran its call number ``call_count``
-    (the innermost layer call running; ``call_site`` is the user's line that called it);
-    ``state``: what it holds, ``"weights"``, ``"seed generator"`` or ``"variable"`` (a layer
-    that holds none is not reported)."""
+    """A layer or variable that holds state was created while a Keras layer's ``call()`` ran."""
