@@ -12,6 +12,9 @@ _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
 
 
+# TensorFlow's Trackable API, through which Keras' add_weight() makes every weight it tracks
+_TRACKED_BY_OBJECT = "_add_variable_with_custom_getter"
+
 _KERAS_NAME_FIX = "Give each layer of a model its own name, or leave `name=` out and let Keras number them."
 
 
@@ -73,6 +76,13 @@ class VariableRenamed(Rule):
         prefix, _, got = name.rpartition("/")
         match = _SUFFIX.match(got)
         if got == wanted or not match or match.group("base") != wanted:
+            return
+        from graphlint.stacks import passes_through
+
+        if passes_through(_TRACKED_BY_OBJECT):
+            # A weight a Keras layer, metric or optimizer made for itself (`add_weight`:
+            # 'total', 'gamma', 'moving_mean'): nobody chose that name, and the object that
+            # made it keeps the variable and saves it by object, not by its graph name.
             return
         original = f"{prefix}/{wanted}" if prefix else wanted
         self.report(
