@@ -1,7 +1,8 @@
 """GL502 function-recreated in a test: a method that wraps its step in a new function per call.
 
 `Scorer.score()` makes a new `tf.function` every time it is called, so each of the test's
-four calls on the same scorer traces the step again.
+three calls on the same scorer traces the step again (a reset trainer makes two: the
+limit).
 """
 
 import tensorflow as tf
