@@ -37,7 +37,8 @@ class FunctionRecreated(Rule):
 
     ## Known exemptions
     - At runtime: functions that Keras makes, the per-instance copies of a decorated method and
-      those an `__init__` makes for its object, functions made while another `tf.function` is
+      those an `__init__` makes for its object, one function per object that a method makes it
+      for (four models, each with its `make_train_function()`), functions made while another `tf.function` is
       traced, and functions only traced by `get_concrete_function` (never called).
     - Statically: a function made behind a first-time guard (`if self._fn is None:`), in a
       memoized function, over a loop's own distinct functions, in a loop of no more literal

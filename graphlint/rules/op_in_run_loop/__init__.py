@@ -37,6 +37,8 @@ class OpInRunLoop(Rule):
     - One addition after training (a single `Saver()`), and a test that builds and evaluates a
       handful of times from different lines.
     - A function that builds and runs per call (that is GL101).
+    - At runtime, steps that build other ops or other shapes each time (a test's loop over
+      configurations).
     - Ops under the iteration's own `as_default()` graph or a first-time guard (`if op is
       None:`), `get_variable` under `reuse=True` (no op), and a loop over the model's own
       variables (a weight load, its placeholder per variable included, or an inspection: one
