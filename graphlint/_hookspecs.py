@@ -110,17 +110,24 @@ def graphlint_run_finished(exit_status):
 
 # -- TensorFlow 2: tf.function and Keras ---------------------------------------------------------
 @hookspec
-def graphlint_function_created(function_id, name, definition_site, site, by_user, framework):
+def graphlint_function_created(function_id, name, definition_site, site, by_user, framework, api, target):
     """A ``tf.function`` (``framework`` ``"tensorflow"``) or ``jax.jit`` function (``"jax"``) was
     made at ``site`` around ``name`` (defined at ``definition_site``, ``None`` when that is not
     user code); ``by_user`` is false when a library (Keras) or TensorFlow's per-instance copy
-    of a decorated method made it."""
+    of a decorated method made it.
+
+    For PyTorch (``"torch"``), two kinds: what ``api`` (``"torch.compile"``,
+    ``"torch.jit.trace"``, ``"torch.jit.script"``, ``"torch.export.export"``) made at ``site``, and
+    (``api`` ``None``, ``by_user`` false) each frame torch.compile's dynamo compiles, whose compiles
+    are its traces. ``target`` is a plain key of what ``api`` was applied to, equal for the same
+    function code or the same ``nn.Module`` object (``None`` when unknown, and for the other
+    frameworks, whose ``api`` is ``None`` too)."""
 
 
 @hookspec
 def graphlint_function_traced(
     function_id, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing,
-    ahead_of_time,
+    ahead_of_time, guard,
 ):
     """``tf.function`` ``function_id`` traced a new graph for the call at ``site``.
 
@@ -128,7 +135,13 @@ def graphlint_function_traced(
     kind, type, shape, dtype, truncated value, identity); ``trace_count`` counts the function's
     traces so far; ``input_signature`` and ``reduce_retracing`` tell how it was declared;
     ``ahead_of_time`` is true for a trace asked for by ``get_concrete_function`` (for its
-    graph or output signature), not by a call."""
+    graph or output signature), not by a call.
+
+    For a frame torch.compile compiled (``"torch"``): ``trace_count`` is dynamo's count of the
+    frame's compiles, ``reduce_retracing`` whether automatic dynamic shapes were on (not
+    ``dynamic=False``), ``guard`` the :class:`graphlint.events.Guard` whose failure made dynamo
+    compile again (``None`` for a first compile, and for the other frameworks); ``arguments``
+    then also summarise the guarded value (``self.step``, a global, a closure variable)."""
 
 
 @hookspec
@@ -160,3 +173,23 @@ def graphlint_layer_part_created(layer_class, layer_id, call_count, part, part_c
     """A ``part`` (``"layer"`` or ``"variable"``) of class ``part_class`` was created at ``site``
     while the Keras layer ``layer_id`` (class ``layer_class``) ran its call number ``call_count``
     (the innermost layer call running; ``call_site`` is the user's line that called it)."""
+
+
+# -- PyTorch 2: torch.compile ----------------------------------------------------------------------
+@hookspec
+def graphlint_recompile_limit_reached(
+    function_id, name, definition_site, site, arguments, guard, compiles, limit, limit_type
+):
+    """dynamo refused to compile the frame ``function_id`` once more for the call at ``site``:
+    it was compiled ``compiles`` times and reached ``torch._dynamo.config.<limit_type>``
+    (``limit``); from now on it runs eagerly. ``arguments`` and ``guard`` as in
+    ``graphlint_function_traced``."""
+
+
+@hookspec
+def graphlint_graph_break(function_id, name, site, call_site, reason, explanation, hints, skipped):
+    """dynamo split the frame ``function_id`` (named ``name``) at the user's line ``site``:
+    ``reason`` is its one-line cause (``"Failed to trace builtin operator"``), ``explanation``
+    and ``hints`` (a tuple of strings) what it says about it; ``skipped``: the whole frame runs
+    eagerly instead (a graph break in a loop). ``call_site`` is the user's line that called the
+    compiled code. Fired once per compile of the frame that breaks there."""

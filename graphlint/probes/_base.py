@@ -19,6 +19,8 @@ class Probe:
     """
 
     name = ""
+    #: The library whose internals it patches, as a warning names it.
+    library = "TensorFlow"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         self.hook = hook
@@ -48,7 +50,7 @@ class Probe:
             except Exception as exc:
                 self.unavailable.append(label)
                 self.warn(
-                    f"graphlint: cannot watch {label} in this TensorFlow "
+                    f"graphlint: cannot watch {label} in this {self.library} "
                     f"({type(exc).__name__}: {exc}); rules that need it stay silent"
                 )
 
