@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlint.findings import Severity
-from graphlint.rules import _jax
+from graphlint.rules import _jax, _torch
 from graphlint.rules._base import Rule
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
@@ -40,7 +40,11 @@ class FunctionRecreated(Rule):
     and exports do, never called — are not counted). The same for `jax.jit` — `jax.jit(f)`,
     `jax.jit(lambda ...)`, `@jax.jit`/`@partial(jax.jit, ...)` on a nested def, `jax.jit` inside
     `jax.vmap(...)` — at runtime (distinct jitted functions made at one line, each traced) and
-    statically.
+    statically. And at runtime for PyTorch: a line that applies `torch.compile`,
+    `torch.jit.trace`/`trace_module`, `torch.jit.script` or `torch.export.export` more than
+    `max-per-site` times to the same function (its code: a lambda or nested `def` made afresh
+    counts as the same) or the same `nn.Module` object; a new module object each time (a sweep
+    that compiles each new model once) and a compile in `__init__` are not counted.
 
     Statically, a function of your own module beside the file that applies `tf.function` on
     every call is reported at the line that calls it in a loop or per call. A `tf.function` made
@@ -73,13 +77,13 @@ class FunctionRecreated(Rule):
     repetition = True
     name = "function-recreated"
     severity = Severity.WARNING
-    summary = "`tf.function` or `jax.jit` applied inside a loop or on every call"
+    summary = "`tf.function`, `jax.jit`, `torch.compile` or `torch.jit.trace` applied inside a loop or on every call"
     fix = (
         "Apply tf.function once — at module level, in __init__, or as the decorator of a method "
         "— and call the resulting function in the loop."
     )
     engines = ("runtime", "static")
-    frameworks = ("tensorflow", "jax")
+    frameworks = ("tensorflow", "jax", "torch")
     options = {"max-per-site": 2}
 
     def __init__(self, sink, options=None):
@@ -88,10 +92,15 @@ class FunctionRecreated(Rule):
         self.called: set[int] = set()  # functions traced for a call
         self.ahead: dict[int, int] = {}  # function id -> traces for get_concrete_function alone
         self.sites: dict[tuple, _Site] = {}  # (path, line) -> what was made there
+        self.torch_made: dict[tuple, _torch.Made] = {}  # ((path, line), api) -> targets made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework):
+    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework, api, target):
         # Made in __init__: the new object's own function, as a decorated method's per-instance copy.
+        if framework == "torch":  # counted as made: torch.compile compiles on a call, jit and export at once
+            if api is not None and target is not None and by_user and site is not None and site.function != "__init__":
+                _torch.made(self.torch_made, site, definition_site, name, api, target)
+            return
         if by_user and site is not None and site.function != "__init__":
             wrapped = definition_site[:2] if definition_site is not None else name
             self.created[function_id] = (site, definition_site, framework, wrapped)
@@ -138,6 +147,14 @@ class FunctionRecreated(Rule):
                     related=related,
                     fix=_jax.RECREATED_FIX if jax else None,
                 )
+        for entry in self.torch_made.values():
+            found = _torch.remade(entry, limit)
+            if found is not None:
+                related = [(entry.definition, "it is defined here")] if entry.definition is not None else []
+                if entry.definition is not None and entry.definition[:2] == entry.site[:2]:
+                    related = []  # a lambda: defined on the line that compiles it
+                self.report(found[0], entry.site, related=related, fix=found[1])
+        self.torch_made.clear()
         self.sites.clear()
         self.created.clear()
         self.called.clear()
