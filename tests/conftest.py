@@ -171,18 +171,25 @@ def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool =
 # -- the samples: every bad program and its good twin, and how each runs ------------------------
 #: How a sample runs, the first pattern (relative to samples/) that matches wins: ``tf1`` in this
 #: process (``run_in_process``); ``tf2`` (TF2, Keras) in one eager subprocess, since TF1 samples
-#: turn eager execution off for the whole process; ``jax`` in one subprocess that never imports
-#: TensorFlow. Both subprocesses are ``tests/sample_driver.py``.
+#: turn eager execution off for the whole process; ``jax`` and ``torch`` each in one subprocess
+#: that never imports TensorFlow. The subprocesses are ``tests/sample_driver.py``.
 SAMPLE_DRIVERS = (
     ("jax/*.py", "jax"),
+    ("torch/*.py", "torch"),
     ("rules/gl5*.py", "tf2"),
     ("rules/gl201_keras_*.py", "tf2"),
     ("*/*.py", "tf1"),
 )
-DRIVER_ENV = {"tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"}, "jax": {"JAX_PLATFORMS": "cpu"}}
+DRIVER_ENV = {
+    "tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"},
+    "jax": {"JAX_PLATFORMS": "cpu"},
+    "torch": {"TORCHINDUCTOR_COMPILE_THREADS": "1"},  # inductor compiles in-process: no worker pool
+}
 #: The story's programs: a bad one, its fix that is still bad, and the right one.
 STORY_BAD = {"forecast_1_rebuilt.py", "forecast_2_reuse_fix.py"}
-SAMPLE_PATHS = sorted(p for folder in ("rules", "runtime", "story", "jax") for p in (SAMPLES / folder).glob("*.py"))
+SAMPLE_PATHS = sorted(
+    p for folder in ("rules", "runtime", "story", "jax", "torch") for p in (SAMPLES / folder).glob("*.py")
+)
 
 
 def sample_driver(path: Path) -> str:
@@ -198,7 +205,7 @@ def sample_needs(path: Path) -> str | None:
     """The optional package a sample needs and this environment lacks, if any."""
     import importlib.util
 
-    needs = ["jax"] if sample_driver(path) == "jax" else []
+    needs = [sample_driver(path)] if sample_driver(path) in ("jax", "torch") else []
     if "tf_keras" in path.read_text():
         needs.append("tf_keras")
     return next((package for package in needs if importlib.util.find_spec(package) is None), None)

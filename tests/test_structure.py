@@ -90,11 +90,11 @@ def test_modules_stay_under_400_lines():
     assert too_long == {}, "split these by job (no exceptions)"
 
 
-FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax")
+FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax", "torch")
 
 
 def test_only_probes_import_a_framework_or_name_its_internals():
-    """TensorFlow, Keras and JAX knowledge lives in graphlint/probes (static analysis names
+    """TensorFlow, Keras, JAX and PyTorch knowledge lives in graphlint/probes (static analysis names
     APIs as text and imports nothing)."""
     wrong = []
     for path in modules():
