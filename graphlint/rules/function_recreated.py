@@ -150,7 +150,8 @@ class FunctionRecreated(Rule):
         for entry in self.torch_made.values():
             found = _torch.remade(entry, limit)
             if found is not None:
-                related = [(entry.definition, "it is defined here")] if entry.definition is not None else []
+                defined = entry.definition
+                related = [(defined, f"`{defined.function}()` is defined here")] if defined is not None else []
                 if entry.definition is not None and entry.definition[:2] == entry.site[:2]:
                     related = []  # a lambda: defined on the line that compiles it
                 self.report(found[0], entry.site, related=related, fix=found[1])

@@ -12,13 +12,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from torch_support import fresh_dynamo  # noqa: E402,F401 - a fixture
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    """dynamo keeps its compiled code on the code objects: a test's lambdas start uncompiled."""
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def _findings(fn, config=None, codes=("GL501", "GL502", "GL506"), warn=None):

@@ -15,12 +15,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from torch_support import fresh_dynamo  # noqa: E402,F401 - a fixture
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def _compiled_function():
