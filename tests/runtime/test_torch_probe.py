@@ -289,3 +289,23 @@ def test_the_tested_versions_are_the_extras():
     spec = f"torch>={low[0]}.{low[1]},<{high[0]}.{high[1]}"
     assert project["optional-dependencies"]["torch"] == [spec]
     assert spec in project["optional-dependencies"]["test"]
+
+
+@pytest.mark.parametrize("api, make", [
+    ("exported", lambda m, x: torch.export.export(m, (x,))),
+    ("scripted", lambda m, x: torch.jit.script(m)),
+    ("traced", lambda m, x: torch.jit.trace_module(m, {"forward": (x,)})),
+], ids=["export", "script", "trace_module"])
+@pytest.mark.parametrize("made, reported", [(2, False), (3, True)])
+def test_gl502_export_script_and_trace_of_the_same_module_in_a_loop(api, make, made, reported):
+    model = torch.nn.Linear(2, 2)
+    x = torch.ones(1, 2)
+
+    def run():
+        for _ in range(made):
+            make(model, x)
+
+    found = _findings(run)
+    assert [f.code for f in found] == (["GL502"] if reported else [])
+    if reported:
+        assert found[0].message.startswith(f"this line {api} `Linear` 3 times")
