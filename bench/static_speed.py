@@ -172,7 +172,7 @@ def no_analysis(argv: list[str]) -> None:
     rule looks at it; all the rest (the walk, reading, import scan, parse, notebooks, pool,
     cache, report) runs as usual. The line it gives is the floor of graphlint's own pipeline:
     what no faster model or rule can take away."""
-    import graphlint.static.module as module
+    import graphlint.static.model.module as module
     from graphlint.registry import discover_rules
 
     kept = []  # as a real model's cycles keep it (the process exits without freeing them)
@@ -184,8 +184,8 @@ def no_analysis(argv: list[str]) -> None:
 
     module.Module.__init__ = bare  # the pool's workers are forked from here: they inherit it
     for cls in discover_rules(plugins=False).values():
-        if callable(getattr(cls, "check_module", None)):
-            cls.check_module = lambda self, module: None
+        if cls.checks_statically():
+            cls._forms["static"] = lambda module, options: ()  # the static form, taken out
     from graphlint.cli import console
 
     sys.argv = ["graphlint", *argv]

@@ -22,43 +22,11 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import graphlint  # noqa: E402
 from graphlint.linter import Linter  # noqa: E402
-
-STEPS = 2_000
-
-rng = np.random.default_rng(0)
-X = tf.constant(rng.normal(size=(32, 16)).astype(np.float32))
-Y = tf.constant(rng.normal(size=(32, 1)).astype(np.float32))
-
-
-# -- the workload: plain user code ----------------------------------------------------------
-def make_step():
-    w1 = tf.Variable(rng.normal(size=(16, 32)).astype(np.float32) * 0.1)
-    w2 = tf.Variable(rng.normal(size=(32, 1)).astype(np.float32) * 0.1)
-
-    @tf.function
-    def train_step(x, y, lr):
-        with tf.GradientTape() as tape:
-            h = tf.nn.relu(tf.matmul(x, w1))
-            loss = tf.reduce_mean((tf.matmul(h, w2) - y) ** 2)
-        g1, g2 = tape.gradient(loss, [w1, w2])
-        w1.assign_sub(lr * g1)
-        w2.assign_sub(lr * g2)
-        return loss
-
-    return train_step
-
-
-def train(step, n: int) -> float:
-    lr = tf.constant(0.01)
-    loss = None
-    for _ in range(n):
-        loss = step(X, Y, lr)
-    return float(loss)
+from tf2_workload import STEPS, make_step, train  # noqa: E402
 
 
 # -- timing -----------------------------------------------------------------------------------

@@ -6,9 +6,20 @@ without pluggy or entry-point scanning, and the names below are loaded on first 
 
 from __future__ import annotations
 
-import importlib
+import sys as _sys
 
-__version__ = "0.1.0"
+if _sys.argv[:1] == ["-m"]:  # `python -m graphlint...`: before any other import (graphlint._start)
+    from graphlint._start import forget_start_folder
+
+    forget_start_folder()
+    del forget_start_folder
+del _sys
+
+import importlib  # noqa: E402
+
+__version__ = "0.1.0"  # the one source: pyproject.toml reads it ([tool.setuptools.dynamic])
+#: The distribution's name (``pip install graphlint-ml``): ``graphlint`` on PyPI is another project.
+DISTRIBUTION = "graphlint-ml"
 
 # Bound after the submodule's import so that `graphlint.instrument` is the function, not the
 # module `graphlint.instrument` (which importing it would otherwise leave here). The submodule

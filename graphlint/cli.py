@@ -1,20 +1,25 @@
-"""The command line: ``graphlint run``, ``graphlint check``, ``graphlint rules``, ``graphlint rule CODE``."""
+"""The command line: ``graphlint run``, ``graphlint check`` (:mod:`graphlint.check_command`),
+``graphlint rules``, ``graphlint rule CODE``, ``graphlint clean``, ``graphlint server``.
+
+Shell completion is click's: ``eval "$(_GRAPHLINT_COMPLETE=bash_source graphlint)"`` (``zsh_source``,
+``fish_source`` for those shells).
+"""
 
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import sys
 
 import click
 
 from graphlint import __version__
-from graphlint.config import Config, ConfigError, load
+from graphlint.check_command import check
+from graphlint.cli_options import VALUED, command_line_layer, shared_options, use_color, view, warn
+from graphlint.config import Config, ConfigError, env_flag
 from graphlint.output import check_writable, flush, fresh_line, write_report
-from graphlint.report import FORMATS
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_PROGRAM_FAILED = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _fail(message: str) -> "NoReturn":  # noqa: F821
@@ -22,47 +27,16 @@ def _fail(message: str) -> "NoReturn":  # noqa: F821
     sys.exit(EXIT_USAGE)
 
 
-def _split_codes(values: tuple[str, ...]) -> list[str]:
-    codes = []
-    for value in values:
-        codes += [c.strip().upper() for c in value.split(",") if c.strip()]
-    return codes
-
-
 def _config(config_file, start, select, extend_select, ignore) -> Config:
-    config = load(config_file, start=start)
-    overrides = {}
-    if select:
-        overrides["select"] = _split_codes(select)
-    for key, values in (("extend-select", extend_select), ("ignore", ignore)):
-        if values:
-            overrides[key] = _split_codes(values)
-    if overrides:
-        from graphlint.config import from_mapping
+    """The configuration for ``start`` (a script's folder): the closest file's, the command
+    line over it."""
+    from graphlint.config_files import Resolver
 
-        cli = from_mapping(overrides)
-        if cli.select is not None:
-            config.select = cli.select
-        config.extend_select += cli.extend_select
-        config.ignore += cli.ignore
-    return config
+    return Resolver(config_file, command_line_layer(select, extend_select, ignore)).for_path(start)
 
 
-def selection_options(func):
-    options = [
-        click.option("--select", multiple=True, metavar="CODES", help="Only these codes or prefixes (comma-separated)."),
-        click.option("--extend-select", multiple=True, metavar="CODES", help="Add codes to the selection."),
-        click.option("--ignore", multiple=True, metavar="CODES", help="Leave out these codes or prefixes."),
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True),
-        click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write findings to FILE instead of stdout (check) or stderr (run)."),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 whatever was found, also when the program failed."),
-        click.option("--statistics", is_flag=True, help="Count findings per code (every format)."),
-        click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this TOML file."),
-        click.option("--no-plugins", is_flag=True, help="Load only graphlint's built-in rules."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+#: ``run`` and ``check`` share these (``graphlint.cli_options``).
+selection_options = shared_options
 
 
 class _Main(click.Group):
@@ -112,7 +86,11 @@ def _internal_error(exc: BaseException) -> "NoReturn":  # noqa: F821
             f"internal error: {type(exc).__name__}: {exc} (run with --verbose or "
             f"{TRACEBACK_ENV}=1 for the traceback, and report it)"
         )
-    if _VERBOSE or os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
+    try:
+        wanted = _VERBOSE or env_flag(TRACEBACK_ENV)
+    except ConfigError:
+        wanted = True  # a value that is not false asks for it
+    if wanted:
         import traceback
 
         try:
@@ -135,27 +113,40 @@ def _abandon_stdout() -> None:
 _VERBOSE = False
 
 
+def set_verbose(value: bool) -> None:
+    """``--verbose``, before or after the subcommand."""
+    global _VERBOSE
+    _VERBOSE = value
+
+
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="graphlint")
 @click.option("--verbose", is_flag=True, help="Show graphlint's own traceback if it fails.")
 def main(verbose=False):
-    """Find graph-construction anti-patterns in TensorFlow programs."""
-    global _VERBOSE
-    _VERBOSE = verbose
+    """Find graph-construction anti-patterns in TensorFlow, Keras and JAX programs.
+
+    Shell completion: eval "$(_GRAPHLINT_COMPLETE=bash_source graphlint)" (zsh_source, fish_source).
+    """
+    set_verbose(verbose)
+
+
+main.add_command(check)
 
 
 class _RunCommand(click.Command):
     """``run -m MODULE ARGS``: everything after MODULE belongs to the module, as with
     ``python -m`` (``run -m mod --help`` is the module's help, not graphlint's)."""
 
-    _VALUED = {"--select", "--extend-select", "--ignore", "--format", "--output", "-o", "--config"}
+    _VALUED = VALUED | {"-X", "-W"}  # and the options passed to the program's python
 
     def parse_args(self, ctx, args):
         args = list(args)
         i = 0
         while i < len(args):
             arg = args[i]
-            if arg == "--" or not arg.startswith("-"):
+            if arg == "--" or arg == "-" or not arg.startswith("-"):
+                if arg == "-":  # the script on stdin: the rest is its own
+                    args[i:i] = ["--"]
                 break  # the script: the rest is its own
             if arg == "-m" and i + 1 < len(args):
                 args[i:] = ["-m", args[i + 1], "--", *args[i + 2 :]]
@@ -169,129 +160,78 @@ class _RunCommand(click.Command):
 
 @main.command(cls=_RunCommand, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-m", "module", metavar="MODULE", help="Run a library module as a script, like python -m.")
+@click.option("-X", "xoptions", multiple=True, metavar="OPT", help="Give the program's python -X OPT.")
+@click.option("-W", "warnoptions", multiple=True, metavar="ARG", help="Give the program's python -W ARG.")
 @selection_options
 @click.argument("script", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(module, script, args, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins):
-    """Run SCRIPT (or -m MODULE) under instrumentation and report its findings.
+def run(module, xoptions, warnoptions, script, args, select, extend_select, ignore, fmt, output, exit_zero,
+        statistics, config_file, no_plugins):
+    """Run SCRIPT (or -m MODULE, or - for stdin) under instrumentation and report its findings.
 
-    The program runs exactly as `python SCRIPT ARGS` would; its output is untouched and the
-    findings go to stderr (or --output FILE).
+    The program runs as `python SCRIPT ARGS`, in a Python of its own; its output is untouched
+    and the findings go to stderr (or --output FILE) once it has ended. graphlint exits with
+    the program's status when it failed, else 1 if there are findings (0 with --exit-zero).
     """
-    from graphlint.linter import Linter
-    from graphlint.instrument import instrument
-    from graphlint.lastwords import LastWords
-    from graphlint.runner import ProgramNotFound, check_script, run_program
+    from graphlint.instrument import require_framework
+    from graphlint.registry import discover_rules
+    from graphlint.runner import LaunchError, Program, ProgramNotFound
+    from graphlint.runner import run as run_program
 
     if module is None and script is None:
         _fail("give a SCRIPT to run, or -m MODULE")
-    if module is None and script is not None and script.startswith("-") and not os.path.exists(script):
+    if module is None and script != "-" and script.startswith("-") and not os.path.exists(script):
         _fail(f"no such option: {script} (see `graphlint run --help`)")
     if module is not None and script is not None:
         args = (script, *args)
         script = None
-    report_stream = sys.stderr  # the original: the program may replace sys.stderr
-    start_dir = os.getcwd()  # a relative --output, and the report's paths, are relative to it
+    program = Program(script, module, tuple(args), tuple(xoptions), tuple(warnoptions))
     if output:
         output = os.path.abspath(output)
+    warned: list[str] = []
+
+    def warn(message: str) -> None:
+        warned.append(message)
+        click.echo(message, err=True)
+
     try:
-        if script is not None:
-            check_script(script)
-        start = os.path.dirname(os.path.abspath(script)) if script else os.getcwd()
+        program.check()
+        start = os.path.dirname(os.path.abspath(script)) if script and script != "-" else os.getcwd()
         config = _config(config_file, start, select, extend_select, ignore)
-        linter = Linter(config, plugins=not no_plugins)
-        if output:
-            check_writable(output)
-        parent = os.getpid()
-        with instrument(linter) as active:
-
-            def report(status: int) -> int:
-                """Write the report (once: see graphlint.lastwords); graphlint's exit code."""
-                _chdir(start_dir)  # the program may have left for a folder since deleted
-                found = active.finish(status)
-                if not output:
-                    fresh_line(report_stream)
-                _emit(found, fmt, output, linter.rule_classes, statistics, report_stream)
-                return _run_exit_code(found, status, exit_zero)
-
-            with LastWords(report) as last:
-                outcome = run_program(script, module, tuple(args))
-            if os.getpid() != parent:
-                # A child the program forked (os.fork) and that ran on to the end: it exits as
-                # it would under python, and its findings are not reported, only the parent's.
-                sys.exit(outcome.status)
-            code = last.say(outcome.status)
-    except (ConfigError, ProgramNotFound) as exc:
-        _fail(str(exc))
-    sys.exit(130 if outcome.interrupted else code if code is not None else EXIT_OK)
-
-
-def _run_exit_code(findings, status: int, exit_zero: bool) -> int:
-    if exit_zero:
-        return EXIT_OK  # whatever was found, and whether the program failed or not
-    if findings:
-        return EXIT_FINDINGS
-    return EXIT_PROGRAM_FAILED if status != 0 else EXIT_OK
-
-
-@main.command()
-@click.argument("paths", nargs=-1, type=click.Path())
-@selection_options
-@click.option("--fix", is_flag=True, help="Apply the safe fixes (GL103) in place.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: the cores this process may use, within a container's CPU quota).")
-@click.option("--no-cache", is_flag=True, envvar="GRAPHLINT_NO_CACHE", help="Neither read nor write .graphlint_cache (unchanged files' results).")
-def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins, fix, jobs, no_cache):
-    """Check PATHS (files or directories, default .) statically, without running them.
-
-    Files are parsed with Python's ast module; nothing is imported or executed. Findings go
-    to stdout (or --output FILE); errors to stderr.
-    """
-    from graphlint.findings import sorted_findings
-    from graphlint.registry import discover_rules
-    from graphlint.static import apply_fixes, check_files, collect
-    from graphlint.static.cache import Cache
-
-    try:
-        config = _config(config_file, os.getcwd(), select, extend_select, ignore)
-        rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
+        rules = discover_rules(plugins=not no_plugins, warn=warn)
         config.validate(rules)
+        require_framework()
         if output:
             check_writable(output)
-        files = collect(list(paths) or ["."], config, warn=lambda m: click.echo(m, err=True))
-    except ConfigError as exc:
+        outcome = run_program(program, config, plugins=not no_plugins)
+    except (ConfigError, ProgramNotFound, LaunchError) as exc:
         _fail(str(exc))
-    static = [
-        cls
-        for code, cls in rules.items()
-        if "static" in cls.engines and callable(getattr(cls, "check_module", None)) and config.is_selected(code)
-    ]
-    cache = None if no_cache else Cache.open(config.root, static, config)
-    if _OWN_PROCESS:
-        # The process ends with os._exit (_end): nothing the run keeps need ever be freed, and
-        # a collection after it would walk every tree and model kept (0.4 s of a -j1 corpus run).
-        gc.disable()
-    if sys.stderr is not None and sys.stderr.isatty() and len(files) >= 200:
-        with click.progressbar(length=len(files), label="graphlint check", file=sys.stderr) as bar:
-            results = check_files(files, static, config, jobs=jobs, progress=bar.update, cache=cache)
-    else:
-        results = check_files(files, static, config, jobs=jobs, cache=cache)
-    findings = [f for r in results for f in r.findings]
-    if fix:
-        fixed = apply_fixes(results, warn=lambda m: click.echo(m, err=True))
-        if fixed:
-            findings = [
-                f for f in findings if (f.location.path, f.code, f.location.line, f.location.cell) not in fixed
-            ]
-            from graphlint.text import plural
+    for message in outcome.warnings:
+        if message not in warned:
+            click.echo(message, err=True)
+    if not outcome.watched:
+        _fail(f"graphlint could not watch the program ({outcome.error or 'no report: its Python did not start graphlint'})")
+    if not output:
+        fresh_line(sys.stderr)
+    _emit(outcome.findings, fmt, output, rules, statistics, sys.stderr, program=outcome)
+    _end_run(outcome, outcome.exit_code(exit_zero))
 
-            n_files = len({p for p, *_ in fixed})
-            click.echo(
-                f"graphlint: fixed {plural(len(fixed), 'finding')} in {plural(n_files, 'file')}.",
-                err=True,
-            )
-    findings = sorted_findings(findings)
-    _emit(findings, fmt, output, rules, statistics, sys.stdout)
-    _end(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
+
+def _end_run(outcome, code: int) -> "NoReturn":  # noqa: F821
+    """graphlint's exit; as its own process, a program killed by a signal kills it by the same
+    signal, once the report is out (so that a shell sees what it would have seen)."""
+    signum = outcome.signal
+    if _OWN_PROCESS and signum is not None:
+        import signal
+
+        for stream in (sys.stdout, sys.stderr):
+            flush(stream)
+        try:
+            signal.signal(signum, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL, SIGSTOP: never handled
+            pass
+        os.kill(os.getpid(), signum)
+    sys.exit(code)
 
 
 #: Set by :func:`console`: graphlint is the whole process (not a test's CliRunner, not a caller).
@@ -314,6 +254,10 @@ def _end(code: int) -> "NoReturn":  # noqa: F821
     sys.exit(code)
 
 
+def own_process() -> bool:
+    return _OWN_PROCESS
+
+
 def console() -> None:
     """The ``graphlint`` command and ``python -m graphlint``: :func:`main` as the process."""
     global _OWN_PROCESS
@@ -321,21 +265,18 @@ def console() -> None:
     main(prog_name="graphlint")
 
 
-def _chdir(path: str) -> None:
-    try:
-        os.chdir(path)
-    except OSError:
-        pass
-
-
-def _emit(findings, fmt, output, rules, statistics, stream) -> None:
+def _emit(findings, fmt, output, rules, statistics, stream, fixes=None, program=None) -> None:
     """Findings to ``--output`` FILE, else to ``stream``: stdout for ``check`` (as ruff, flake8
-    and mypy do), stderr for ``run`` (the program owns stdout)."""
+    and mypy do), stderr for ``run`` (the program owns stdout). ``program`` (``run``): how the
+    program ended, a line of its own in text and a ``"program"`` field in JSON."""
     from graphlint.registry import describe
-    from graphlint.report import render, use_color
+    from graphlint.report import TEXT_FORMATS, render
 
-    color = fmt == "text" and not output and use_color(stream)
-    text = render(fmt, findings, describe(rules), statistics=statistics, color=color)
+    shown = view()
+    color = fmt in TEXT_FORMATS and use_color(stream, to_file=bool(output))
+    text = render(fmt, findings, describe(rules), statistics=statistics, color=color, fixes=fixes, quiet=shown.quiet)
+    if program is not None:
+        text = program.annotate(text, fmt)
     flush(sys.stdout)
     if output:
         try:
@@ -344,7 +285,7 @@ def _emit(findings, fmt, output, rules, statistics, stream) -> None:
                 fh.write(text)
         except OSError as exc:
             _fail(f"cannot write --output {output}: {exc.strerror}")
-    else:
+    elif text:
         write_report(text, stream)
 
 
@@ -357,7 +298,7 @@ def rules_command(fmt, no_plugins):
     from graphlint.report import rule_list
 
     try:
-        rules = discover_rules(plugins=not no_plugins, warn=lambda m: click.echo(m, err=True))
+        rules = discover_rules(plugins=not no_plugins, warn=warn)
     except ConfigError as exc:
         _fail(str(exc))
     click.echo(rule_list(describe(rules).values(), fmt), nl=False)
@@ -379,6 +320,39 @@ def rule_command(code):
     if rule is None:
         _fail(f"unknown rule {code!r} (see `graphlint rules`)")
     click.echo(rule_doc(rule), nl=False)
+
+
+@main.command("clean")
+@click.argument("paths", nargs=-1, type=click.Path(file_okay=False))
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Clean this cache folder.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="The configuration that says where the cache is.")
+def clean_command(paths, cache_dir, config_file):
+    """Remove the cache of the projects of PATHS (default .): only the files graphlint wrote."""
+    from graphlint.cache_dir import cache_folder, clean
+    from graphlint.config_files import Resolver
+    from graphlint.text import plural
+
+    try:
+        resolver = Resolver(config_file)
+        folders = sorted({cache_folder(resolver.for_path(p), cache_dir) for p in (paths or (".",))})
+    except ConfigError as exc:
+        _fail(str(exc))
+    for folder in folders:
+        removed = clean(folder)
+        warn(f"graphlint: removed {plural(removed, 'cache file')} from {folder}")
+
+
+@main.command("server")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", show_default=True, help="What the server logs to stderr (the editor's log of it).")
+def server_command(log_level):
+    """Run the language server (LSP over stdio): findings in the editor as you type (docs/editors.md)."""
+    from graphlint.server import ServerUnavailable, serve
+
+    try:
+        status = serve(log_level)
+    except ServerUnavailable as exc:
+        _fail(str(exc))
+    _end(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,37 +1,83 @@
-"""Configuration: ``[tool.graphlint]`` in the nearest pyproject.toml, or ``--config FILE``."""
+"""Settings: what ``[tool.graphlint]`` (or a ``graphlint.toml``) and the command line say, as a
+:class:`Config`, and how rule selection resolves (ruff's order).
+
+A configuration is built from *layers*, lowest priority first: graphlint's defaults, the
+configuration files of an ``extend`` chain (the extended file first), then the command line.
+Each layer may ``select`` (which starts the set afresh), ``extend-select`` and ``ignore`` (with
+its synonym ``extend-ignore``). Within a layer the most specific code or prefix wins and, at
+equal specificity, ``ignore`` wins (``--select GL1 --ignore GL1`` selects nothing from GL1);
+a later layer overrides what it names: ``--select GL103`` over ``ignore = ["GL103"]`` reports
+GL103, as ``--extend-select GL103`` does. Which file applies to which checked file is
+:mod:`graphlint.config_files`'.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import re
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-
-def _toml():
-    """The TOML reader, imported when a file is read (~7 ms at every start otherwise)."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    return tomllib
-
-
-#: Text that spells a TOML key without the letters of ``graphlint``: a quoted key's escapes.
-_ESCAPES = (b"\\u", b"\\U")
-
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
-_KEYS = {"select", "extend-select", "ignore", "per-file-ignores", "rules", "exclude"}
+KEYS = frozenset(
+    {
+        "select", "extend-select", "ignore", "extend-ignore", "per-file-ignores",
+        "extend-per-file-ignores", "rules", "exclude", "extend-exclude", "force-exclude",
+        "extend", "cache-dir",
+    }
+)
+#: Rules a default selection leaves out (ruff's RUF100 is off until selected the same way):
+#: ``GL002`` unused-noqa. ``select = ["ALL"]``, ``["GL"]`` or ``["GL002"]`` turn it on.
+DEFAULT_OFF = frozenset({"GL002"})
 
 
 class ConfigError(Exception):
     """Configuration graphlint cannot work with; the message is one line for the user."""
 
 
+_TRUE = frozenset({"1", "true", "t", "yes", "y", "on"})
+_FALSE = frozenset({"", "0", "false", "f", "no", "n", "off"})
+
+
+def env_flag(name: str) -> bool:
+    """A boolean environment variable, read one way for all of graphlint's (``GRAPHLINT_NO_CACHE``,
+    ``GRAPHLINT_DISABLE_PLUGINS``, ``GRAPHLINT_TRACEBACK``...) as click reads a flag: ``1``,
+    ``true``, ``yes``, ``on`` (any case) are true; unset, empty, ``0``, ``false``, ``no``,
+    ``off`` false; anything else is a :class:`ConfigError`."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{name}={raw!r} is not a boolean: use 1 or 0 (true/false, yes/no, on/off)")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer of rule selection: a file's settings, or the command line's."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def named(self) -> list[str]:
+        return list(self.select or ()) + list(self.extend_select) + list(self.ignore)
+
+
 @dataclass
 class Config:
+    """The settings for the files one configuration applies to.
+
+    ``select`` (``None``: the default set), ``extend_select`` and ``ignore`` are the resolved
+    selection: the most specific pattern wins, ``ignore`` at equal specificity.
+    ``per_file_ignores`` and ``exclude`` are relative to ``root`` (the folder of the file
+    that set them); ``inherited_*`` hold those an ``extend`` chain brought, each with its root.
+    """
+
     select: list[str] | None = None
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
@@ -40,28 +86,54 @@ class Config:
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str | None = None
     root: str = field(default_factory=os.getcwd)
+    force_exclude: bool = False
+    cache_dir: str | None = None  # absolute, from a `cache-dir` setting
+    inherited_exclude: list[tuple[str, list[str]]] = field(default_factory=list)
+    inherited_per_file_ignores: list[tuple[str, dict[str, list[str]]]] = field(default_factory=list)
+    named: list[str] = field(default_factory=list)  # every code named anywhere (validated)
 
     # -- selection -------------------------------------------------------------------------
     def is_selected(self, code: str) -> bool:
-        """Ruff's semantics: the most specific of select/ignore wins; ``GL000`` is on by default."""
-        select = (self.select if self.select is not None else [""]) + self.extend_select
-        chosen = _longest_match(code, select)
-        ignored = _longest_match(code, self.ignore)
-        if chosen < 0:
+        """Ruff's semantics: the most specific of select/ignore wins, ignore on a tie; the
+        default set is every rule but :data:`DEFAULT_OFF`."""
+        default = self.select is None
+        chosen = _longest_match(code, ([""] if default else self.select) + self.extend_select)
+        if chosen < 0 or (default and chosen == 0 and code in DEFAULT_OFF and "" not in self.extend_select):
             return False
+        ignored = _longest_match(code, self.ignore)
         return ignored < 0 or chosen > ignored
 
+    def with_layer(self, layer: Layer) -> "Config":
+        """This configuration with ``layer`` applied on top (the command line, a test's marker)."""
+        select, extend, ignore = _apply(self.select, self.extend_select, self.ignore, layer)
+        return replace(self, select=select, extend_select=extend, ignore=ignore, named=self.named + layer.named())
+
     def ignored_for_path(self, code: str, path: str) -> bool:
-        # relative to the configuration's folder, however the path was given (``./ign/x.py``
-        # from a walk of ``.``, ``x.py`` from a subdirectory)
-        try:
-            rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
-        except ValueError:  # another drive (Windows)
-            rel = path.replace(os.sep, "/")
-        for pattern, codes in self.per_file_ignores.items():
-            if _path_matches(rel, pattern) and _longest_match(code, codes) >= 0:
+        for root, table in [(self.root, self.per_file_ignores), *self.inherited_per_file_ignores]:
+            rel = _relative(path, root)
+            for pattern, codes in table.items():
+                if _path_matches(rel, pattern) and _longest_match(code, codes) >= 0:
+                    return True
+        return False
+
+    def excluded(self, path: str, is_dir: bool) -> bool:
+        """Whether ``exclude``/``extend-exclude`` (gitignore syntax, relative to the folder of
+        the file that set them) cover ``path``."""
+        for root, spec in self._exclude_specs():
+            rel = _relative(path, root)
+            if not rel.startswith("../") and rel != ".." and spec.match_file(rel + "/" if is_dir else rel):
                 return True
         return False
+
+    def _exclude_specs(self) -> list:
+        specs = self.__dict__.get("_specs")
+        if specs is None:
+            specs = self.__dict__["_specs"] = [
+                (root, exclude_spec(patterns, self.source))
+                for root, patterns in [(self.root, self.exclude), *self.inherited_exclude]
+                if patterns
+            ]
+        return specs
 
     def options_for(self, rule_cls) -> dict[str, Any]:
         merged: dict[str, Any] = {}
@@ -78,12 +150,40 @@ class Config:
 
     def validate_codes(self, known_codes: set[str]) -> None:
         """Every code or prefix named anywhere must match some known rule."""
-        named = list(self.select or []) + self.extend_select + self.ignore
-        for codes in self.per_file_ignores.values():
-            named += codes
+        named = self.named + list(self.select or []) + self.extend_select + self.ignore
+        for table in [self.per_file_ignores, *(t for _, t in self.inherited_per_file_ignores)]:
+            for codes in table.values():
+                named += codes
         for code in named:
             if code and not any(k.startswith(code) for k in known_codes):
                 raise ConfigError(f"unknown rule code or prefix {code!r} (see `graphlint rules`)")
+
+
+def _apply(select, extend, ignore, layer: Layer):
+    """``(select, extend_select, ignore)`` after ``layer``: its ``select`` starts afresh; else
+    what it selects drops earlier ignores as specific or less, what it ignores earlier selects."""
+    if layer.select is not None:
+        return list(layer.select) + list(layer.extend_select), [], list(layer.ignore)
+    select = None if select is None else list(select)
+    extend, ignore = list(extend), list(ignore)
+    for pattern in layer.extend_select:
+        ignore = [q for q in ignore if not q.startswith(pattern)]
+    for pattern in layer.ignore:
+        if select is None and pattern == "":
+            select = []  # `ignore ALL` over the default set
+        if select is not None:
+            select = [q for q in select if not q.startswith(pattern)]
+        extend = [q for q in extend if not q.startswith(pattern)]
+    return select, extend + list(layer.extend_select), ignore + list(layer.ignore)
+
+
+def _relative(path: str, root: str) -> str:
+    # relative to the configuration's folder, however the path was given (``./ign/x.py``
+    # from a walk of ``.``, ``x.py`` from a subdirectory)
+    try:
+        return os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows)
+        return path.replace(os.sep, "/")
 
 
 def _longest_match(code: str, patterns: list[str]) -> int:
@@ -103,103 +203,67 @@ def _path_matches(rel: str, pattern: str) -> bool:
     )
 
 
-def find_pyproject(start: str) -> str | None:
-    """The nearest pyproject.toml at or above ``start``."""
-    here = os.path.abspath(start)
-    if os.path.isfile(here):
-        here = os.path.dirname(here)
-    while True:
-        candidate = os.path.join(here, "pyproject.toml")
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+def exclude_spec(patterns: list[str], source: str | None = None):
+    """The compiled ``exclude`` patterns; ConfigError naming an invalid one."""
+    from graphlint.static.files import _spec
+
+    try:
+        return _spec(patterns)
+    except ValueError as exc:
+        where = f" in {source}" if source else ""
+        raise ConfigError(f"exclude: {exc}{where}") from None
 
 
 def load(path: str | None = None, *, start: str = ".", explicit: bool = False) -> Config:
-    """Read the configuration from ``path`` or the nearest pyproject.toml above ``start``."""
-    searched = path is None
-    if searched:
-        path = find_pyproject(start)
-        if path is None:
-            return Config()
-    try:
-        raw = _read_config(path)
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config path is a directory: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
-    if searched and b"graphlint" not in raw and not any(e in raw for e in _ESCAPES):
-        # a project's pyproject.toml with no [tool.graphlint] (which would spell the name):
-        # its folder is the root, with no settings, and a file that is not ours is not parsed
-        return from_mapping({}, source=path, root=os.path.dirname(os.path.abspath(path)))
-    tomllib = _toml()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"invalid TOML in {path}: {exc}") from None
-    if os.path.basename(path) == "pyproject.toml" or "tool" in data:
-        tool = data.get("tool", {})
-        if not isinstance(tool, dict):
-            raise ConfigError(f"`tool` must be a table like [tool.graphlint] in {path}")
-        section = tool.get("graphlint", {})
-    else:
-        section = data.get("graphlint", data)
-    return from_mapping(section, source=path, root=os.path.dirname(os.path.abspath(path)))
+    """The configuration from ``path``, or the closest configuration file at or above ``start``
+    (see :mod:`graphlint.config_files`)."""
+    from graphlint.config_files import Resolver
+
+    return Resolver(config_file=path).for_path(start)
 
 
-#: A configuration file is a few hundred bytes; anything this large is not one.
-MAX_CONFIG_BYTES = 1024 * 1024
-
-
-def _read_config(path: str) -> bytes:
-    """The file's bytes: only a regular file is read (a FIFO would block, ``/dev/zero`` never
-    end), and never more than :data:`MAX_CONFIG_BYTES`."""
-    import stat
-
-    if os.path.isdir(path):
-        raise IsADirectoryError(path)
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise ConfigError(f"config {path} is not a regular file")
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a configuration file")
-    return data
+def layer_of(section: dict, where: str) -> Layer:
+    select = _codes(section["select"], "select", where) if "select" in section else None
+    ignore = _codes(section.get("ignore", []), "ignore", where)
+    ignore += _codes(section.get("extend-ignore", []), "extend-ignore", where)
+    extend = _codes(section.get("extend-select", []), "extend-select", where)
+    return Layer(None if select is None else tuple(select), tuple(extend), tuple(ignore))
 
 
 def from_mapping(section: Any, *, source: str | None = None, root: str | None = None) -> Config:
+    """One settings table (``[tool.graphlint]``, a marker's arguments) as a Config of its own."""
     where = f" in {source}" if source else ""
     if not isinstance(section, dict):
         raise ConfigError(f"[tool.graphlint] must be a table{where}")
-    unknown = set(section) - _KEYS
+    unknown = set(section) - KEYS
     if unknown:
         raise ConfigError(f"unknown setting {sorted(unknown)[0]!r}{where}")
-    config = Config(source=source, root=root or os.getcwd())
-    if "select" in section:
-        config.select = _codes(section["select"], "select", where)
-    config.extend_select = _codes(section.get("extend-select", []), "extend-select", where)
-    config.ignore = _codes(section.get("ignore", []), "ignore", where)
-    both = sorted(set((config.select or []) + config.extend_select) & set(config.ignore))
-    if both:  # contradictory: say which one is meant
-        raise ConfigError(f"{both[0] or 'ALL'!r} is both selected and ignored{where}")
+    config = Config(source=source, root=root or os.getcwd()).with_layer(layer_of(section, where))
     config.exclude = _strings(section.get("exclude", []), "exclude", where)
-    pfi = section.get("per-file-ignores", {})
-    if not isinstance(pfi, dict):
-        raise ConfigError(f"per-file-ignores must be a table of glob = [codes]{where}")
-    config.per_file_ignores = {
-        str(k): _codes(v, f"per-file-ignores.{k}", where) for k, v in pfi.items()
-    }
+    config.exclude += _strings(section.get("extend-exclude", []), "extend-exclude", where)
+    config.per_file_ignores = _per_file_ignores(section, "per-file-ignores", where)
+    config.per_file_ignores.update(_per_file_ignores(section, "extend-per-file-ignores", where))
     rules = section.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
         raise ConfigError(f"rules must be tables like [tool.graphlint.rules.GL302]{where}")
     config.rule_options = {str(k): dict(v) for k, v in rules.items()}
+    force = section.get("force-exclude", False)
+    if not isinstance(force, bool):
+        raise ConfigError(f"force-exclude must be true or false{where}")
+    config.force_exclude = force
+    for key in ("cache-dir", "extend"):
+        if not isinstance(section.get(key, ""), str):
+            raise ConfigError(f"{key} must be a string (a path){where}")
+    if section.get("cache-dir"):
+        config.cache_dir = os.path.join(config.root, os.path.expanduser(section["cache-dir"]))
     return config
+
+
+def _per_file_ignores(section: dict, key: str, where: str) -> dict[str, list[str]]:
+    table = section.get(key, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{key} must be a table of glob = [codes]{where}")
+    return {str(k): _codes(v, f"{key}.{k}", where) for k, v in table.items()}
 
 
 def _strings(value: Any, key: str, where: str) -> list[str]:

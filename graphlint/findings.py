@@ -32,6 +32,9 @@ class Location:
     column: int = 1
     function: str = ""
     cell: int | None = None
+    #: Where the construct ends (line, 1-based column just after it), when known.
+    end_line: int | None = None
+    end_column: int | None = None
 
     @property
     def where(self) -> str:
@@ -80,7 +83,9 @@ class Finding:
 
 
 def _location(loc: Location) -> list:
-    return [loc.path, loc.line, loc.column, loc.function, loc.cell]
+    if loc.end_line is None:
+        return [loc.path, loc.line, loc.column, loc.function, loc.cell]
+    return [loc.path, loc.line, loc.column, loc.function, loc.cell, loc.end_line, loc.end_column]
 
 
 def finding_to_dict(f: Finding) -> dict:
@@ -119,13 +124,13 @@ def sorted_findings(findings) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.code))
 
 
-#: GL000, made by either engine when a rule raises (its docs: :mod:`graphlint.rules.internal`).
+#: GL000, made by either engine when a rule raises (its docs: :mod:`graphlint.rules.internal_error`).
 INTERNAL_ERROR_CODE = "GL000"
 INTERNAL_ERROR_NAME = "internal-error"
 INTERNAL_ERROR_FIX = "Report this to the rule's authors; the other rules carried on."
 
 #: GL001, reported by the static engine itself (graphlint.static.engine; its rule class, for
-#: the docs: rules/syntax_error.py, which the runtime loads without the static engine).
+#: the docs: rules/syntax_error/, which the runtime loads without the static engine).
 SYNTAX_ERROR_CODE = "GL001"
 SYNTAX_ERROR_NAME = "syntax-error"
 SYNTAX_ERROR_FIX = "Fix the syntax (or the encoding), or exclude the file with [tool.graphlint] exclude."

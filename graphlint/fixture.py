@@ -20,7 +20,8 @@ class GraphlintFixture:
 
     @property
     def findings(self) -> list[Finding]:
-        """Findings reported so far in this test (rules that judge a whole test add theirs at its end)."""
+        """Findings reported so far in this test, with or without ``--graphlint`` (rules that
+        judge a whole test add theirs at its end)."""
         return self._state.scope.sink.findings() if self._state else []
 
     def expect_no_findings(self, *, select=None, ignore=()):
@@ -28,8 +29,9 @@ class GraphlintFixture:
         return _Failing(testing.expect_no_findings(self._linter, self._config(), select=select, ignore=ignore))
 
     def expect_findings(self, *codes: str):
-        """``with graphlint.expect_findings("GL101"): ...`` fails unless the block yields them."""
-        return _Failing(testing.expect_findings(self._linter, *codes, config=self._config()))
+        """``with graphlint.expect_findings("GL101"): ...`` fails unless the block yields them.
+        What the block yields was expected: under ``--graphlint`` it does not also fail the test."""
+        return _Expecting(testing.expect_findings(self._linter, *codes, config=self._config()), self._state)
 
     def assert_graph_not_growing(self, fn=None, *args, warmup: int = 1, **kwargs):
         """``graphlint.assert_graph_not_growing(model.forecast, x)``: after ``warmup`` calls,
@@ -56,9 +58,11 @@ class _Failing:
 
     def __init__(self, cm):
         self.cm = cm
+        self.found = None
 
     def __enter__(self):
-        return self.cm.__enter__()
+        self.found = self.cm.__enter__()
+        return self.found
 
     def __exit__(self, *exc_info):
         __tracebackhide__ = True
@@ -67,3 +71,19 @@ class _Failing:
         except testing.GraphlintAssertion as exc:
             message = str(exc)
         pytest.fail(message, pytrace=False)
+
+
+class _Expecting(_Failing):
+    """``expect_findings``: the block's findings are marked expected in the test's state."""
+
+    def __init__(self, cm, state):
+        super().__init__(cm)
+        self.state = state
+
+    def __exit__(self, *exc_info):
+        __tracebackhide__ = True
+        try:
+            return super().__exit__(*exc_info)
+        finally:
+            if self.state is not None and self.found:
+                self.state.expected.update(f.key for f in self.found)

@@ -70,13 +70,17 @@ def _dynamo_probes(linter: Linter, warn) -> list:
     return [DynamoProbe(linter.hook, warn=warn)]
 
 
-def _probes(linter: Linter, warn):
-    """The probes of each framework, installed when the program imports it (at once if it has)."""
+def require_framework() -> None:
+    """:class:`TensorFlowMissing` unless TensorFlow, JAX or PyTorch can be imported."""
     if not any(_available(name) for name in ("tensorflow", "jax", "torch")):
         raise TensorFlowMissing(
             "TensorFlow is not installed (nor JAX, nor PyTorch); install it: pip install 'graphlint[tensorflow]' "
             "(or 'graphlint[jax]' for JAX programs, 'graphlint[torch]' for PyTorch ones)"
         )
+
+
+def _probes(linter: Linter, warn):
+    """The probes of each framework, installed when the program imports it (at once if it has)."""
     from graphlint.probes.lazy import ProbeSet
 
     return ProbeSet(
@@ -125,6 +129,7 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
     _outermost.append(linter)
     probes = None
     try:
+        require_framework()
         probes = _probes(linter, warn)
         probes.start()
         yield linter
@@ -133,6 +138,18 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
             probes.stop()
         _outermost.clear()
         _active.release()
+
+
+def watch_process(linter: Linter, warn) -> bool:
+    """Install the probes for the rest of this process, on ``linter`` (``graphlint run``'s
+    child, graphlint.child): what ``instrument()`` does for a block, never undone. A block the
+    program opens itself nests under it. False when the program's own block is already open
+    (its probes are installed: graphlint leaves them alone)."""
+    if not _active.acquire(blocking=False):
+        return False
+    _outermost.append(linter)
+    _probes(linter, warn).start()
+    return True
 
 
 #: The linter of the active outermost ``instrument()`` block, whose probes are installed.

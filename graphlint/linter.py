@@ -240,7 +240,7 @@ class RuleScope:
         for code, cls in linter.rule_classes.items():
             if "runtime" not in cls.engines or not config.is_selected(code):
                 continue
-            rule = cls(self.sink, config.options_for(cls))
+            rule = cls.runtime_form()(self.sink, config.options_for(cls))  # a rule unit's runtime.Runtime
             linter.pm.register(rule, name=f"{code}@{id(self):x}")
             self.rules.append(rule)
         linter.pm.check_pending()  # a misspelled hook method fails loudly

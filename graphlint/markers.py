@@ -23,8 +23,9 @@ class MarkerError(Exception):
 
 
 def marker_config(item, base):
-    """The test's configuration: ``base`` narrowed by its ``graphlint`` markers (closest wins)."""
-    from graphlint.config import from_mapping
+    """The test's configuration: ``base`` narrowed by its ``graphlint`` markers (closest wins),
+    their ``select``/``ignore`` one more layer over the session's (as the command line's)."""
+    from graphlint.config import from_mapping, layer_of
 
     settings: dict = {}
     for mark in reversed(list(item.iter_markers("graphlint"))):  # farthest first
@@ -62,13 +63,26 @@ def marker_config(item, base):
         narrowed = from_mapping(mapping, source=f"the graphlint marker of {item.nodeid}")
     except ConfigError as exc:
         raise MarkerError(str(exc)) from None
-    merged = replace(
-        base,
-        select=narrowed.select if narrowed.select is not None else base.select,
-        ignore=list(base.ignore) + narrowed.ignore,
-        rule_options={**base.rule_options, **narrowed.rule_options},
-    )
+    layer = layer_of(mapping, f" in the graphlint marker of {item.nodeid}")
+    merged = replace(base.with_layer(layer), rule_options={**base.rule_options, **narrowed.rule_options})
     return merged, fail_on
+
+
+def marker_problem(item, base) -> str | None:
+    """What is wrong with the test's ``graphlint`` markers (unknown arguments, wrong types,
+    values a rule cannot take), or None: checked at collection, with or without ``--graphlint``."""
+    from graphlint.config import check_rule_options
+
+    try:
+        config, _ = marker_config(item, base)
+        check_rule_options(config, {cls.code: cls for cls in rule_classes()})
+        config.validate_codes({cls.code for cls in rule_classes()})
+    except (MarkerError, ConfigError) as exc:
+        message = str(exc)
+        return message if message.startswith(item.nodeid) else f"{item.nodeid}: {message}"
+    except (TypeError, ValueError, AttributeError) as exc:  # any other unusable argument
+        return f"{item.nodeid}: bad @pytest.mark.graphlint arguments: {exc}"
+    return None
 
 
 _RULES_CACHE: list = []

@@ -24,7 +24,7 @@ from graphlint import testing
 from graphlint.config import ConfigError
 from graphlint.findings import Finding, Severity, finding_from_dict, finding_to_dict
 from graphlint.fixture import GraphlintFixture
-from graphlint.markers import LEVELS, MARKER_HELP, MarkerError, marker_config, rule_classes
+from graphlint.markers import LEVELS, MARKER_HELP, MarkerError, marker_config, marker_problem, rule_classes
 from graphlint.text import plural
 
 class GraphlintWarning(pytest.PytestWarning):
@@ -32,10 +32,14 @@ class GraphlintWarning(pytest.PytestWarning):
 
 
 class GraphlintFailure(Exception):
-    """A test failed because its graphlint findings reached the fail-on level."""
+    """A test failed because its graphlint findings reached the fail-on level (or a warning
+    filter made their GraphlintWarning an error: ``where`` is then the test's own line)."""
 
-    def __init__(self, findings: list[Finding], when: str):
-        super().__init__(_failure_text(findings, when))
+    def __init__(self, findings: list[Finding], when: str, where: str = ""):
+        text = _failure_text(findings, when)
+        if where:
+            text = f"{where}: GraphlintWarning (an error by the warning filter)\n{text}"
+        super().__init__(text)
         self.findings = findings
 
 
@@ -66,6 +70,36 @@ def pytest_configure(config):
     config.addinivalue_line("markers", MARKER_HELP)
     if config.getoption("graphlint") or config.getini("graphlint"):
         config.pluginmanager.register(GraphlintPlugin(config), "graphlint-session")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """A ``@pytest.mark.graphlint(...)`` graphlint cannot use is a collection error of its
+    module, with or without ``--graphlint`` (as ``--strict-markers`` treats an unknown mark)."""
+    report = yield
+    if report.outcome != "passed" or not report.result:
+        return report
+    problems = []
+    for item in report.result:
+        if isinstance(item, pytest.Item) and item.get_closest_marker("graphlint") is not None:
+            problem = marker_problem(item, _marker_base(item.config))
+            if problem:
+                problems.append(problem)
+    if problems:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(problems)
+        report.result = []
+    return report
+
+
+def _marker_base(config):
+    plugin = config.pluginmanager.get_plugin("graphlint-session")
+    if plugin is not None:
+        return plugin.base
+    base = config.stash.get(_BASE, None)
+    if base is None:
+        base = config.stash[_BASE] = _base_config(config)
+    return base
 
 
 def _fail_on(config) -> str:
@@ -260,7 +294,7 @@ def _judged(state, item, when: str):
             state.judge(item, when)
         raise
     if state is not None:
-        state.complain(state.judge(item, when), when)
+        state.complain(state.judge(item, when), when, item)
     return result
 
 
@@ -270,36 +304,46 @@ class _TestState:
         self.fail_on = fail_on
         self.judged = False
         self.by_phase: dict[str, list[Finding]] = {}
+        self.expected: set[tuple] = set()  # keys of findings an expect_findings block asked for
 
     def judge(self, item, when: str) -> list[Finding]:
         if self.judged:
             return []
         self.judged = True
-        findings = [replace(f, test_id=item.nodeid) for f in self.scope.finish()]
+        # what an `expect_findings` block of the test expected is no failure of the test
+        findings = [replace(f, test_id=item.nodeid) for f in self.scope.finish() if f.key not in self.expected]
         if findings:
             self.by_phase.setdefault(when, []).extend(findings)
         return findings
 
-    def complain(self, findings: list[Finding], when: str) -> None:
+    def complain(self, findings: list[Finding], when: str, item=None) -> None:
         """Fail the phase for findings at the fail-on level; the rest are listed at the end of
-        the run (and raised as GraphlintWarning errors where a warning filter asks for that)."""
+        the run, and fail the test where a warning filter makes GraphlintWarning an error
+        (its failure names the test's line, not graphlint's frames)."""
         __tracebackhide__ = True
         level = LEVELS[self.fail_on]
         failing = [f for f in findings if f.severity.rank >= level]
+        as_errors = []
         for f in findings:
             if f not in failing:
                 loc = f.location
                 fix = f" fix: {f.fix}" if f.fix else ""
-                text = f"{f.code} {f.message}.{fix}"
-                # Listed once, in the graphlint section; raised only where a filter
-                # (-W error::graphlint.plugin.GraphlintWarning) makes the warning an error.
-                if _warning_action(text, loc.path, loc.line) == "error":
-                    warnings.warn_explicit(GraphlintWarning(text), GraphlintWarning, loc.path, loc.line)
+                # Listed once, in the graphlint section; an error only where a filter
+                # (-W error::graphlint.plugin.GraphlintWarning) makes the warning one.
+                if _warning_action(f"{f.code} {f.message}.{fix}", loc.path, loc.line) == "error":
+                    as_errors.append(f)
         if failing:
             raise GraphlintFailure(failing, when)
+        if as_errors:
+            where = ""
+            if item is not None:
+                path, line, _ = item.location
+                where = f"{path}:{(line or 0) + 1}"
+            raise GraphlintFailure(as_errors, when, where or "the test")
 
 
 _STATE = pytest.StashKey[_TestState]()
+_BASE = pytest.StashKey[object]()
 
 
 def _warning_action(text: str, path: str, line: int) -> str:
@@ -323,12 +367,18 @@ def graphlint(request):
     if plugin is not None and plugin.linter is not None:
         yield GraphlintFixture(plugin.linter, request.node.stash.get(_STATE, None))
         return
-    instrumented = testing.instrumented(_base_config(request.config))
+    instrumented = testing.instrumented(_marker_base(request.config))
     try:
         linter = instrumented.__enter__()
     except ConfigError as exc:  # no TensorFlow: one line, not graphlint's traceback
         pytest.fail(f"graphlint: {exc}", pytrace=False)
     try:
-        yield GraphlintFixture(linter, None)
+        # a scope of its own for the test: `graphlint.findings` without --graphlint too
+        cfg, _ = marker_config(request.node, linter.config)
+        state = _TestState(linter.open_scope(cfg), "never")
+        try:
+            yield GraphlintFixture(linter, state)
+        finally:
+            state.scope.finish()
     finally:
         instrumented.__exit__(None, None, None)

@@ -1,11 +1,16 @@
-"""Which rules exist: the ``graphlint`` entry-point group, read without scanning every package.
+"""Which rules exist: graphlint's own rule units, and the ``graphlint`` entry-point group.
 
-graphlint's own rules are registered exactly like third-party ones, as entry points of the
-``graphlint`` group. ``importlib.metadata.entry_points()`` reads the metadata of every
+A built-in rule is a unit, a package of ``graphlint/rules/`` (``graphlint/rules/<name>/``:
+see :class:`graphlint.rules.Rule`): the units are found by listing that folder, so a new
+rule needs no list edited and no reinstall. A third-party rule is an entry point of the
+``graphlint`` group; both go through the same checks (:func:`malformed`) and end up alike, a
+rule class by code. ``importlib.metadata.entry_points()`` reads the metadata of every
 installed distribution (and imports the email parser to do it), which is most of a one-file
 ``graphlint check``'s start-up. So the ``entry_points.txt`` files on ``sys.path`` are read
 directly, and only the ``[graphlint]`` sections are parsed; when ``sys.path`` holds anything
 but plain directories (a zip, an egg), the standard ``importlib.metadata`` path is used.
+Entry points of graphlint's own distribution are not read (an install made before the rules
+became units still lists them).
 
 The current directory is never searched: ``python -m graphlint check`` puts it on ``sys.path``,
 and a checked folder's ``*.dist-info`` must not load code into graphlint.
@@ -23,6 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from graphlint import DISTRIBUTION
 from graphlint.findings import Severity
 
 ENTRY_POINT_GROUP = "graphlint"
@@ -31,7 +37,10 @@ _NORMALIZE = re.compile(r"[-_.]+")
 
 
 def plugins_disabled() -> bool:
-    return os.environ.get("GRAPHLINT_DISABLE_PLUGINS", "") not in ("", "0", "false", "no")
+    """``GRAPHLINT_DISABLE_PLUGINS``, read as every boolean variable (graphlint.config.env_flag)."""
+    from graphlint.config import env_flag
+
+    return env_flag("GRAPHLINT_DISABLE_PLUGINS")
 
 
 def _search_path() -> list[str]:
@@ -103,34 +112,101 @@ def _load(value: str):
     return obj
 
 
-def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None = None) -> dict:
-    """Rule classes from the ``graphlint`` entry-point group, by code.
+#: The package whose sub-packages are graphlint's own rule units.
+RULES_PACKAGE = "graphlint.rules"
 
-    Built-in rules come from graphlint's own distribution; with ``plugins=False`` (or
-    ``GRAPHLINT_DISABLE_PLUGINS=1``) entry points of other distributions are skipped.
-    """
+
+def builtin_units() -> list[str]:
+    """The module names of graphlint's rule units: the packages of :data:`RULES_PACKAGE` (its
+    folders with an ``__init__.py`` whose name does not start with ``_``), in name order."""
+    package = importlib.import_module(RULES_PACKAGE)
+    names = set()
+    for folder in package.__path__:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name[:1] not in "_." and entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                names.add(entry.name)
+    return [f"{RULES_PACKAGE}.{name}" for name in sorted(names)]
+
+
+def unit_rule(module) -> type | None:
+    """The rule class a unit's module defines (not one it imports), or None."""
+    from graphlint.rules._base import Rule
+
+    for value in vars(module).values():
+        if isinstance(value, type) and issubclass(value, Rule) and value.__module__ == module.__name__ and value.code:
+            return value
+    return None
+
+
+_SEVERITY_NAMES = ", ".join(s.value for s in Severity)
+
+
+def malformed(cls) -> str | None:
+    """What is wrong with a rule class's declaration (its code, name, severity, texts,
+    options, frameworks), or None: a rule that says this is skipped, the others run."""
+    code = getattr(cls, "code", None)
+    if not isinstance(code, str) or not code or code != code.strip() or " " in code:
+        return f"`code` must be a word such as 'XY100', not {code!r}"
+    for attr in ("name", "summary", "fix"):
+        value = getattr(cls, attr, None)
+        if not isinstance(value, str):
+            return f"`{attr}` must be a string, not {value!r}"
+    severity = getattr(cls, "severity", None)
+    if not isinstance(severity, Severity):
+        return f"`severity` must be a graphlint.Severity ({_SEVERITY_NAMES}), not {severity!r}"
+    options = getattr(cls, "options", None)
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        return f"`options` must be a dict of option names to default values, not {options!r}"
+    frameworks = getattr(cls, "frameworks", None)
+    if not isinstance(frameworks, (tuple, list)) or not all(isinstance(f, str) for f in frameworks):
+        return f"`frameworks` must be a tuple of framework names, not {frameworks!r}"
+    return None
+
+
+def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None = None) -> dict:
+    """Rule classes by code: graphlint's own units, then the ``graphlint`` entry points of
+    other distributions (skipped with ``plugins=False`` or ``GRAPHLINT_DISABLE_PLUGINS=1``).
+    A rule that cannot be loaded, or whose declaration is malformed, is skipped with one
+    warning line."""
     from graphlint.config import ConfigError
     from graphlint.rules._base import Rule
 
-    plugins = plugins and not plugins_disabled()
+    def skip(message: str) -> None:
+        if warn:
+            warn(message)
+
     found: dict = {}
-    for dist, name, value in _declared():
-        if dist != "graphlint" and not plugins:
-            continue
+    for label, named, load in _candidates(plugins and not plugins_disabled()):
         try:
-            cls = _load(value)
-        except Exception as exc:  # a broken plugin must not stop the others
-            if warn:
-                warn(f"graphlint: cannot load rule plugin {name} ({value}): {exc}")
+            cls = load()
+        except Exception as exc:  # a broken rule must not stop the others
+            skip(f"graphlint: cannot load {label}: {exc}")
             continue
         if not (isinstance(cls, type) and issubclass(cls, Rule) and cls.code):
-            if warn:
-                warn(f"graphlint: entry point {name} ({value}) is not a graphlint Rule class")
+            skip(f"graphlint: {named} is not a graphlint Rule class")
+            continue
+        problem = malformed(cls)
+        if problem is not None:
+            skip(f"graphlint: {label} is malformed and skipped: {problem}")
             continue
         found[cls.code] = cls
     if not found:
         raise ConfigError("graphlint's rules are not installed (install it: pip install -e .)")
     return dict(sorted(found.items()))
+
+
+def _candidates(plugins: bool) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+    """``(what to call it, what to call it when it is no rule, its loader)`` for every rule to
+    load: graphlint's own units, then (``plugins``) the entry points of other distributions."""
+    for unit in builtin_units():
+        yield f"rule {unit}", unit, lambda unit=unit: unit_rule(importlib.import_module(unit))
+    for dist, name, value in _declared() if plugins else ():
+        if dist not in (DISTRIBUTION, "graphlint"):  # its own rules are its units (an older install lists them)
+            yield f"rule plugin {name} ({value})", f"entry point {name} ({value})", lambda value=value: _load(value)
 
 
 @dataclass(frozen=True)

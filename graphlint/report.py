@@ -1,55 +1,48 @@
-"""Reporters: they only format findings (text, json, sarif, github)."""
+"""Reporters: they only format findings: ``full`` (the default text: related sites and the fix
+indented), ``concise`` (one line per finding), ``json``, ``sarif`` (:mod:`graphlint.sarif`),
+``github``. A fixable finding (``fixes``: finding -> its :class:`graphlint.fix_view.TextEdit`
+edits) is marked ``[*]`` in text, and its edits are in the JSON and SARIF."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from typing import Callable, Iterable
 
-from graphlint import __version__
 from graphlint.findings import Finding
 from graphlint.text import plural
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_INFO_URI = "https://github.com/graphlint/graphlint#rules"
-
-
 def _count_suffix(f: Finding) -> str:
     return f" (×{f.count})" if f.count > 1 else ""
-
-
-def use_color(stream) -> bool:
-    """Colour on a terminal only: never when piped, redirected, or ``NO_COLOR`` is set."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
 
 
 def text(
-    findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, color: bool = False
+    findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, color: bool = False,
+    fixes=None, quiet: bool = False, concise: bool = False, **_,
 ) -> str:
-    """ruff-like: ``path:line:col: CODE message`` (``path:cell 3:line:col:`` in a notebook),
-    related sites and the fix indented; path and code coloured when ``color``."""
+    """ruff-like: ``path:line:col: CODE [*] message`` (``path:cell 3:line:col:`` in a notebook,
+    ``[*]`` when ``--fix`` can fix it); in ``full`` (not ``concise``) form the related sites and
+    the fix indented; path and code coloured when ``color``; no summary when ``quiet``."""
 
     def paint(value: str, style: str) -> str:
         return f"{style}{value}{_RESET}" if color else value
 
+    fixes = fixes or {}
     lines = []
     for f in findings:
         loc = f.location
         test = f" [{_printable(f.test_id)}]" if f.test_id else ""
         style = _RED if f.severity.value == "error" else _YELLOW
+        mark = f" {paint('[*]', _CYAN)}" if fixes.get(f) else ""
         lines.append(
-            f"{paint(_printable(loc.display_path()), _BOLD)}:{loc.where}:{loc.column}: {paint(f.code, style)} "
+            f"{paint(_printable(loc.display_path()), _BOLD)}:{loc.where}:{loc.column}: {paint(f.code, style)}{mark} "
             f"{_printable(f.message)}{_count_suffix(f)}{test}"
         )
+        if concise:
+            continue
         for rel in f.related:
             path = _printable(rel.location.display_path())
             lines.append(f"    {paint(path, _CYAN)}:{rel.location.where}: {_printable(rel.message)}")
@@ -60,8 +53,17 @@ def text(
         names = {f.code: f.name for f in findings}
         for code, n in _statistics(findings).items():
             lines.append(f"{n:5d}\t{paint(code, _BOLD)}\t{names[code]}")
-    lines.append(_summary(findings))
-    return "\n".join(lines) + "\n"
+    if not quiet:
+        lines.append(_summary(findings))
+        fixable = sum(1 for f in findings if fixes.get(f))
+        if fixable:
+            lines.append(f"graphlint: {paint('[*]', _CYAN)} {fixable} fixable with `--fix`.")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def concise(findings: list[Finding], rules: dict | None = None, **kwargs) -> str:
+    """One line per finding (ruff's ``--output-format concise``)."""
+    return text(findings, rules, concise=True, **kwargs)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -93,9 +95,11 @@ def _summary(findings: list[Finding]) -> str:
     return f"graphlint: found {plural(len(findings), 'finding')} ({', '.join(parts)})."
 
 
-def as_dict(findings: list[Finding], *, statistics: bool = False) -> dict:
+def as_dict(findings: list[Finding], *, statistics: bool = False, fixes=None) -> dict:
     """The JSON document: ``{"version": 1, "findings": [...], "summary": {...}}``, plus
-    ``"statistics": [{"code", "name", "count"}, ...]`` (most frequent first) when asked."""
+    ``"statistics": [{"code", "name", "count"}, ...]`` (most frequent first) when asked.
+    Every field is documented, with a JSON schema, in docs/output.md."""
+    fixes = fixes or {}
     items = []
     for f in findings:
         item = {
@@ -106,6 +110,8 @@ def as_dict(findings: list[Finding], *, statistics: bool = False) -> dict:
             "path": f.location.display_path(),
             "line": f.location.line,
             "column": f.location.column,
+            "end_line": f.location.end_line,
+            "end_column": f.location.end_column,
             "related": [
                 {"path": r.location.display_path(), "line": r.location.line, "message": r.message}
                 for r in f.related
@@ -121,122 +127,35 @@ def as_dict(findings: list[Finding], *, statistics: bool = False) -> dict:
             item["count"] = f.count
         if f.test_id:
             item["test"] = f.test_id
+        edits = fixes.get(f)
+        item["fixable"] = bool(edits)
+        if edits:
+            item["edits"] = [e.as_dict() for e in edits]
         items.append(item)
     by_code = dict(sorted(Counter(f.code for f in findings).items()))
-    doc = {"version": 1, "findings": items, "summary": {"findings": len(findings), "by_code": by_code}}
+    summary = {"findings": len(findings), "by_code": by_code, "fixable": sum(1 for f in findings if fixes.get(f))}
+    doc = {"version": 1, "findings": items, "summary": summary}
     if statistics:
-        doc["statistics"] = _statistics_list(findings)
+        doc["statistics"] = statistics_list(findings)
     return doc
 
 
-def _statistics_list(findings: list[Finding]) -> list[dict]:
+def statistics_list(findings: list[Finding]) -> list[dict]:
     names = {f.code: f.name for f in findings}
     return [{"code": c, "name": names[c], "count": n} for c, n in _statistics(findings).items()]
 
 
-def as_json(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
+def as_json(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, fixes=None, **_) -> str:
     import json
 
-    return json.dumps(as_dict(findings, statistics=statistics), indent=2, ensure_ascii=True) + "\n"
+    return json.dumps(as_dict(findings, statistics=statistics, fixes=fixes), indent=2, ensure_ascii=True) + "\n"
 
 
-def _uri(path: str) -> str:
-    from urllib.parse import quote
+def as_sarif(findings: list[Finding], rules: dict | None = None, **kwargs) -> str:
+    """SARIF 2.1.0 (:mod:`graphlint.sarif`)."""
+    from graphlint.sarif import as_sarif as sarif
 
-    # the file name's own bytes (a non-UTF-8 name arrives surrogate-escaped), percent-encoded
-    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/._-~")  # a colon would read as a scheme (`a:b.py`)
-
-
-def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
-    """SARIF 2.1.0 as GitHub code scanning accepts it. In a notebook, ``startLine`` is the line
-    within the cell and ``properties.cell`` the cell; statistics go in the run's properties.
-    ``rules`` maps codes to :class:`graphlint.registry.RuleDescription` (the rule metadata)."""
-    import json
-
-    rules = dict(rules or {})
-    used = sorted({f.code for f in findings} | set(rules))
-    index = {code: i for i, code in enumerate(used)}
-    descriptors = []
-    for code in used:
-        rule = rules.get(code)
-        sample = next((f for f in findings if f.code == code), None)
-        name = rule.name if rule else sample.name
-        summary = (rule.summary if rule else sample.message) or name
-        docs = rule.docs if rule else {}
-        help_md = "\n\n".join(f"## {k}\n{v}" for k, v in docs.items() if k) or summary
-        severity = (rule.severity if rule else sample.severity).value
-        descriptors.append(
-            {
-                "id": code,
-                "name": name,
-                "shortDescription": {"text": summary},
-                "fullDescription": {"text": docs.get("What it does", summary)},
-                "help": {"text": help_md, "markdown": help_md},
-                "helpUri": _INFO_URI,
-                "defaultConfiguration": {"level": severity},
-                "properties": {"tags": ["tensorflow", "performance"]},
-            }
-        )
-    results = []
-    for f in findings:
-        loc = f.location
-        result = {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": f.severity.value,
-            "message": {"text": f.message + (f"\nFix: {f.fix}" if f.fix else "")},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(loc.display_path())},
-                        "region": {"startLine": max(1, loc.line), "startColumn": max(1, loc.column)},
-                    }
-                }
-            ],
-            "partialFingerprints": {"graphlint/v1": f"{f.code}:{loc.display_path()}:{loc.where}"},
-        }
-        if f.related:
-            result["relatedLocations"] = [
-                {
-                    "id": i,
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(r.location.display_path())},
-                        "region": {"startLine": max(1, r.location.line)},
-                    },
-                    "message": {"text": r.message},
-                }
-                for i, r in enumerate(f.related)
-            ]
-        props = {}
-        if loc.cell is not None:
-            props["cell"] = loc.cell
-        if f.count > 1:
-            props["count"] = f.count
-        if f.test_id:
-            props["test"] = f.test_id
-        if props:
-            result["properties"] = props
-        results.append(result)
-    doc = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "graphlint",
-                        "version": __version__,
-                        "informationUri": _INFO_URI,
-                        "rules": descriptors,
-                    }
-                },
-                "results": results,
-            }
-        ],
-    }
-    if statistics:
-        doc["runs"][0]["properties"] = {"statistics": _statistics_list(findings)}
-    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
+    return sarif(findings, rules, **kwargs)
 
 
 def _gh_escape(value: str, *, prop: bool = False) -> str:
@@ -264,19 +183,21 @@ def as_github(findings: list[Finding], rules: dict | None = None, *, statistics:
             f"col={loc.column},title={_gh_escape(f'{f.code} {f.name}', prop=True)}::{_gh_escape(body)}"
         )
     if statistics and findings:
-        counts = "\n".join(f"{s['count']:5d} {s['code']} {s['name']}" for s in _statistics_list(findings))
+        counts = "\n".join(f"{s['count']:5d} {s['code']} {s['name']}" for s in statistics_list(findings))
         lines.append(f"::notice title=graphlint statistics::{_gh_escape(counts)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 FORMATTERS: dict[str, Callable[..., str]] = {
-    "text": text,
+    "full": text,
+    "concise": concise,
     "json": as_json,
     "sarif": as_sarif,
     "github": as_github,
 }
-#: The ``--format`` names.
-FORMATS = tuple(FORMATTERS)
+#: The ``--output-format`` names (``text``: ``full``, as before ``concise`` existed).
+FORMATS = (*FORMATTERS, "text")
+TEXT_FORMATS = frozenset({"full", "concise", "text"})
 
 
 def rule_list(rules: Iterable, fmt: str = "text") -> str:
@@ -312,7 +233,7 @@ def rule_doc(rule) -> str:
 
     docs = rule.docs
     lines = [f"# {rule.code} {rule.name} [{rule.severity.value}]\n", docs.get("", "") + "\n"]
-    for title in ("What it does", "Why is this bad?", "Example", "Use instead"):
+    for title in ("What it does", "Why is this bad?", "Example", "Use instead", "Known exemptions"):
         if title in docs:
             lines.append(f"## {title}\n{docs[title]}\n")
     if rule.options:
@@ -326,4 +247,4 @@ def rule_doc(rule) -> str:
 
 def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs) -> str:
     """``findings`` in format ``fmt``; ``rules``: code → :class:`graphlint.registry.RuleDescription`."""
-    return FORMATTERS[fmt](list(findings), rules, **kwargs)
+    return FORMATTERS["full" if fmt == "text" else fmt](list(findings), rules, **kwargs)

@@ -1,52 +1,86 @@
-"""Run a program exactly as ``python SCRIPT ARGS`` or ``python -m MODULE ARGS`` would."""
+"""``graphlint run``: the program runs as a genuine ``python SCRIPT ARGS`` in a child process.
+
+The child is this same interpreter (``sys.executable``) with the program's own command line,
+working directory, environment and standard streams; graphlint adds two things to its
+environment: its start-up folder first on ``PYTHONPATH`` (graphlint/_boot: Python imports its
+``sitecustomize`` while it starts) and ``GRAPHLINT_RUN``, a private folder where every process of
+the run writes its findings (graphlint.child). Python subprocesses of the program inherit both,
+so they are followed too. When the program has ended, this process reads the folder, merges what
+each process reported (a finding of another process than the program's own names it) and gives
+the outcome; it reports it on its own streams, which the program cannot touch.
+
+While the program runs this process only waits for it: Ctrl-C (SIGINT, SIGQUIT), which the
+terminal sends to both, is left to the program; SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to
+graphlint are passed on to it.
+"""
 
 from __future__ import annotations
 
-import builtins
-import importlib.machinery
 import os
-import runpy
+import pickle
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import threading
-import traceback
-import types
-import zipfile
 from dataclasses import dataclass
 
-from graphlint.probes.patching import WRAPPER_FILENAME
+from graphlint._boot.sitecustomize import CHANNEL_ENV, SETTINGS
+from graphlint.channel import Outcome, outcome_of, read_records
 
-_OWN_FILES = (os.path.abspath(__file__), runpy.__file__)
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-#: What runpy does not set and python gives ``__main__``: ``__builtins__`` is the module.
-_INIT = {"__builtins__": builtins}
+BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_boot")
+#: Signals sent to graphlint that are passed on to the program ...
+FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2")
+#: ... and those graphlint ignores while it waits: the terminal sends them to the program too.
+LEFT_TO_THE_PROGRAM = ("SIGINT", "SIGQUIT")
 
 
 class ProgramNotFound(Exception):
     """The script or module to run does not exist; the message is one line."""
 
 
-@dataclass
-class Outcome:
-    """How the program ended: its exit status and whether it failed."""
-
-    status: int = 0
-    failed: bool = False
-    interrupted: bool = False
-    #: The program's globals, kept alive until the findings are in: a session the program still
-    #: holds when it ends is open, not leaked.
-    namespace: dict | None = None
+class LaunchError(Exception):
+    """graphlint could not start or follow the program; the message is one line."""
 
 
-def check_script(path: str) -> str:
-    """The script as python would accept it, or ProgramNotFound with python's reason."""
+@dataclass(frozen=True)
+class Program:
+    """What ``python`` is asked to run: ``script`` (a file, a folder or zipapp with a
+    ``__main__.py``, or ``-`` for stdin) or ``module`` (``-m``), with the program's arguments
+    and the ``-X``/``-W`` options for its Python."""
+
+    script: str | None = None
+    module: str | None = None
+    args: tuple[str, ...] = ()
+    xoptions: tuple[str, ...] = ()
+    warnoptions: tuple[str, ...] = ()
+
+    def command(self) -> list[str]:
+        command = [sys.executable]
+        for option in self.xoptions:
+            command += ["-X", option]
+        for option in self.warnoptions:
+            command += ["-W", option]
+        command += ["-m", self.module] if self.module is not None else [self.script]
+        return command + list(self.args)
+
+    def check(self) -> None:
+        """ProgramNotFound when python would not find the program (for ``-m``: its top-level
+        package; python itself says what it cannot find below it)."""
+        if self.module is not None:
+            _check_module(self.module)
+        elif self.script != "-":
+            _check_script(self.script)
+
+
+def _check_script(path: str) -> None:
     if not os.path.exists(path):
         raise ProgramNotFound(f"no such file: {path}")
     if os.path.isdir(path):
-        if os.path.isfile(os.path.join(path, "__main__.py")):
-            return path
-        raise ProgramNotFound(f"{path} is a directory without __main__.py")
+        if not os.path.isfile(os.path.join(path, "__main__.py")):
+            raise ProgramNotFound(f"{path} is a directory without __main__.py")
+        return
     try:
         with open(path, "rb"):
             pass
@@ -54,221 +88,174 @@ def check_script(path: str) -> str:
         raise ProgramNotFound(
             f"can't open file {os.path.abspath(path)!r}: [Errno {exc.errno}] {exc.strerror}"
         ) from None
-    return path
 
 
-def _exit_status(code) -> int:
-    """The status python exits with for ``SystemExit(code)``."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        if not -(2**63) <= code < 2**63:  # python: does not fit a C long, so -1
-            return 255
-        return code & 0xFF
-    # sys.exit("message") prints the message to stderr and exits 1, as Python does; a message
-    # whose __str__ fails prints nothing
-    try:
-        print(code, file=sys.stderr)
-    except Exception:
-        pass
-    return 1
+def _check_module(name: str) -> None:
+    import importlib.machinery
+    import importlib.util
 
-
-def _own(filename: str) -> bool:
-    path = os.path.abspath(filename)
-    return path in _OWN_FILES or path.startswith(_PKG_DIR) or filename == WRAPPER_FILENAME
-
-
-def _print_program_traceback(exc: BaseException) -> None:
-    """The traceback Python would print, without graphlint's (and runpy's) own frames; or
-    the program's own ``sys.excepthook``, as python calls it."""
-    _flush(sys.stdout)
-    hook = sys.excepthook
-    if hook is not sys.__excepthook__:
-        tb = exc.__traceback__
-        while tb is not None and _own(tb.tb_frame.f_code.co_filename):
-            tb = tb.tb_next
-        try:
-            hook(type(exc), exc, tb)
+    if name.startswith("."):
+        raise ProgramNotFound("Relative module names not supported")
+    top = name.partition(".")[0]
+    if not top or top in sys.modules or top in sys.builtin_module_names:
+        return
+    here = [] if getattr(sys.flags, "safe_path", False) else [os.getcwd()]
+    try:  # a top-level name is looked up without running any code
+        if importlib.machinery.PathFinder.find_spec(top, here + sys.path[1:]) is not None:
             return
-        except Exception as hook_error:  # python: "Error in sys.excepthook:", then the original
-            _write_stderr("Error in sys.excepthook:\n" + _format(hook_error) + "\nOriginal exception was:\n")
-    _write_stderr(_format(exc))
+        if importlib.util.find_spec(top) is not None:
+            return
+    except (ImportError, ValueError):
+        return  # python says why
+    raise ProgramNotFound(f"No module named {top}")
 
 
-def _format(exc: BaseException) -> str:
-    report = traceback.TracebackException.from_exception(exc)
-    _drop_own_frames(report, set())
-    return "".join(report.format())
-
-
-def _write_stderr(text: str) -> None:
-    stream = sys.stderr if sys.stderr is not None else sys.__stderr__
+def run(program: Program, config, plugins: bool = True) -> Outcome:
+    """Run ``program`` to its end in a child Python; its findings, merged, and its exit."""
+    channel = tempfile.mkdtemp(prefix="graphlint-run-")
     try:
-        stream.write(text)
-        stream.flush()
-    except (AttributeError, OSError, ValueError):
-        pass
-
-
-def _flush(stream) -> None:
-    try:
-        stream.flush()
-    except (AttributeError, OSError, ValueError):  # None, closed by the program, or gone
-        pass
-
-
-def _drop_own_frames(report: traceback.TracebackException, seen: set) -> None:
-    if id(report) in seen:
-        return
-    seen.add(id(report))
-    frames = [f for f in report.stack if not _own(f.filename)]
-    report.stack = traceback.StackSummary.from_list(frames)
-    for nested in (report.__cause__, report.__context__):
-        if nested is not None:
-            _drop_own_frames(nested, seen)
-
-
-def _module_details(module: str):
-    """runpy's lookup of ``-m MODULE``; its failure is python's own one-line message."""
-    try:
-        return runpy._get_module_details(module)
-    except ImportError as exc:
-        raise ProgramNotFound(str(exc)) from None
-    except Exception as exc:  # a parent package failing to import: python says it this way
-        raise ProgramNotFound(f"Error while finding module specification for {module!r} ({type(exc).__name__}: {exc})") from None
-
-
-def _set_path0(value: str | None) -> None:
-    """sys.path[0] as python sets it for the program (graphlint's own entry is replaced);
-    with ``PYTHONSAFEPATH`` (``-P``) python adds nothing, and neither does graphlint."""
-    if getattr(sys.flags, "safe_path", False):
-        return
-    if value is None:
-        del sys.path[0:1]
-    else:
-        sys.path[0:1] = [value]
-
-
-def _depth() -> int:
-    frame, n = sys._getframe(1), 0
-    while frame is not None:
-        n, frame = n + 1, frame.f_back
-    return n
-
-
-def run_program(script: str | None, module: str | None, args: tuple[str, ...]) -> Outcome:
-    """Run the program in this process as ``__main__``; return how it ended.
-
-    The program's own traceback is printed as Python would print it; ``SystemExit`` gives its
-    status; ``KeyboardInterrupt`` gives 130.
-    """
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    before = set(threading.enumerate())
-    saved_main = sys.modules.get("__main__")
-    # the frames of graphlint's launcher sit under the program: the recursion limit grows by
-    # as many, so that a recursion that fits under python fits here
-    saved_limit = sys.getrecursionlimit()
-    raised_limit = saved_limit + _depth() + 4
-    sys.setrecursionlimit(raised_limit)
-    outcome = Outcome()
-    hidden = _hide_launcher_frames()
-    hidden.__enter__()
-    try:
-        if module is not None:
-            sys.argv = [module, *args]  # runpy replaces argv[0] by the module's file
-            _set_path0(os.getcwd())
-            _, spec, code = _module_details(module)
-            sys.argv[0] = spec.origin
-            _run_code(code, spec, spec.parent, outcome)
-        elif os.path.isdir(script) or zipfile.is_zipfile(script):
-            # python: the folder or archive, absolute, first on sys.path (also with
-            # PYTHONSAFEPATH), its __main__ run; argv[0] as given
-            sys.argv = [script, *args]
-            sys.path[0:1] = [os.path.abspath(script)]
-            _, spec, code = runpy._get_main_module_details()
-            _run_code(code, spec, "", outcome)
-        else:
-            sys.argv = [script, *args]
-            # python: the script's real folder (a symlink resolved)
-            _set_path0(os.path.dirname(os.path.realpath(script)))
-            _run_file(script, outcome)
-    except ProgramNotFound:
-        raise
-    except SystemExit as exc:
-        outcome.status = _exit_status(exc.code)
-        outcome.failed = outcome.status != 0
-    except KeyboardInterrupt as exc:
-        _print_program_traceback(exc)
-        outcome.status, outcome.failed, outcome.interrupted = 130, True, True
-    except BaseException as exc:  # the program's own error: report it as Python would
-        _print_program_traceback(exc)
-        outcome.status, outcome.failed = 1, True
+        with open(os.path.join(channel, SETTINGS), "wb") as fh:
+            pickle.dump({"config": config, "plugins": plugins}, fh)
+        proc, returncode = _run_child(program.command(), _child_env(channel))
+        return outcome_of(read_records(channel), proc.pid, returncode)
     finally:
-        hidden.__exit__(None, None, None)
-        _flush(sys.stdout)
-        if sys.getrecursionlimit() == raised_limit:
-            sys.setrecursionlimit(saved_limit)
-        sys.argv = saved_argv
-        sys.path[:] = saved_path
-        if saved_main is not None:
-            sys.modules["__main__"] = saved_main
-    _join_threads(outcome, before)
-    return outcome
+        shutil.rmtree(channel, ignore_errors=True)
 
 
-def _join_threads(outcome: Outcome, before: set) -> None:
-    """Python waits for the program's non-daemon threads before it ends; so does the report
-    (a thread still working when the main code returns adds its findings). Threads that were
-    there before the program (an embedding test runner's) are not the program's."""
-    me = threading.current_thread()
+def _child_env(channel: str) -> dict:
+    env = dict(os.environ)
+    existing = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = BOOT_DIR + (os.pathsep + existing if existing else "")
+    env[CHANNEL_ENV] = channel
+    return env
+
+
+# -- the child and its streams ------------------------------------------------------------------
+def _run_child(command: list[str], env: dict):
+    """Start the child with this process's standard streams and wait for its end, whatever
+    signals come meanwhile. A stream with no file descriptor (a caller's capture, as click's
+    CliRunner gives) is relayed through a pipe."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    streams = {name: _descriptor(getattr(sys, name), fd) for fd, name in enumerate(("stdin", "stdout", "stderr"))}
+    pending: list[int] = []
+    holder: list = []
+    restore = _hold_signals(holder, pending)
     try:
-        while True:
-            alive = [
-                t for t in threading.enumerate()
-                if t is not me and t not in before and not t.daemon and t.is_alive()
-            ]
-            if not alive:
-                return
-            for thread in alive:
-                thread.join()
-    except KeyboardInterrupt as exc:  # python: the traceback, and it stops waiting
-        _print_program_traceback(exc)
-        outcome.status, outcome.failed, outcome.interrupted = 130, True, True
+        try:
+            proc = subprocess.Popen(
+                command, env=env, close_fds=False,
+                **{name: subprocess.PIPE if fd is _RELAY else fd for name, fd in streams.items()},
+            )
+        except OSError as exc:
+            raise LaunchError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
+        holder.append(proc)
+        for signum in pending:
+            proc.send_signal(signum)
+        relays = _relay(proc, streams)
+        returncode = proc.wait()
+        for relay in relays:
+            relay.join()
+        return proc, returncode
+    finally:
+        restore()
 
 
-def _hide_launcher_frames():
-    """Keep graphlint's launcher frames (the entry script, click, the CLI, this runner) and its
-    probe wrappers out of the stacks TensorFlow records for each op, so that TensorFlow's own
-    error messages ("Original stack trace for ...") read as they do under plain ``python``."""
-    from graphlint.probes.tf_stack import hide_files
-
-    files = {WRAPPER_FILENAME}
-    frame = sys._getframe(1)
-    while frame is not None:
-        files.add(frame.f_code.co_filename)
-        frame = frame.f_back
-    return hide_files(files)
+_RELAY = object()
 
 
-def _run_code(code, spec, package: str, outcome: Outcome) -> None:
-    """runpy's way (a fresh ``__main__`` module for the run), argv untouched."""
-    with runpy._TempModule("__main__") as temp:
-        outcome.namespace = temp.module.__dict__
-        runpy._run_code(code, outcome.namespace, _INIT, "__main__", spec, package)
+def _descriptor(stream, standard: int):
+    """The file descriptor the child is given for ``stream``: None for this process's own
+    (``standard``, or closed), or _RELAY when the stream has none."""
+    if stream is None:
+        return None
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return _RELAY
+    return None if fd == standard else fd
 
 
-def _run_file(script: str, outcome: Outcome) -> None:
-    # python: __file__ is the path as given made absolute, not normalised (`sub/../x.py`)
-    path = script if os.path.isabs(script) else os.path.join(os.getcwd(), script)
-    with open(path, "rb") as fh:
-        source = fh.read()
-    code = compile(source, path, "exec", dont_inherit=True)
-    main = types.ModuleType("__main__")
-    main.__file__ = path
-    main.__builtins__ = builtins  # the module, as python gives __main__
-    main.__cached__ = None
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    sys.modules["__main__"] = main
-    outcome.namespace = main.__dict__
-    exec(code, main.__dict__)
+def _relay(proc, streams) -> list[threading.Thread]:
+    threads = []
+    if streams["stdin"] is _RELAY:
+        threads.append(_thread(_feed, sys.stdin, proc.stdin))
+    for name in ("stdout", "stderr"):
+        if streams[name] is _RELAY:
+            threads.append(_thread(_copy, getattr(proc, name), getattr(sys, name)))
+    return threads
+
+
+def _thread(target, *args) -> threading.Thread:
+    thread = threading.Thread(target=target, args=args, daemon=True, name="graphlint-run-relay")
+    thread.start()
+    return thread
+
+
+def _feed(source, pipe) -> None:
+    try:
+        data = source.buffer.read() if hasattr(source, "buffer") else source.read().encode()
+        pipe.write(data)
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+def _copy(pipe, stream) -> None:
+    target = getattr(stream, "buffer", None)
+    for chunk in iter(lambda: pipe.read1(65536), b""):
+        try:
+            if target is not None:
+                target.write(chunk)
+            else:
+                stream.write(chunk.decode(errors="replace"))
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    pipe.close()
+
+
+def _hold_signals(holder: list, pending: list):
+    """While the child runs: forwarded signals go to it, Ctrl-C is left to it. Python-level
+    handlers only (an exec resets them in the child; an ignored signal would stay ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def forward(signum, frame):
+        if holder:
+            try:
+                holder[0].send_signal(signum)
+            except OSError:
+                pass
+        else:
+            pending.append(signum)
+
+    def leave(signum, frame):
+        pass
+
+    saved = []
+    for names, handler in ((FORWARDED, forward), (LEFT_TO_THE_PROGRAM, leave)):
+        for name in names:
+            signum = getattr(signal, name, None)
+            if signum is None:
+                continue
+            try:
+                saved.append((signum, signal.signal(signum, handler)))
+            except (OSError, ValueError):
+                pass
+
+    def restore():
+        for signum, previous in saved:
+            try:
+                signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+            except (OSError, ValueError, TypeError):
+                pass
+
+    return restore

@@ -133,6 +133,9 @@ _SUSPENDABLE = 0x20 | 0x80 | 0x100 | 0x200
 # is never untracked as a plain tuple of strings and ints is).
 _sites: dict[int, tuple[object, dict[int, Frame]]] = {}
 _SITES_MAX = 10_000
+# id(Frame) -> (the Frame, its code, its instruction offset): where in the line the call is,
+# read only when a finding is reported there (:func:`position`); cleared with _sites.
+_origins: dict[int, tuple[Frame, object, int]] = {}
 
 
 def _site(frame, code, lasti: int, filename: str) -> Frame:
@@ -140,12 +143,35 @@ def _site(frame, code, lasti: int, filename: str) -> Frame:
     if entry is None or entry[0] is not code:
         if len(_sites) >= _SITES_MAX:
             _sites.clear()
+            _origins.clear()
         entry = _sites[id(code)] = (code, {})
     table = entry[1]
     site = table.get(lasti)
     if site is None:
         site = table[lasti] = _tuple_new(Frame, (filename, frame.f_lineno, code.co_name))
+        _origins[id(site)] = (site, code, lasti)
     return site
+
+
+def position(site) -> tuple[int, int | None, int | None]:
+    """``(column, end line, end column)`` of the call a user frame ``site`` was at (1-based
+    columns, the end exclusive): the interpreter's own positions of the instruction (Python
+    3.11+, ``code.co_positions()``, as tracebacks show them). ``(1, None, None)`` when they are
+    not known (Python 3.10, a frame not captured here)."""
+    origin = _origins.get(id(site))
+    if origin is None or origin[0] is not site:
+        return 1, None, None
+    _, code, lasti = origin
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return 1, None, None
+    try:
+        line, end_line, col, end_col = next(itertools.islice(positions(), lasti // 2, None))
+    except (StopIteration, ValueError):
+        return 1, None, None
+    if col is None or line != site.line:
+        return 1, None, None
+    return col + 1, end_line, None if end_col is None else end_col + 1
 
 
 def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
@@ -331,7 +357,7 @@ def user_site(depth: int = 1) -> Frame | None:
     if frame is None:
         return None
     code = frame.f_code
-    return Frame(code.co_filename, frame.f_lineno, code.co_name)
+    return _site(frame, code, frame.f_lasti, code.co_filename)  # the same Frame, its position known
 
 
 _EMPTY = _tuple_new(Stack, ((), ()))

@@ -2,63 +2,206 @@
 and per-file ignores.
 
 ``# noqa`` on a finding's line silences every code, ``# noqa: GL101, GL3`` the codes (or
-prefixes) it names; a line ``# graphlint: noqa[: codes]`` of its own silences a whole file (the
-static engine reads it; at runtime a file is not read whole). Matching is case-insensitive,
-as flake8's and ruff's.
+prefixes) it names, separated by commas or spaces (text may follow the codes); a line
+``# graphlint: noqa[: codes]`` of its own silences a whole file (the static engine reads it;
+at runtime a file is not read whole). Matching is case-insensitive, as flake8's and ruff's.
+
+A directive whose colon is followed by no code (``# noqa: session-churn``, ``# noqa:XY``) or
+by codes run together (``# noqa: GL103GL301``) is *invalid*: it silences nothing, and
+``graphlint check`` warns about it (ruff: "Invalid `# noqa` directive"). ``GL002``
+(unused-noqa, off by default, as ruff's RUF100) reports directives that silence nothing.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 from typing import Iterable
 
 from graphlint.config import Config
-from graphlint.findings import Finding
+from graphlint.findings import Finding, Location, Severity
 
-_CODES = r"(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)"
-NOQA = re.compile(r"#\s*noqa(?::\s*" + _CODES + r")?", re.I)
-FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*graphlint:[ \t]*noqa(?::[ \t]*" + _CODES + r")?[ \t]*$", re.M | re.I)
+_DIRECTIVE = re.compile(r"#[ \t]*noqa(?![\w-])(?P<colon>[ \t]*:)?(?P<rest>[^#\r\n]*)", re.I)
+_FILE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*graphlint:[ \t]*noqa(?![\w-])(?P<colon>[ \t]*:)?(?P<rest>[^\r\n]*)$", re.M | re.I)
+_CODE = re.compile(r"[A-Z]+[0-9]+", re.I)
+_CODE_START = re.compile(r"[A-Z]+[0-9]", re.I)
 _SPLIT = re.compile(r"[\s,]+")
 _LINES = re.compile(r"\r\n|\r|\n")
+INVALID = "expected `# noqa` or `# noqa: CODE[, CODE...]` with rule codes (e.g. `# noqa: GL301`)"
+
+UNUSED_NOQA_CODE = "GL002"
+UNUSED_NOQA_NAME = "unused-noqa"
+UNUSED_NOQA_FIX = "Remove the `noqa` directive, or the codes in it that no longer silence anything."
 
 
-def _codes(match: re.Match) -> list[str]:
-    """The codes a noqa comment names, upper-case; ``[]`` for a bare ``# noqa`` (every code)."""
-    return [c.upper() for c in _SPLIT.split(match.group("codes") or "") if c]
+@dataclass(frozen=True)
+class Directive:
+    """One ``noqa`` comment: ``codes`` (upper-case; empty: every code), or ``invalid`` (why)."""
+
+    column: int  # 1-based, of the `#`
+    codes: tuple[str, ...] = ()
+    invalid: str = ""
+
+    def covers(self, code: str) -> bool:
+        return not self.invalid and (not self.codes or any(code.startswith(c) for c in self.codes))
+
+
+def _parse(match: re.Match) -> Directive:
+    column = match.start() + 1
+    if match.group("colon") is None:
+        return Directive(column)
+    codes = []
+    for token in _SPLIT.split(match.group("rest").strip()):
+        if not token:
+            continue
+        if _CODE.fullmatch(token):
+            codes.append(token.upper())
+        elif codes and not _CODE_START.match(token):
+            break  # a code, then the reason in words
+        else:
+            return Directive(column, invalid=INVALID)
+    return Directive(column, tuple(codes)) if codes else Directive(column, invalid=INVALID)
+
+
+def directive(line: str) -> Directive | None:
+    """The ``# noqa`` directive of a source line, if it has one."""
+    if "#" not in line:
+        return None
+    match = _DIRECTIVE.search(line)
+    return _parse(match) if match is not None else None
 
 
 def line_suppresses(line: str, code: str) -> bool:
-    """Whether ``line`` (a source line) carries a ``# noqa`` that covers ``code``."""
-    if "#" not in line:
-        return False
-    match = NOQA.search(line)
-    if match is None:
-        return False
-    codes = _codes(match)
-    return not codes or any(code.startswith(c) for c in codes)
+    """Whether ``line`` (a source line) carries a valid ``# noqa`` that covers ``code``."""
+    found = directive(line)
+    return found is not None and found.covers(code)
 
 
-def without_noqa(findings: list[Finding], text: str) -> list[Finding]:
+def _file_directives(text: str) -> list[tuple[int, Directive]]:
+    out = []
+    for match in _FILE_DIRECTIVE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        found = _parse(match)
+        out.append((line, Directive(1, found.codes, found.invalid)))
+    return out
+
+
+def without_noqa(findings: list[Finding], text: str, path: str | None = None, *, report_unused: bool = False) -> list[Finding]:
     """``findings`` of the source ``text`` minus those its ``# noqa`` comments (on their line)
-    and ``# graphlint: noqa`` lines (the whole file) silence."""
-    if not findings:
+    and ``# graphlint: noqa`` lines (the whole file) silence; with ``report_unused``, plus a
+    GL002 finding for each directive (or code in one) that silences nothing."""
+    if not findings and not report_unused:
         return findings
-    file_codes: list[str] = []
-    for match in FILE_NOQA.finditer(text):
-        codes = _codes(match)
-        if not codes:
-            return []
-        file_codes += codes
-    if file_codes:
-        findings = [f for f in findings if not any(f.code.startswith(c) for c in file_codes)]
-    if not findings or "noqa" not in text.lower():
+    if "noqa" not in text.lower():
         return findings
+    file_level = [(line, d) for line, d in _file_directives(text) if not d.invalid]
+    used: set[tuple[int, str]] = set()  # (line, code of the directive or "") that silenced something
     lines = _LINES.split(text)
-    return [
-        f
-        for f in findings
-        if not (0 < f.location.line <= len(lines) and line_suppresses(lines[f.location.line - 1], f.code))
-    ]
+    kept = []
+    for f in findings:
+        whole = next((d for _, d in file_level if d.covers(f.code)), None)
+        if whole is not None:
+            line = next(n for n, d in file_level if d is whole)
+            used.add((line, _matching(whole, f.code)))
+            continue
+        n = f.location.line
+        found = directive(lines[n - 1]) if 0 < n <= len(lines) else None
+        if found is not None and found.covers(f.code):
+            used.add((n, _matching(found, f.code)))
+            continue
+        kept.append(f)
+    if report_unused:
+        kept += _unused(text, lines, file_level, used, path or "<stdin>")
+    return kept
+
+
+def _matching(found: Directive, code: str) -> str:
+    return next((c for c in found.codes if code.startswith(c)), "")
+
+
+def _unused(text, lines, file_level, used, path) -> list[Finding]:
+    out = []
+    candidates = [(line, d) for line, d in file_level]
+    for n, line in enumerate(lines, 1):
+        if "noqa" in line.lower():
+            found = directive(line)
+            if found is not None and not found.invalid and not any(line_no == n for line_no, _ in file_level):
+                candidates.append((n, found))
+    for n, found in candidates:
+        if found.codes:
+            unused = [c for c in found.codes if (n, c) not in used]
+            if not unused:
+                continue
+            what = "unused: " + ", ".join(f"`{c}`" for c in unused)
+        elif (n, "") in used:
+            continue
+        else:
+            what = "it silences nothing"
+        out.append(
+            Finding(
+                code=UNUSED_NOQA_CODE,
+                name=UNUSED_NOQA_NAME,
+                severity=Severity.WARNING,
+                message=f"unused `noqa` directive ({what})",
+                location=Location(path, n, found.column),
+                fix=UNUSED_NOQA_FIX,
+            )
+        )
+    return out
+
+
+def invalid_directives(path: str, data: bytes | None = None) -> list[str]:
+    """Warnings for the invalid ``noqa`` directives of the file ``path`` (or of ``data``, its
+    bytes): ``graphlint: warning: Invalid `# noqa` directive at PATH:LINE:COL: ...``."""
+    from graphlint.findings import Location as Where
+
+    import stat
+
+    try:
+        if data is None:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block
+                return []
+            with open(path, "rb") as fh:
+                data = fh.read(10 * 1024 * 1024)
+    except OSError:
+        return []
+    if b"noqa" not in data.lower():
+        return []
+    shown = Where(path, 1).display_path()
+    out = []
+    for where, text in _texts(path, data):
+        for n, line in enumerate(_LINES.split(text), 1):
+            if "noqa" not in line.lower():
+                continue
+            file_level = _FILE_DIRECTIVE.match(line)
+            found = Directive(1, invalid=_parse(file_level).invalid) if file_level else directive(line)
+            if found is not None and found.invalid:
+                out.append(
+                    f"graphlint: warning: Invalid `# noqa` directive at {shown}:{where}{n}:{found.column}: "
+                    f"{found.invalid}; it silences nothing"
+                )
+    return out
+
+
+def _texts(path: str, data: bytes) -> list[tuple[str, str]]:
+    """``(place prefix, source)``: the file, or each code cell of a notebook (``cell 3:``)."""
+    if path.endswith(".ipynb"):
+        from graphlint.static.notebook import NotebookError, read_notebook
+
+        try:
+            notebook = read_notebook(data)
+        except NotebookError:
+            return []
+        return [(f"cell {c.number}:", c.source) for c in notebook.cells] if notebook is not None else []
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return [("", data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding))]
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return []
 
 
 def selected(config: Config, finding: Finding) -> bool:

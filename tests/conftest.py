@@ -17,6 +17,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 _MARK = re.compile(r"#.*?\b(GL\d{3})\b")
 
+#: A small file with two findings of `graphlint check`: GL301 at 4:10, GL103 (fixable) at 6:6.
+CHECK_BAD = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+    for i in range(3):
+        with tf.compat.v1.Session() as s:
+            pass
+    with tf.Graph():
+        pass
+    """
+)
+
 
 def expected_markers(path: Path) -> set[tuple[str, int]]:
     """The (code, line) pairs a sample declares with trailing comments like ``# GL101``."""
@@ -79,7 +92,7 @@ def run_in_process(path: Path, *args: str, config=None):
 
     from graphlint.linter import Linter
     from graphlint.instrument import instrument
-    from graphlint.runner import run_program
+    from inprocess import run_main
 
     tf.compat.v1.reset_default_graph()
     linter = Linter(config)
@@ -87,7 +100,7 @@ def run_in_process(path: Path, *args: str, config=None):
     os.chdir(path.parent)
     try:
         with instrument(linter):
-            outcome = run_program(str(path), None, args)
+            outcome = run_main(path, args)
             findings = linter.finish(outcome.status)
     finally:
         os.chdir(cwd)
@@ -148,7 +161,7 @@ def pre_commit_snapshot(tmp_path):
 
 
 def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False) -> dict:
-    """Run ``tests/sample_driver.py`` (``kind``: ``tf2`` or ``jax``) on sample ``paths`` in one
+    """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed."""
     import json
     import subprocess
@@ -169,32 +182,53 @@ def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool =
 
 
 # -- the samples: every bad program and its good twin, and how each runs ------------------------
-#: How a sample runs, the first pattern (relative to samples/) that matches wins: ``tf1`` in this
-#: process (``run_in_process``); ``tf2`` (TF2, Keras) in one eager subprocess, since TF1 samples
-#: turn eager execution off for the whole process; ``jax`` and ``torch`` each in one subprocess
-#: that never imports TensorFlow. The subprocesses are ``tests/sample_driver.py``.
-SAMPLE_DRIVERS = (
-    ("jax/*.py", "jax"),
-    ("torch/*.py", "torch"),
-    ("rules/gl5*.py", "tf2"),
-    ("rules/gl201_keras_*.py", "tf2"),
-    ("*/*.py", "tf1"),
-)
+#: How a program of each framework runs: ``tf1`` in this process (``run_in_process``); ``tf2``
+#: (TF2, Keras) in one eager subprocess, since TF1 samples turn eager execution off for the
+#: whole process; ``jax`` and ``torch`` each in one subprocess that never imports TensorFlow.
+#: The subprocesses are ``tests/sample_driver.py``.
+FRAMEWORK_DRIVERS = {
+    "tensorflow-v1": "tf1", "tensorflow": "tf2", "keras": "tf2", "tf-keras": "tf2", "jax": "jax", "torch": "torch",
+}
 DRIVER_ENV = {
     "tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"},
     "jax": {"JAX_PLATFORMS": "cpu"},
     "torch": {"TORCHINDUCTOR_COMPILE_THREADS": "1"},  # inductor compiles in-process: no worker pool
 }
-#: The story's programs: a bad one, its fix that is still bad, and the right one.
+#: The story's programs: a bad one, its fix that is still bad, and the right one (TF1 programs).
 STORY_BAD = {"forecast_1_rebuilt.py", "forecast_2_reuse_fix.py"}
+STORY_FRAMEWORK = "tensorflow-v1"
 SAMPLE_PATHS = sorted(
     p for folder in ("rules", "runtime", "story", "jax", "torch") for p in (SAMPLES / folder).glob("*.py")
 )
+_SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
+
+
+def sample_rule(path: Path):
+    """The rule a sample is of, by the code its name starts with (``gl101_bad.py``), or None."""
+    from graphlint.registry import discover_rules
+
+    match = _SAMPLE_CODE.match(path.stem)
+    return discover_rules(plugins=False).get(match.group(1).upper()) if match else None
+
+
+def samples_of(code: str) -> list[Path]:
+    """A rule's samples, found by its code: every ``samples/**/<code>_*.py``."""
+    return sorted(SAMPLES.glob(f"**/{code.lower()}_*.py"))
+
+
+def sample_framework(path: Path) -> str:
+    """The framework a sample is a program of: the one of its rule's declared frameworks its
+    name names (``gl201_keras_bad.py``, ``gl501_jax_bad_shape.py``; the longest), else the
+    rule's first."""
+    rule = sample_rule(path)
+    if rule is None:
+        return STORY_FRAMEWORK
+    named = [f for f in rule.frameworks if f"_{f.replace('-', '_')}" in path.stem]
+    return max(named, key=len) if named else rule.frameworks[0]
 
 
 def sample_driver(path: Path) -> str:
-    relative = path.relative_to(SAMPLES)
-    return next(kind for pattern, kind in SAMPLE_DRIVERS if relative.match(pattern))
+    return FRAMEWORK_DRIVERS[sample_framework(path)]
 
 
 def is_bad_sample(path: Path) -> bool:
@@ -224,3 +258,15 @@ def sample_runs(tmp_path_factory):
         return done[kind]
 
     return runs
+
+
+def install_plugin(site: Path, module: str, source: str, entry_points: dict[str, str]) -> Path:
+    """A distribution of third-party rules in folder ``site`` (put it on the path to use it):
+    ``module.py`` holding ``source``, and its ``graphlint`` entry points (code -> class)."""
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(source)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    lines = "".join(f"{code} = {module}:{cls}\n" for code, cls in entry_points.items())
+    (info / "entry_points.txt").write_text("[graphlint]\n" + lines)
+    return site

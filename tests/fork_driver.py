@@ -3,55 +3,37 @@ that imported TensorFlow once (a TensorFlow import costs seconds; a fork, millis
 
 ``python tests/fork_driver.py OUTDIR PROGRAM.py...`` writes, per program ``i`` and mode
 (``plain``, ``graphlint``): ``i.MODE.out`` and ``i.MODE.err`` (the child's stdout and stderr
-bytes) and ``i.MODE.json`` (``{"status": ..., "codes": [...]}``: the program's exit status and
-the codes graphlint found). TF1 programs turn eager execution off and TF2 ones need it on: each
-child starts from the parent's pristine state, so both kinds can be given.
+bytes) and ``i.MODE.json`` (``{"status": ..., "codes": [...], "warnings": [...]}``: the
+program's exit status, the codes graphlint found and its warnings). Under graphlint the child
+is set up as ``graphlint run``'s child is (its start-up hook installed, the engine started since
+TensorFlow is imported already) and its record is read back as the parent reads it. TF1
+programs turn eager execution off and TF2 ones need it on: each child starts from the parent's
+pristine state, so both kinds can be given.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import runpy
 import sys
 import traceback
 
 import tensorflow  # noqa: F401  imported once, before any fork; no session or eager op yet
 
 
-def _status(code) -> int:
-    """What python's exit status is for ``sys.exit(code)``."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
+def plain(path: str) -> int:
+    """As ``python PATH`` would run it: its exit status."""
+    from inprocess import run_main
+
+    return run_main(path).status
 
 
-def plain(path: str):
-    """As ``python PATH`` would run it (runpy's own frames aside)."""
-    try:
-        runpy.run_path(path, run_name="__main__")
-        return 0, []
-    except SystemExit as exc:
-        return _status(exc.code), []
-    except BaseException:
-        traceback.print_exc()
-        return 1, []
+def linted(path: str, channel: str):
+    """As ``graphlint run PATH``'s child runs it (its report is written at os._exit)."""
+    from graphlint._boot import sitecustomize as hook
 
-
-def linted(path: str):
-    """As ``graphlint run PATH`` runs it."""
-    from graphlint.linter import Linter
-    from graphlint.instrument import instrument
-    from graphlint.runner import run_program
-
-    linter = Linter(warn=lambda message: print(message, file=sys.stderr))
-    with instrument(linter):
-        outcome = run_program(path, None, ())
-        findings = linter.finish(outcome.status)
-    return outcome.status, [f.code for f in findings]
+    hook.install(channel).start_engine()
+    return plain(path)
 
 
 def _deterministic() -> None:
@@ -77,10 +59,22 @@ def _deterministic() -> None:
 
 
 def main(outdir: str, paths: list[str]) -> None:
+    import pickle
+    import shutil
+    import tempfile
+
+    from graphlint._boot.sitecustomize import SETTINGS
+    from graphlint.config import Config
+    from graphlint.channel import outcome_of, read_records
+
     outdir = os.path.abspath(outdir)
     for i, path in enumerate(paths):
         path = os.path.abspath(path)
-        for mode, run in (("plain", plain), ("graphlint", linted)):
+        for mode in ("plain", "graphlint"):
+            channel = tempfile.mkdtemp(prefix="graphlint-run-")
+            with open(os.path.join(channel, SETTINGS), "wb") as fh:
+                pickle.dump({"config": Config(), "plugins": True}, fh)
+            run = plain if mode == "plain" else (lambda path: linted(path, channel))
             base = os.path.join(outdir, f"{i}.{mode}")
             pid = os.fork()
             if pid == 0:  # the child: never returns
@@ -92,9 +86,9 @@ def main(outdir: str, paths: list[str]) -> None:
                     sys.argv = [path]
                     sys.path[0] = os.path.dirname(path)
                     _deterministic()
-                    status, codes = run(path)
+                    status = run(path)
                     with open(base + ".json", "w") as fh:
-                        json.dump({"status": status, "codes": codes}, fh)
+                        json.dump({"status": status}, fh)
                     code = 0
                 except BaseException:
                     traceback.print_exc()
@@ -103,6 +97,15 @@ def main(outdir: str, paths: list[str]) -> None:
                     sys.stderr.flush()
                     os._exit(code)
             os.waitpid(pid, 0)
+            reported = outcome_of(read_records(channel), pid, 0)
+            shutil.rmtree(channel)
+            result = {"status": None}
+            if os.path.exists(base + ".json"):
+                with open(base + ".json") as fh:
+                    result = json.load(fh)
+            result.update(codes=[f.code for f in reported.findings], warnings=reported.warnings)
+            with open(base + ".json", "w") as fh:
+                json.dump(result, fh)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
     from graphlint.findings import finding_to_dict
     from graphlint.instrument import instrument
     from graphlint.linter import Linter
-    from graphlint.runner import run_program
+    from inprocess import run_main
 
     tf = None
     if kind == "tf2":
@@ -47,7 +47,7 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
         try:
             watched = contextlib.nullcontext() if plain else instrument(linter)
             with watched, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-                outcome = run_program(path, None, [])
+                outcome = run_main(path)
                 findings = [] if plain else linter.finish(outcome.status)
         finally:
             os.chdir(cwd)

@@ -17,7 +17,7 @@ from conftest import SAMPLES, expected_markers, line_of
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
-from graphlint.static.names import canonical
+from graphlint.static.model.names import canonical
 
 RULES = SAMPLES / "rules"
 STORY = SAMPLES / "story"
@@ -206,7 +206,7 @@ def test_a_file_is_never_imported_or_run(tmp_path):
     "body",
     [
         # a model built once per instance, in __init__, the instances kept (the runtime reports
-        # instances made and dropped in a loop: GL101, tests/test_static_precision.py)
+        # instances made and dropped in a loop: GL101, tests/static/test_precision.py)
         """
         class M:
             def __init__(self):
@@ -406,11 +406,13 @@ def test_directories_default_to_dot_and_skip_tool_directories(tmp_path):
     assert _names(tmp_path) == {"a.py", "pkg/b.py"}
 
 
-def test_exclude_from_pyproject_also_for_named_files(tmp_path):
+def test_exclude_from_pyproject_for_walks_and_with_force_exclude_for_named_files(tmp_path):
     _tree(tmp_path, {"a.py": BAD, "gen/b.py": BAD, "c_pb2.py": BAD,
                      "pyproject.toml": '[tool.graphlint]\nexclude = ["gen/", "*_pb2.py"]\n'})
     assert _names(tmp_path) == {"a.py"}
-    assert _names(tmp_path, "c_pb2.py", "a.py") == {"a.py"}
+    # named on the command line: checked, as ruff does, unless --force-exclude (pre-commit)
+    assert _names(tmp_path, "c_pb2.py", "a.py", "gen/b.py") == {"a.py", "c_pb2.py", "gen/b.py"}
+    assert _names(tmp_path, "--force-exclude", "c_pb2.py", "a.py", "gen/b.py") == {"a.py"}
 
 
 def test_gitignore_in_a_git_work_tree(tmp_path):
@@ -569,7 +571,7 @@ def test_json_output_file(source, tmp_path):
     code, stdout, stderr = check("--format", "json", "--output", out, bad.name, cwd=tmp_path)
     assert code == 1 and stdout == "" and stderr == ""
     doc = json.loads(out.read_text())
-    assert doc["summary"] == {"findings": 1, "by_code": {"GL301": 1}}
+    assert doc["summary"] == {"findings": 1, "by_code": {"GL301": 1}, "fixable": 0}
     (finding,) = doc["findings"]
     assert (finding["path"], finding["line"], finding["column"], finding["name"]) == ("bad.py", 5, 9, "session-churn")
 
@@ -613,7 +615,7 @@ def test_parallel_run_finds_what_one_process_finds(tmp_path):
     (tmp_path / "broken.py").write_text("def (\n")
     from graphlint.registry import discover_rules
 
-    rules = [c for c in discover_rules().values() if hasattr(c, "check_module")]
+    rules = [c for c in discover_rules().values() if c.checks_statically()]
     files = collect([str(tmp_path)], Config())
 
     def summary(results):

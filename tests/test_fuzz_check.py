@@ -20,7 +20,7 @@ GENERATED, MUTATED = 2000, 2000
 CONFIG = Config()
 STATIC = [
     cls for cls in discover_rules(plugins=False).values()
-    if "static" in cls.engines and callable(getattr(cls, "check_module", None))
+    if cls.checks_statically()
 ]
 FUZZ = settings(
     derandomize=True,

@@ -1,5 +1,6 @@
 """Hostile input (issue 10): every bad input is one line and exit 2, never a traceback;
-`check` never runs or damages what it reads; findings are never lost.
+`check` never runs or damages what it reads; findings are never lost. (`graphlint run` as
+`python`, and its reports however the program ends: tests/runtime/test_run_*.py.)
 
 Each test is one case of the issue. They run graphlint as a user would (a subprocess of the
 console script) where the case is about the process: its streams, signals, exit status.
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -62,10 +62,6 @@ def test_tool_that_is_not_a_table_is_one_line_and_exit_2(tmp_path, value, how):
     name = "pyproject.toml" if how == "pyproject" else "graphlint.toml"
     (tmp_path / name).write_text(f"tool = {value}\n")
     args = ["check", "a.py"] + (["--config", name] if how == "--config" else [])
-    if how == "pyproject" and "graphlint" not in value:
-        # a project's pyproject.toml that never names graphlint is not read for settings
-        assert gl(*args, cwd=tmp_path).returncode == 0
-        return
     one_line_error(gl(*args, cwd=tmp_path), "tool")
 
 
@@ -171,7 +167,8 @@ def test_rules_to_a_full_device_is_one_line_and_exit_2():
 
 
 def _broken_plugin(tmp_path):
-    """A third-party rule whose severity is not a Severity: listing rules hits it."""
+    """A third-party rule whose docs() raises: listing rules hits it (a malformed declaration,
+    such as a severity that is no Severity, is skipped with a warning instead)."""
     site = tmp_path / "site"
     dist = site / "broken-1.0.dist-info"
     dist.mkdir(parents=True)
@@ -179,7 +176,8 @@ def _broken_plugin(tmp_path):
     (dist / "entry_points.txt").write_text("[graphlint]\nGL900 = broken_rule:Broken\n")
     (site / "broken_rule.py").write_text(
         "from graphlint.rules._base import Rule\n\n"
-        "class Broken(Rule):\n    code = 'GL900'\n    name = 'broken'\n    severity = 'loud'\n"
+        "class Broken(Rule):\n    code = 'GL900'\n    name = 'broken'\n\n"
+        "    @classmethod\n    def docs(cls):\n        raise AttributeError('broken docs')\n"
     )
     return {"PYTHONPATH": str(site)}
 
@@ -307,252 +305,6 @@ def test_python_m_graphlint_cli_does_not_import_rules_from_the_checked_folder(tm
     assert not (tmp_path / "PWNED").exists()
 
 
-# -- `graphlint run` must be `python SCRIPT` -----------------------------------------------
-def both(args, cwd, env=None, timeout=180, **kw):
-    """The same command line under python and under `graphlint run`: (python, graphlint)."""
-    environ = dict(os.environ, **(env or {}))
-    py = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=environ, **kw)
-    ours = subprocess.run([GRAPHLINT, "run", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=environ, **kw)
-    return py, ours
-
-
-SHOW = """\
-import builtins, sys
-print(type(__builtins__).__name__, __builtins__ is builtins or __builtins__ is vars(builtins))
-print(__file__, sys.argv[0], sys.path[0])
-"""
-
-
-def test_builtins_is_the_module_as_under_python(tmp_path):
-    (tmp_path / "x.py").write_text(SHOW)
-    py, ours = both(["x.py"], tmp_path)
-    assert ours.stdout.splitlines()[0] == py.stdout.splitlines()[0] == "module True"
-
-
-@pytest.mark.parametrize("layout", ["symlink", "dotdot", "appdir", "zipapp"])
-def test_file_argv_and_path_are_pythons(tmp_path, layout):
-    real = tmp_path / "real"
-    real.mkdir()
-    (real / "x.py").write_text(SHOW)
-    (tmp_path / "sub").mkdir()
-    if layout == "symlink":
-        os.symlink(real / "x.py", tmp_path / "link.py")
-        args = ["link.py"]
-    elif layout == "dotdot":
-        args = ["sub/../real/x.py"]
-    elif layout == "appdir":
-        (real / "__main__.py").write_text(SHOW.replace("__file__,", "__file__.replace('\\\\', '/'),"))
-        args = ["real"]
-    else:
-        import zipapp
-
-        (real / "__main__.py").write_text(SHOW)
-        zipapp.create_archive(real, tmp_path / "app.pyz")
-        args = ["app.pyz"]
-    py, ours = both(args, tmp_path)
-    assert py.returncode == 0, py.stderr
-    assert ours.stdout == py.stdout, ours.stderr[-3000:]
-
-
-def test_pythonsafepath_keeps_the_script_folder_off_sys_path(tmp_path):
-    (tmp_path / "x.py").write_text("import sys, os\nprint(os.getcwd() in sys.path, sys.path[0] == os.getcwd())\n")
-    py, ours = both(["x.py"], tmp_path, env={"PYTHONSAFEPATH": "1"})
-    assert ours.stdout == py.stdout == "False False\n", ours.stderr[-2000:]
-
-
-def test_custom_excepthook_is_called(tmp_path):
-    (tmp_path / "x.py").write_text(
-        "import sys\n"
-        "def hook(kind, value, tb):\n"
-        "    print('hooked', kind.__name__, value, tb.tb_frame.f_code.co_filename.endswith('x.py'))\n"
-        "sys.excepthook = hook\n"
-        "raise ValueError('boom')\n"
-    )
-    py, ours = both(["x.py"], tmp_path)
-    assert py.stdout == "hooked ValueError boom True\n"
-    assert ours.stdout == py.stdout, ours.stderr[-2000:]
-    assert ours.returncode == 3 and py.returncode == 1
-
-
-def test_everything_after_dash_m_module_belongs_to_the_module(tmp_path):
-    (tmp_path / "mod.py").write_text("import sys\nprint(sys.argv[1:])\n")
-    proc = gl("run", "-m", "mod", "--help", "--select", "GL1", "-m", "x", cwd=tmp_path)
-    assert proc.stdout == "['--help', '--select', 'GL1', '-m', 'x']\n", proc.stderr[-2000:]
-    attached = gl("run", "-mmod", "--version", cwd=tmp_path)
-    assert attached.stdout == "['--version']\n", attached.stderr[-2000:]
-
-
-@pytest.mark.parametrize(
-    "module, message",
-    [
-        ("pkg", "No module named pkg.__main__; 'pkg' is a package and cannot be directly executed"),
-        (".rel", "Relative module names not supported"),
-        ("a.b.missing", "No module named 'a'"),
-        ("mod.py", "Try using 'mod' instead of 'mod.py' as the module name"),
-    ],
-)
-def test_dash_m_lookup_errors_are_pythons_one_line(tmp_path, module, message):
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "mod.py").write_text("print('ran')\n")
-    py = subprocess.run([sys.executable, "-m", module], cwd=tmp_path, capture_output=True, text=True)
-    assert message in py.stderr
-    proc = gl("run", "-m", module, cwd=tmp_path)
-    one_line_error(proc, message)
-
-
-def test_dash_m_module_whose_dependency_is_missing_shows_the_real_import_error(tmp_path):
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "__main__.py").write_text("import not_installed_dependency\n")
-    proc = gl("run", "-m", "app", cwd=tmp_path)
-    assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "ModuleNotFoundError: No module named 'not_installed_dependency'" in proc.stderr
-    assert 'app/__main__.py", line 1' in proc.stderr
-
-
-def test_unreadable_script_is_pythons_cant_open_file(tmp_path):
-    (tmp_path / "x.py").write_text("print(1)\n")
-    os.chmod(tmp_path / "x.py", 0)
-    proc = gl("run", "x.py", cwd=tmp_path, prefix=unprivileged())
-    one_line_error(proc, "can't open file", "Permission denied")
-
-
-def test_graphlint_frames_under_the_program_do_not_cut_its_recursion(tmp_path):
-    (tmp_path / "x.py").write_text(
-        "import sys\n"
-        "def depth(n):\n    return depth(n - 1) + 1 if n else 0\n"
-        "print(depth(995))  # python: fits its default limit of 1000\n"
-    )
-    py, ours = both(["x.py"], tmp_path)
-    assert py.returncode == 0, py.stderr[-1000:]
-    assert ours.stdout == py.stdout and ours.returncode == 0, ours.stderr[-2000:]
-
-
-@pytest.mark.parametrize(
-    "code, status",
-    [("2**64", 255), ("-2**64", 255), ("2**32 + 7", 7), ("-1", 255), ("BadStr()", 1)],
-)
-def test_system_exit_status_is_pythons(tmp_path, code, status):
-    (tmp_path / "x.py").write_text(
-        "class BadStr:\n    def __str__(self):\n        raise RuntimeError('no str')\n"
-        f"raise SystemExit({code})\n"
-    )
-    py, ours = both(["x.py"], tmp_path)
-    assert py.returncode == status
-    assert "Traceback" not in ours.stderr, ours.stderr[-2000:]
-    expected = 0 if status == 0 else 3
-    assert ours.returncode == expected
-
-
-@pytest.mark.parametrize("how", ["close", "none"])
-def test_program_that_closes_or_drops_sys_stdout_still_gets_its_report(tmp_path, how):
-    action = "sys.stdout.close()" if how == "close" else "sys.stdout = None"
-    (tmp_path / "x.py").write_text(f"import sys\n{FIXABLE}print('out')\n{action}\n")
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert "x.py:3:1: GL103" in proc.stderr and proc.returncode == 1
-
-
-def test_report_goes_to_the_original_stderr_on_its_own_line(tmp_path):
-    (tmp_path / "x.py").write_text(
-        f"import io, sys\n{FIXABLE}sys.stderr.write('progress 50%')\nsys.stderr.flush()\nsys.stderr = io.StringIO()\n"
-    )
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert "progress 50%\n" in proc.stderr, proc.stderr[-3000:]
-    assert "\nx.py:3:1: GL103" in proc.stderr and proc.returncode == 1
-
-
-def test_program_that_chdirs_into_a_deleted_folder_keeps_findings_and_relative_output(tmp_path):
-    (tmp_path / "x.py").write_text(
-        f"import os, tempfile\n{FIXABLE}"
-        "with tempfile.TemporaryDirectory() as tmp:\n    os.chdir(tmp)\n"
-    )
-    proc = gl("run", "--format", "json", "--output", "report.json", "x.py", cwd=tmp_path)
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    codes = [f["code"] for f in json.loads((tmp_path / "report.json").read_text())["findings"]]
-    assert codes == ["GL103"]
-
-
-# -- findings never lost -------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "ending, status",
-    [
-        ("os._exit(0)", 1),
-        ("sys.stdout.flush(); os.execv(sys.executable, [sys.executable, '-c', 'print(\"exec\")'])", 0),
-        ("os.execl(sys.executable, sys.executable, '-c', 'print(\"exec\")')", 0),
-    ],
-)
-def test_os_exit_and_exec_report_first(tmp_path, ending, status):
-    (tmp_path / "x.py").write_text(f"import os, sys\n{FIXABLE}{ending}\n")
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert "x.py:3:1: GL103" in proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == status
-    if "exec" in ending:
-        assert proc.stdout == "exec\n"
-
-
-def test_sigterm_reports_then_dies_by_the_signal(tmp_path):
-    (tmp_path / "x.py").write_text(f"import os, signal, time\n{FIXABLE}os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n")
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert "x.py:3:1: GL103" in proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == -signal.SIGTERM
-
-
-def test_a_programs_own_sigterm_handler_is_left_alone(tmp_path):
-    (tmp_path / "x.py").write_text(
-        f"import os, signal, sys\n{FIXABLE}"
-        "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(7))\nos.kill(os.getpid(), signal.SIGTERM)\n"
-        "import time; time.sleep(30)\n"
-    )
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert proc.returncode == 1 and proc.stderr.count("GL103") == 1, proc.stderr[-3000:]
-
-
-def test_findings_of_a_non_daemon_thread_still_running_are_reported(tmp_path):
-    (tmp_path / "x.py").write_text(
-        "import threading, time\nimport tensorflow as tf\n"
-        "def late():\n    time.sleep(1)\n    with tf.Graph():\n        pass\n"
-        "threading.Thread(target=late).start()\nprint('main done')\n"
-    )
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert "x.py:5:1: GL103" in proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == 1
-
-
-STUCK = """\
-import sys
-import tensorflow as tf
-tf1 = tf.compat.v1
-tf1.disable_eager_execution()
-with tf.Graph():
-    pass
-queue = tf1.FIFOQueue(1, tf.float32)
-item = queue.dequeue()
-with tf1.Session() as sess:
-    print("blocked", flush=True)
-    sess.run(item)
-"""
-
-
-@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)])
-def test_program_stuck_in_session_run_still_reports_when_stopped(tmp_path, signum, status):
-    (tmp_path / "x.py").write_text(STUCK)
-    proc = subprocess.Popen([GRAPHLINT, "run", "x.py"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "blocked\n"
-        import time
-
-        time.sleep(1)
-        proc.send_signal(signum)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert "x.py:5:1: GL103" in err, err[-3000:]
-    assert proc.returncode == status
-
-
 # -- pytest plugin -------------------------------------------------------------------------
 BAD_MARKERS = """\
 import pytest
@@ -582,7 +334,7 @@ def test_bad_marker_arguments_fail_their_test_with_one_line(pytester):
     pytester.makepyfile(test_markers=BAD_MARKERS)
     result = pytester.runpytest_subprocess("--graphlint", "-p", "no:cacheprovider")
     text = result.stdout.str() + result.stderr.str()
-    result.assert_outcomes(passed=1, errors=3)
+    result.assert_outcomes(errors=1)  # one error collecting the module, naming each test
     assert "TypeError" not in text and "KeyError" not in text and "Traceback" not in text, text[-4000:]
     result.stdout.fnmatch_lines([
         "*test_rules_not_a_table*rules.GL302 must be a table*",
@@ -688,7 +440,7 @@ def test_readme_and_rule_docs_say_the_same_about_each_threshold(code, option):
     from graphlint.registry import discover_rules
 
     doc = " ".join(discover_rules()[code].__doc__.split())
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()  # the README points there
     (row,) = [line for line in readme.splitlines() if line.startswith(f"| {code} | `{option}` |")]
     if option.startswith("min-"):
         assert f"at least `{option}`" in doc and "at least this" in row, (doc, row)
@@ -697,18 +449,7 @@ def test_readme_and_rule_docs_say_the_same_about_each_threshold(code, option):
         assert f"more than `{option}`" in doc and "more" in row and "than this" in row, (doc, row)
 
 
-# -- the program's own graphlint, and its own TensorFlow import -------------------------------
-def test_a_program_using_graphlint_instrument_nests_under_graphlint_run(tmp_path):
-    (tmp_path / "x.py").write_text(
-        "import graphlint\nimport tensorflow as tf\n"
-        "with graphlint.instrument() as inner:\n    with tf.Graph():\n        pass\n"
-        "print(sorted({f.code for f in inner.finish()}))\n"
-    )
-    proc = gl("run", "x.py", cwd=tmp_path)
-    assert proc.stdout == "['GL103']\n", proc.stderr[-3000:]
-    assert "x.py:4:1: GL103" in proc.stderr and proc.returncode == 1  # the outer run saw it too
-
-
+# -- the program's own graphlint -------------------------------------------------------------
 def test_nested_instrument_in_process_sees_only_its_block():
     pytest.importorskip("tensorflow")
     import tensorflow as tf
@@ -724,28 +465,3 @@ def test_nested_instrument_in_process_sees_only_its_block():
         inner_lines = [f.location.line for f in inner.finish()]
     outer_lines = sorted(f.location.line for f in outer.finish() if f.code == "GL103")
     assert len(inner_lines) == 1 and len(outer_lines) == 2 and inner_lines[0] == outer_lines[1]
-
-
-def test_tensorflow_is_imported_by_the_program_not_before_it(tmp_path):
-    (tmp_path / "x.py").write_text(
-        "import sys\nprint(any(m == 'tensorflow' or m.startswith('tensorflow.') for m in sys.modules))\n"
-        "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
-    )
-    py, ours = both(["x.py"], tmp_path)
-    assert py.stdout == ours.stdout == "False\n", ours.stderr[-2000:]
-    assert "x.py:4:1: GL103" in ours.stderr
-
-
-def test_a_forked_child_still_dies_by_sigterm(tmp_path):
-    (tmp_path / "x.py").write_text(
-        "import multiprocessing as mp, time\n"
-        "child = mp.get_context('fork').Process(target=time.sleep, args=(60,))\n"
-        "child.start()\ntime.sleep(0.5)\nchild.terminate()\nchild.join(20)\nprint(child.exitcode)\n"
-    )
-    py, ours = both(["x.py"], tmp_path)
-    assert py.stdout == "-15\n"
-    assert ours.stdout == py.stdout, ours.stderr[-2000:]
-
-
-def test_dash_m_without_a_module_is_one_line():
-    one_line_error(gl("run", "-m"), "-m")

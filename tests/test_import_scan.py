@@ -144,8 +144,15 @@ def test_the_scan_finds_every_import_of_real_code(which):
     assert told >= 0.8 * total, (told, total)
 
 
+def _installed(tmp_path: Path) -> Path:
+    """A folder of installed packages: where bytecode can prove a source compiles."""
+    folder = tmp_path / "lib" / "site-packages"
+    folder.mkdir(parents=True)
+    return folder
+
+
 def _static_rules() -> list[type]:
-    return [c for c in discover_rules(plugins=False).values() if "static" in c.engines and callable(getattr(c, "check_module", None))]
+    return [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
 
 
 @pytest.mark.parametrize(
@@ -240,10 +247,12 @@ def test_the_scan_reads_a_file_once_however_many_comments_name_import(source):
 @pytest.mark.parametrize("mode", list(py_compile.PycInvalidationMode), ids=lambda m: m.name.lower())
 def test_a_source_this_python_compiled_needs_no_syntax_check(tmp_path, monkeypatch, mode):
     """The interpreter's own ``__pycache__`` file proves a source compiles (an installed
-    package's tree, the modules a project imported): no parse, no symbol table. It proves it
-    only for the source it names: once the file changes, its syntax is checked again."""
-    path = tmp_path / "plain.py"
+    package's tree): no parse, no symbol table. It proves it only for the source it names:
+    once the file changes, its syntax is checked again."""
+    path = _installed(tmp_path) / "plain.py"
     path.write_text("import os\nx = 1\n")
+    past = os.stat(path).st_mtime_ns - 100 * 10**9  # installed well before it was compiled
+    os.utime(path, ns=(past, past))
     py_compile.compile(str(path), invalidation_mode=mode, doraise=True)
     config = Config(root=str(tmp_path))
     rules = _static_rules()
@@ -270,11 +279,13 @@ def test_a_source_this_python_compiled_needs_no_syntax_check(tmp_path, monkeypat
     ids=["magic", "timestamp", "hash", "flags", "short"],
 )
 def test_bytecode_that_does_not_name_the_source_hides_no_syntax_error(tmp_path, forge):
-    path = tmp_path / "plain.py"
+    path = _installed(tmp_path) / "plain.py"
     path.write_text("import os\nx = 1\n")
+    past = os.stat(path).st_mtime_ns - 100 * 10**9  # compiled well after its last change
+    os.utime(path, ns=(past, past))
     cached = Path(py_compile.compile(str(path), doraise=True))
-    path.write_text("import os\nx = (\n")  # broken, with the same size
-    os.utime(path, ns=(os.stat(cached).st_mtime_ns, os.stat(cached).st_mtime_ns))
+    path.write_text("import os\nx = (\n")  # broken, with the same size and the same mtime
+    os.utime(path, ns=(past, past))
     head = cached.read_bytes()[:16]
     cached.write_bytes(forge(head, path.read_bytes()))
     config = Config(root=str(tmp_path))
@@ -293,7 +304,7 @@ def test_an_installed_tree_is_proved_by_its_own_bytecode():
     proved = []
     for path in files:
         data = path.read_bytes()
-        if _compiled(str(path), data, os.stat(path)):
+        if _compiled(str(path), data):
             proved.append(path)
             symtable.symtable(data, str(path), "exec")  # raises if it did not compile
     assert len(files) >= 100 and len(proved) >= 0.9 * len(files), (len(proved), len(files))

@@ -202,7 +202,8 @@ def test_exclude_and_per_file_ignores_apply_to_notebooks(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.graphlint]\nexclude = ["a.ipynb"]\n[tool.graphlint.per-file-ignores]\n"b.ipynb" = ["GL301"]\n'
     )
-    assert [f["path"] for f in findings(".", "a.ipynb", cwd=tmp_path)] == ["c.ipynb"]
+    assert [f["path"] for f in findings(".", cwd=tmp_path)] == ["c.ipynb"]
+    assert [f["path"] for f in findings("--force-exclude", ".", "a.ipynb", cwd=tmp_path)] == ["c.ipynb"]
 
 
 def test_a_notebook_in_another_language_is_not_checked(tmp_path):
@@ -316,7 +317,7 @@ def test_fix_leaves_a_notebook_changed_since_the_check_alone(tmp_path, monkeypat
     from graphlint.static import apply_fixes, check_files
 
     path = notebook(tmp_path, HEADER, FIXABLE)
-    rules = [c for c in discover_rules(plugins=False).values() if hasattr(c, "check_module")]
+    rules = [c for c in discover_rules(plugins=False).values() if c.checks_statically()]
     results = check_files([str(path)], rules, Config(), jobs=1)
     path.write_text(path.read_text().replace('"metadata": {}', '"metadata": {"x": 1}', 1))
     changed = path.read_bytes()

@@ -58,11 +58,14 @@ def test_json_exact_shape_with_relative_paths():
                 "path": "model.py",
                 "line": 12,
                 "column": 1,
+                "end_line": None,
+                "end_column": None,
                 "related": [{"path": "model.py", "line": 30, "message": "copy 1 built by this call"}],
                 "fix": "Build the model once.",
+                "fixable": False,
             }
         ],
-        "summary": {"findings": 1, "by_code": {"GL101": 1}},
+        "summary": {"findings": 1, "by_code": {"GL101": 1}, "fixable": 0},
     }
 
 
@@ -132,4 +135,4 @@ def test_github_annotations_escape_properties_and_message():
 
 def test_as_dict_counts_by_code():
     doc = as_dict([finding(), finding(line=2), finding(code="GL202", name="variable-exists")])
-    assert doc["summary"] == {"findings": 3, "by_code": {"GL101": 2, "GL202": 1}}
+    assert doc["summary"] == {"findings": 3, "by_code": {"GL101": 2, "GL202": 1}, "fixable": 0}

@@ -132,7 +132,7 @@ def test_gl501_threshold_is_max_traces(traces, options, fires):
     from graphlint.rules.function_retraced import FunctionRetraced
 
     sink = _ListSink()
-    rule = FunctionRetraced(sink, options)
+    rule = FunctionRetraced.runtime_form()(sink, options)
     _trace_events(rule, [0.1 * i for i in range(traces)])
     rule.graphlint_run_finished()
     assert bool(sink.findings) is fires
@@ -145,7 +145,7 @@ def test_gl501_new_object_each_call_is_named_with_its_class():
         pass
 
     sink = _ListSink()
-    rule = FunctionRetraced(sink)
+    rule = FunctionRetraced.runtime_form()(sink)
     keep = [Config() for _ in range(6)]
     _trace_events(rule, keep, name="config")
     rule.graphlint_run_finished()
@@ -165,7 +165,7 @@ def test_gl501_lists_only_the_arguments_that_changed_an_eager_and_a_graph_tensor
     with tf.Graph().as_default():
         symbolic = tf.compat.v1.placeholder(tf.float32, (2, 5, 3))
     sink = _ListSink()
-    rule = FunctionRetraced(sink)
+    rule = FunctionRetraced.runtime_form()(sink)
     site = Frame("/prog.py", 10, "<module>")
     for i in range(6):
         arguments = (summarize("inputs", eager if i % 2 else symbolic), summarize("is_training", i // 2))
@@ -181,7 +181,7 @@ def test_gl501_two_valued_flags_in_combination_are_bounded_on_purpose(values, fi
     from graphlint.rules.function_retraced import FunctionRetraced
 
     sink = _ListSink()
-    rule = FunctionRetraced(sink)
+    rule = FunctionRetraced.runtime_form()(sink)
     _trace_events(rule, values, name="flag")
     rule.graphlint_run_finished()
     assert bool(sink.findings) is fires

@@ -2,8 +2,8 @@
 
 Every cell run is judged twice: as a program of its own (every runtime rule in a fresh scope,
 finished when the cell ends: a loop inside the cell that rebuilds, retraces or predicts row by
-row), and against the cell's earlier runs (:mod:`graphlint.jupyter.rules`: re-running the cell
-that builds the model). What a cell caused is displayed under it as one ``display_data``
+row), and against the cell's earlier runs (the rules' kernel forms, :mod:`graphlint.jupyter.rules`:
+re-running the cell that builds the model). What a cell caused is displayed under it as one ``display_data``
 output (``text/plain``, with ``{"graphlint": ...}`` in its metadata); the cell's own outputs
 and its result (``Out[n]``, ``_``) are untouched.
 """
@@ -28,7 +28,7 @@ class KernelLinter:
     def __init__(self, shell):
         from graphlint.config import load
         from graphlint.linter import Linter, Sink
-        from graphlint.jupyter.rules import CELL_RULES, Cells
+        from graphlint.jupyter.rules import Cells, kernel_rules
 
         self.shell = shell
         self.config = load(None, start=os.getcwd())
@@ -37,7 +37,7 @@ class KernelLinter:
         self.sink = Sink(self.config)
         self.cell_rules = [
             cls(self.sink, self.cells, self.config.options_for(cls))
-            for cls in CELL_RULES
+            for cls in kernel_rules(self.linter.rule_classes.values())
             if self.config.is_selected(cls.code)
         ]
         for rule in self.cell_rules:

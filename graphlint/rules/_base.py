@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import os
 import re
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+import sys
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
 
 from graphlint.findings import Finding, Location, Related, Severity
 
 if TYPE_CHECKING:
     from graphlint.stacks import Frame
+    from graphlint.static.hits import Hit
+    from graphlint.static.model.module import Module
+
+    #: A rule's static form: the hits it finds in one module model, with the rule's options.
+    StaticCheck = Callable[[Module, dict[str, Any]], Iterable[Hit]]
 
 _SECTION = re.compile(r"^## (.+)$", re.M)
 
@@ -59,12 +67,29 @@ def _isolate_hooks(cls: type) -> None:
 
 
 class Rule:
-    """A graphlint rule: a pluggy plugin that turns runtime events into findings.
+    """A graphlint rule: its metadata and docs, and the forms that find it.
 
-    Subclasses set the class attributes below and implement ``graphlint_*`` hook methods
-    (see ``graphlint._hookspecs``), calling :meth:`report` for each finding. The class
-    docstring is the rule's documentation, with the sections ``## What it does``,
-    ``## Why is this bad?``, ``## Example`` and ``## Use instead``.
+    Subclasses set the class attributes below. The class docstring is the rule's
+    documentation, with the sections ``## What it does``, ``## Why is this bad?``,
+    ``## Example``, ``## Use instead`` and, when there are some, ``## Known exemptions``.
+
+    The forms, each optional:
+
+    - *runtime* (``graphlint run``, the pytest plugin): ``graphlint_*`` hook methods (see
+      ``graphlint._hookspecs``) that call :meth:`report` for each finding;
+    - *static* (``graphlint check``): ``check(module, options) -> Iterable[Hit]``, a plain
+      function of the module model (:mod:`graphlint.static.model`) and the rule's options;
+    - *kernel* (``%load_ext graphlint``): a class judging a notebook cell's runs against each
+      other (:mod:`graphlint.jupyter.rules`).
+
+    A built-in rule is a unit, one package ``graphlint/rules/<name>/``: the rule class in its
+    ``__init__.py``, its runtime form in ``runtime.py`` (the class ``Runtime``, a subclass of
+    the rule with the hooks), its static form in ``check.py`` (the function ``check``) and its
+    kernel form in ``kernel.py`` (the class ``Kernel``); each is imported when an engine first
+    asks for it (:meth:`runtime_form`, :meth:`static_form`, :meth:`kernel_form`), so
+    ``graphlint check`` loads no runtime form and ``graphlint run`` no static one. A rule
+    defined in one module (a plugin) has its hooks and :attr:`check` on the class itself.
+    Which engines a rule has (:attr:`engines`) is derived from the forms it has.
     """
 
     code: ClassVar[str] = ""
@@ -72,9 +97,15 @@ class Rule:
     severity: ClassVar[Severity] = Severity.WARNING
     summary: ClassVar[str] = ""
     fix: ClassVar[str] = ""
-    #: Which engines implement the rule: "runtime", "static".
+    #: Which engines implement the rule, "runtime" and/or "static": derived from its forms
+    #: when the class is made (a rule with no form, GL000 and GL001, declares them).
     engines: ClassVar[tuple[str, ...]] = ("runtime",)
-    #: Whose programs it judges: "tensorflow", "keras" (Keras 3), "tf-keras", "jax"; () for any.
+    #: The static form of a rule defined in one module: ``check(module, options)`` (a plain
+    #: function; a rule unit has it in its ``check`` module instead).
+    check: ClassVar["StaticCheck | None"] = None
+    #: Whose programs it judges: "tensorflow-v1" (TensorFlow 1 graphs and sessions, also through
+    #: ``tf.compat.v1``), "tensorflow" (TensorFlow 2: ``tf.function``, eager), "keras" (Keras
+    #: 3), "tf-keras", "jax"; () for any.
     frameworks: ClassVar[tuple[str, ...]] = ("tensorflow",)
     #: Configurable thresholds: option name (kebab-case) -> default value.
     options: ClassVar[dict[str, Any]] = {}
@@ -83,6 +114,16 @@ class Rule:
     #: enumerates cases (graphlint.conventions.is_test_module). At runtime each test is judged
     #: on what it really repeated, with its own thresholds (``@pytest.mark.graphlint``).
     repetition: ClassVar[bool] = False
+
+    #: The rule unit this class is (or inherits from): its package and the package's files.
+    _unit: ClassVar[tuple[str, frozenset[str]]] = ("", frozenset())
+    _forms: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._unit = _unit(cls) or cls._unit
+        cls._forms = {}
+        cls.engines = _engines(cls)
 
     def __new__(cls, *args, **kwargs):
         # The hooks are wrapped when a class is first instantiated for the runtime engine, not
@@ -96,13 +137,46 @@ class Rule:
         self._sink = sink
         self.config = {**self.options, **(options or {})}
 
+    # -- forms ---------------------------------------------------------------------------
     @classmethod
-    def for_static(cls, sink, options: dict[str, Any] | None = None) -> "Rule":
-        """An instance for ``check_module`` only: the base state, none of the runtime state a
-        subclass's ``__init__`` builds (the static engine makes one per rule and file)."""
-        rule = object.__new__(cls)  # no hook is called on it: none is wrapped (see __new__)
-        Rule.__init__(rule, sink, options)
-        return rule
+    def runtime_form(cls) -> "type[Rule]":
+        """The class whose instances receive the runtime events: a unit's rule class has them in
+        its ``runtime.Runtime`` (imported on first use); any other rule class (a plugin, or
+        the ``Runtime`` itself) is its own."""
+        if cls.__module__ != cls._unit[0] or "runtime.py" not in cls._unit[1]:
+            return cls
+        if "runtime" not in cls._forms:
+            cls._forms["runtime"] = importlib.import_module(cls._unit[0] + ".runtime").Runtime
+        return cls._forms["runtime"]
+
+    @classmethod
+    def checks_statically(cls) -> bool:
+        """Whether ``graphlint check`` runs this rule: it has a static form, or (a plugin
+        written for the interface before it) a ``check_module(self, module)`` method.
+        Answered without importing the static form."""
+        return cls.check is not None or "check.py" in cls._unit[1] or callable(getattr(cls, "check_module", None))
+
+    @classmethod
+    def static_form(cls) -> "StaticCheck | None":
+        """The static form, ``check(module, options) -> Iterable[Hit]``, or None. A unit's
+        ``check`` module is imported on first use."""
+        if "static" not in cls._forms:
+            form = cls.check
+            if form is None and "check.py" in cls._unit[1]:
+                form = importlib.import_module(cls._unit[0] + ".check").check
+            cls._forms["static"] = form
+        return cls._forms["static"]
+
+    @classmethod
+    def kernel_form(cls) -> "type[Rule] | None":
+        """The kernel form, a rule class judging a notebook cell's runs (its unit's
+        ``kernel.Kernel``), or None."""
+        if "kernel" not in cls._forms:
+            found = None
+            if "kernel.py" in cls._unit[1]:
+                found = importlib.import_module(cls._unit[0] + ".kernel").Kernel
+            cls._forms["kernel"] = found
+        return cls._forms["kernel"]
 
     # -- reporting -------------------------------------------------------------------------
     def report(
@@ -140,6 +214,38 @@ class Rule:
         return parse_docs(inspect.getdoc(cls) or "")
 
 
+def _unit(cls: type) -> tuple[str, frozenset[str]] | None:
+    """``(package, its files)`` when ``cls`` is defined in the ``__init__`` of a package: a
+    rule unit; None for a class of a plain module."""
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__path__", None)
+    if not path:
+        return None
+    try:
+        return cls.__module__, frozenset(os.listdir(path[0]))
+    except OSError:
+        return None
+
+
+def _hooks(cls: type) -> bool:
+    """Whether the class has hook methods (``graphlint_*``) of its own or inherited."""
+    return any(
+        attr.startswith("graphlint_") and callable(value)
+        for klass in cls.__mro__
+        if klass is not object
+        for attr, value in vars(klass).items()
+    )
+
+
+def _engines(cls: type) -> tuple[str, ...]:
+    """The engines a rule's forms make: "runtime" for its hook methods or its unit's runtime
+    form, "static" for its static form (or a plugin's ``check_module``); a rule with neither
+    keeps what it declares."""
+    runtime = _hooks(cls) or "runtime.py" in cls._unit[1]
+    engines = (("runtime",) if runtime else ()) + (("static",) if cls.checks_statically() else ())
+    return engines or cls.__dict__.get("engines", Rule.engines)
+
+
 def parse_docs(text: str) -> dict[str, str]:
     parts = _SECTION.split(text)
     sections = {"": parts[0].strip()}
@@ -151,4 +257,7 @@ def parse_docs(text: str) -> dict[str, str]:
 def _location(site) -> Location:
     if isinstance(site, Location):
         return site
-    return Location(site.path, site.line, 1, site.function)
+    from graphlint.stacks import position
+
+    column, end_line, end_column = position(site)
+    return Location(site.path, site.line, column, site.function, end_line=end_line, end_column=end_column)

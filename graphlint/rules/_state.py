@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from graphlint.rules._base import Rule
+
 if TYPE_CHECKING:
     from graphlint.stacks import Frame, Stack
 
@@ -54,6 +56,21 @@ class VariableSites:
 
     def release(self, graph_id: int) -> None:
         self._stacks.pop(graph_id)
+
+
+class SeesVariables(Rule):
+    """A base of runtime forms that know where each variable of each graph was created
+    (:attr:`sites`, GL201-GL203)."""
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.sites = VariableSites()
+
+    def graphlint_variable_created(self, graph_id, name, stack):
+        self.sites.add(graph_id, name, stack)
+
+    def graphlint_graph_released(self, graph_id):
+        self.sites.release(graph_id)
 
 
 def two_sites(first: Stack | None, second: Stack | None, first_text: str, second_text: str):

@@ -14,16 +14,25 @@ read-only or missing folder) is a cache with nothing in it, and one that cannot 
 is left as it was. ``graphlint check --no-cache`` neither reads nor writes it. Results with
 fixes (``--fix``) are never stored, so a fix is always computed from the file itself.
 JSON, not pickle: a cache folder checked into a repository must not run code.
+
+The cache never touches what is not its own. A ``.gitignore`` (``*``) goes only into a cache
+folder graphlint created (``GRAPHLINT_CACHE_DIR=.`` must not hide the project from git and
+from the walk); a link inside the cache (``.graphlint_cache/2`` -> a folder of the user's) is
+never followed; and each context file begins with :data:`MARK`: a file without it is never
+read, rewritten or pruned.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 import sys
 from dataclasses import dataclass, field
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
-from graphlint.static import project
+from graphlint.reading import read_head, read_regular
+from graphlint.static.model import project
 
 #: From this size on a file's SHA-256 is taken with OpenSSL's (``hashlib``: ~4x faster here
 #: than the interpreter's own, whose import costs nothing, which a one-file check keeps).
@@ -45,11 +54,19 @@ def digest(data: bytes) -> str:
 DIRECTORY = ".graphlint_cache"
 #: Another folder for the cache (CI, a read-only checkout), as ``RUFF_CACHE_DIR`` for ruff.
 DIRECTORY_ENV = "GRAPHLINT_CACHE_DIR"
-FORMAT = 1
+#: The layout of the context files, and the name of the folder that holds them. 2: marked.
+FORMAT = 2
+#: How every context file graphlint writes begins: a file without it is none of its own, and
+#: is never read, rewritten or pruned.
+MARK = b'{"graphlint":"cache","format":%d,' % FORMAT
+#: The name of a context file: the context's key (:func:`context_key`), ``.json``.
+_OWN_NAME = re.compile(r"[0-9a-f]{24}\.json")
 #: A run over at least this many files drops the entries of files that no longer exist.
 PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
 KEEP = 8
+#: A context's file is read up to this size (a larger one is no cache of ours).
+MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass
@@ -65,7 +82,7 @@ class Inputs:
 
 def reached(path: str) -> tuple[list, list]:
     """Every look-up made from ``path`` and, transitively, from the modules it found, in this
-    process (graphlint.static.project.resolutions): a superset of what its analysis read."""
+    process (graphlint.static.model.project.resolutions): a superset of what its analysis read."""
     start = os.path.abspath(path)
     seen, stack, probes, deps = {start}, [start], [], []
     while stack:
@@ -83,10 +100,11 @@ def reached(path: str) -> tuple[list, list]:
 
 def _file_digest(path: str, memo: dict[str, str | None]) -> str | None:
     if path not in memo:
+        from graphlint.static.engine import read_limit  # the most the engine reads
+
         try:
-            with open(path, "rb") as fh:
-                memo[path] = digest(fh.read())
-        except OSError:
+            memo[path] = digest(read_regular(path, read_limit(path)))
+        except OSError:  # also a FIFO, a device, a file too large: not a hit
             memo[path] = None
     return memo[path]
 
@@ -155,22 +173,32 @@ class Cache:
         self._digests: dict[str, str | None] = {}  # every file's digest, read once per run
 
     @classmethod
-    def open(cls, root: str, rules: list[type], config) -> "Cache":
+    def open(cls, root: str, rules: list[type], config, folder: str | None = None) -> "Cache":
+        """The cache of ``root`` (a project's folder), in ``folder`` when the caller decided
+        where it goes (graphlint.cache_dir: ``--cache-dir``, ``cache-dir``)."""
         import json
 
         try:
             key = context_key(rules, config)
         except Exception:  # nothing about the cache may fail the run
             return cls(None, {})
-        folder = os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
+        folder = folder or os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
         file = os.path.join(folder, str(FORMAT), key + ".json")
+        if _link_or_other(os.path.dirname(file)):  # a link out of the cache is never followed
+            return cls(None, {})
         try:
-            with open(file, encoding="utf-8") as fh:
-                data = json.load(fh)
-            entries = data["entries"] if data.get("format") == FORMAT else {}
+            raw = read_regular(file, MAX_CACHE_BYTES, follow=False)
+        except FileNotFoundError:
+            return cls(file, {})
+        except OSError:  # a link, a FIFO, a folder in its place: not a file of ours, left alone
+            return cls(None, {})
+        if not raw.startswith(MARK):  # written by someone else: neither read nor rewritten
+            return cls(None, {})
+        try:
+            entries = json.loads(raw)["entries"]
             if not isinstance(entries, dict):
                 entries = {}
-        except Exception:  # unreadable, not JSON, too deeply nested, another shape
+        except Exception:  # not JSON, too deeply nested, another shape
             entries = {}
         return cls(file, entries)
 
@@ -250,14 +278,19 @@ class Cache:
             top = os.path.dirname(folder)
             if not _writable(folder if os.path.isdir(folder) else top if os.path.isdir(top) else os.path.dirname(top)):
                 return
-            os.makedirs(folder, exist_ok=True)
-            ignore = os.path.join(top, ".gitignore")
-            if not os.path.exists(ignore):
-                with open(ignore, "w", encoding="utf-8") as fh:
+            if not os.path.isdir(top):
+                os.makedirs(top)
+                # a folder graphlint made is its own, and git is told so (as pytest and mypy do):
+                # a folder it did not make (GRAPHLINT_CACHE_DIR=.) never gets a .gitignore
+                with open(os.path.join(top, ".gitignore"), "x", encoding="utf-8") as fh:
                     fh.write("# Automatically created by graphlint.\n*\n")
+            if not os.path.lexists(folder):
+                os.mkdir(folder)
+            if _link_or_other(folder) or _link_or_other(self.file, file=True):
+                return  # a link out of the cache, or something else in its place
             mask = os.umask(0)
             os.umask(mask)
-            text = json.dumps({"format": FORMAT, "entries": self.entries}, separators=(",", ":"))
+            text = json.dumps({"graphlint": "cache", "format": FORMAT, "entries": self.entries}, separators=(",", ":"))
             write_beside(self.file, text.encode("utf-8"), 0o666 & ~mask)  # as any file the user writes
             _prune(folder)
         except Exception:
@@ -292,15 +325,44 @@ def _writable(folder: str) -> bool:
         return False
 
 
+def _link_or_other(path: str, file: bool = False) -> bool:
+    """True when ``path`` is a symlink, or exists and is not a folder (``file``: a regular
+    file of graphlint's, :data:`MARK`)."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there
+        return False
+    except OSError:  # it cannot be told
+        return True
+    if not file:
+        return not stat.S_ISDIR(st.st_mode)
+    return not _own_file(path, st)
+
+
+def _own_file(path: str, st: os.stat_result) -> bool:
+    """A context file graphlint wrote: a regular file (no link), marked."""
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    try:
+        head, _ = read_head(path, len(MARK), follow=False)
+    except OSError:
+        return False
+    return head == MARK
+
+
 def _prune(folder: str) -> None:
+    """Drop the least recently written context files beyond :data:`KEEP`: only graphlint's
+    own (named by a key, marked), never a file it did not write nor what a link points to."""
     files = []
     for name in os.listdir(folder):
-        if name.endswith(".json"):
+        if _OWN_NAME.fullmatch(name):
             path = os.path.join(folder, name)
             try:
-                files.append((os.stat(path).st_mtime, path))
+                st = os.lstat(path)
             except OSError:
                 continue
+            if _own_file(path, st):
+                files.append((st.st_mtime, path))
     for _, path in sorted(files, reverse=True)[KEEP:]:
         try:
             os.unlink(path)

@@ -1,8 +1,8 @@
 """The static engine: parse each file with ``ast`` (never import it), run the static rules.
 
 One file in, findings out: :func:`check_file`. Many files: :func:`check_files`, over a process
-pool on all cores when there are enough of them. The fixes of the findings that were reported
-are written by :mod:`graphlint.static.fixes` (``--fix``).
+pool on all cores when there are enough of them (graphlint.static.pool). The fixes of the
+findings that were reported are written by :mod:`graphlint.static.fixes` (``--fix``).
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ import ast
 import io
 import os
 import re
-import stat
 import symtable
-import sys
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
@@ -29,18 +27,23 @@ from graphlint.findings import (
     Severity,
     internal_error,
 )
-from graphlint.static import prefilter, project
+from graphlint.reading import FileTooLarge, NotRegularFile, read_head, read_regular
+from graphlint.static import checks, prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
-from graphlint.static.module import Edit, Module
-from graphlint.suppression import only_selected, without_noqa
+from graphlint.static.depth import deep_recursion, on_deep_stack
+from graphlint.static.model import project
+from graphlint.static.model.module import Module
+from graphlint.static.model.scopes import Edit
+from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
+#: For a notebook, the limit is for its code cells' source, not for its outputs.
 MAX_BYTES = 10 * 1024 * 1024
+#: A notebook file is read up to this size: outputs (plots, tables) are most of a large one.
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Runs of neighbouring files per worker process: enough to even out the workers' loads.
-BATCHES_PER_JOB = 10
 #: Files that may name TensorFlow, Keras or JAX are decoded before parsing (the others are
 #: ASCII without a coding cookie); whether the analysis runs is decided from the parsed
 #: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
@@ -59,6 +62,15 @@ class FileResult:
     read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
 
 
+
+
+def _too_large(path: str, size: int, limit: int = MAX_BYTES, what: str = "file") -> Finding:
+    return syntax_error(path, f"{what} too large to check ({size / 1e6:.0f} MB; the limit is {limit // (1024 * 1024)} MiB)")
+
+
+def read_limit(path: str) -> int:
+    """The most bytes of ``path`` the engine reads."""
+    return MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_BYTES
 
 
 def syntax_error(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:
@@ -87,11 +99,16 @@ class FileSink:
         self.found.append(internal_error(rule.code, hook, exc, Location(self.path, 1), context="on this file "))
 
 
-def _parse(path: str, data: bytes, decode: bool):
-    """``(text, tree)`` or a GL001 finding. ``text`` is None when not decoded (not needed)."""
+def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
+    """``(text, tree)`` or a GL001 finding. ``text`` is None when not decoded (not needed).
+    ``source``: the text itself (a notebook's cells, read from its UTF-8 JSON), parsed as is:
+    a coding comment in a cell means nothing there, as in Jupyter."""
     text = None
     try:
-        if decode:
+        if source is not None:
+            encoding, text = "utf-8", source
+            tree = ast.parse(text, filename=path)
+        elif decode:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
             text = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
             tree = ast.parse(text, filename=path)
@@ -116,14 +133,19 @@ def _parse(path: str, data: bytes, decode: bool):
     return text, tree, encoding
 
 
-def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False) -> FileResult:
+def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
     ``full=True`` analyses every file that parses: the reference the fast path is tested against.
+    ``data``: the file's bytes as given (stdin, an editor's buffer), not read from ``path``.
     """
+    return on_deep_stack(_check_file, path, list(rule_classes), config, full, data)
+
+
+def _check_file(path: str, rules: list[type], config: Config, full: bool, data: bytes | None) -> FileResult:
     result = FileResult(path)
-    found = _check(path, list(rule_classes), config, result, full)
+    found = _check(path, rules, config, result, full, data)
     result.findings = only_selected(config, found)
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
@@ -134,21 +156,24 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
     return result
 
 
-def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False) -> list[Finding]:
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
+def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
+    if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
+        if len(data) > read_limit(path):
+            return [_too_large(path, len(data), read_limit(path))]
+        full = True  # every rule runs (the scan's bytecode shortcut needs the file)
+    else:
+        try:
+            data = read_regular(path, read_limit(path))
+        except NotRegularFile:  # a FIFO would block, /dev/zero never end
             return [syntax_error(path, "cannot read the file: not a regular file")]
-        size = st.st_size
-        if size > MAX_BYTES:
-            return [syntax_error(path, f"file too large to check ({size / 1e6:.0f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:  # it grew since the stat
-            return [syntax_error(path, f"file too large to check (the limit is {MAX_BYTES // (1024 * 1024)} MiB)")]
-    except OSError as exc:
-        return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
+        except FileTooLarge as exc:
+            return [_too_large(path, exc.size, exc.limit)]
+        except OSError as exc:
+            return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     result.read = Inputs(digest(data))
+    report_unused = config.is_selected(UNUSED_NOQA_CODE)
+    if report_unused and not full and b"noqa" in data.lower():
+        full = True  # every directive judged: the file is analysed even if no rule could report
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
     if path.endswith(".ipynb"):
@@ -159,14 +184,15 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
     scanned = None
     if loaded is None and result.notebook is None and not full:
-        scanned = _scan(path, data, rules, result, st)
+        scanned = _scan(path, data, rules, result)
         if scanned is _SYNTAX_ONLY:
             return []
     if loaded is not None:
         text, tree, encoding = loaded.text, loaded.tree, "utf-8"
     else:
         decode = bool(rules) and _RELEVANT.search(data) is not None
-        text, tree, encoding = _parse(path, data, decode=decode)
+        source = result.notebook.source if result.notebook is not None else None
+        text, tree, encoding = _parse(path, data, decode=decode, source=source)
     if tree is None:
         return [encoding]  # the GL001 finding
     if not rules:
@@ -177,26 +203,16 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
             return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
-    try:
-        module = loaded.relocated(path) if loaded is not None else Module(path, text, tree)
-    except RecursionError:
-        return [syntax_error(path, "too deeply nested to analyse")]
-    if plain:
-        project.checked(path, result.read.digest, module)
-    sink = FileSink(path)
-    if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
-        rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
-    for cls in rules:
-        # only the static form: no runtime state is built for a file
-        make = getattr(cls, "for_static", None)
-        rule = make(sink, config.options_for(cls)) if make is not None else cls(sink, config.options_for(cls))
+    with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
         try:
-            rule.check_module(module)
+            module = loaded.relocated(path) if loaded is not None else Module(path, text, tree)
         except RecursionError:
-            sink.internal_error(rule, RecursionError("too deeply nested"), "check_module")
-        except Exception as exc:  # a failing rule must not stop the others
-            sink.internal_error(rule, exc, "check_module")
-    found = without_noqa(sink.found, text)
+            return [syntax_error(path, "too deeply nested to analyse")]
+        if plain:
+            project.checked(path, result.read.digest, module)
+        sink = FileSink(path)
+        _run_rules(module, rules, config, sink)
+    found = without_noqa(sink.found, text, path, report_unused=report_unused)
     probes, result.read.deps = reached(path)
     result.read.probes += probes
     if module.edits:
@@ -206,11 +222,17 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     return found
 
 
+def _run_rules(module: Module, rules: list[type], config: Config, sink: FileSink) -> None:
+    if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
+        rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
+    checks.run(module, rules, config, sink)  # each rule's static form (graphlint.static.checks)
+
+
 #: What :func:`_scan` says of a file that compiles and that no rule can report on.
 _SYNTAX_ONLY = "syntax only"
 
 
-def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_result) -> str | bool | None:
+def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool | None:
     """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
     when they tell: True when a rule may report on the file (it is parsed and analysed),
     :data:`_SYNTAX_ONLY` when none can and the source compiles — the interpreter's own
@@ -228,7 +250,7 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_r
         relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
-    if _compiled(path, data, st):
+    if _compiled(path, data):
         return _SYNTAX_ONLY
     try:
         symtable.symtable(data, path, "exec")
@@ -237,16 +259,25 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, st: os.stat_r
     return _SYNTAX_ONLY
 
 
-def _compiled(path: str, data: bytes, st: os.stat_result) -> bool:
-    """True when this interpreter already compiled exactly this source: its ``__pycache__``
-    file (:func:`importlib.util.cache_from_source`, as ``import`` and ``pip install`` write it)
-    carries this Python's magic number and names this source, by its hash or by its mtime and
-    size — what the import system itself trusts before it runs the bytecode instead of the
-    source. Such a source compiles, so it has no GL001, and no parse need say so: an installed
-    package's tree, and the modules a project has imported, cost a 16-byte read each."""
+#: Folders of installed packages, where :func:`_compiled` applies.
+INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
+def _compiled(path: str, data: bytes) -> bool:
+    """True when ``path`` is a module of an installed package (a folder ``site-packages`` or
+    ``dist-packages`` on its path: ``pip install`` compiled every module there, and nobody
+    edits them) and this interpreter already compiled exactly this source: its ``__pycache__``
+    file (:func:`importlib.util.cache_from_source`) carries this Python's magic number and names
+    this source by its hash, or by its mtime and size and was written after the source last
+    changed (a source edited, to the same size, within the second it was compiled in has the
+    mtime and size the file names). Such a source compiles, so it has no GL001, and no parse
+    need say so: an installed package's tree costs a 16-byte read per module. A project's own
+    files, which are edited, always get the syntax check."""
+    if INSTALLED.isdisjoint(os.path.abspath(path).split(os.sep)):
+        return False
     try:
-        with open(cache_from_source(path), "rb") as fh:
-            head = fh.read(16)
+        head, pyc = read_head(cache_from_source(path), 16)  # never blocks (a FIFO, /proc/kmsg)
+        st = os.stat(path)
     except (OSError, ValueError, NotImplementedError):  # none written, or no cache for this Python
         return False
     if len(head) < 16 or head[:4] != MAGIC_NUMBER:
@@ -256,6 +287,7 @@ def _compiled(path: str, data: bytes, st: os.stat_result) -> bool:
         return head[8:16] == source_hash(data)
     return (
         flags == 0
+        and pyc.st_mtime_ns > st.st_mtime_ns
         and int.from_bytes(head[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
         and int.from_bytes(head[12:16], "little") == len(data) & 0xFFFFFFFF == st.st_size & 0xFFFFFFFF
     )
@@ -273,30 +305,19 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return []
     notebook.digest = result.read.digest  # of the file's bytes
     result.notebook = notebook
-    return notebook.source.encode("utf-8")
+    try:
+        source = notebook.source.encode("utf-8")
+    except UnicodeEncodeError as exc:  # JSON may hold a lone surrogate ("\ud800"); Python text may not
+        line = notebook.source.count("\n", 0, exc.start) + 1
+        column = exc.start - notebook.source.rfind("\n", 0, exc.start)
+        char = f"U+{ord(notebook.source[exc.start]):04X}"
+        return [syntax_error(path, f"cannot decode the cell: a lone surrogate ({char}) is no character", line, column)]
+    if len(source) > MAX_BYTES:
+        return [_too_large(path, len(source), what="code cells")]
+    return source
 
 
 # -- many files ----------------------------------------------------------------------------
-_worker_state: tuple | None = None
-
-
-def _init_worker(rules, config) -> None:
-    global _worker_state
-    import gc
-
-    gc.disable()  # short-lived trees of many small objects; the process exits after
-    _worker_state = (rules, config)
-
-
-def _work(paths: list[str]) -> list[FileResult]:
-    rules, config = _worker_state
-    out = []
-    for path in paths:
-        result = check_file(path, rules, config)
-        out.append(result if (result.findings or result.edits) else FileResult(path, read=result.read))
-    return out
-
-
 def check_files(
     paths: list[str],
     rule_classes: list[type],
@@ -317,68 +338,25 @@ def check_files(
 
 def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult]:
     jobs = jobs or available_cores()
-    results: list[FileResult] = []
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
-        import gc
+        return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress)
+    from graphlint.static import pool  # here: one file (pre-commit) never starts a pool
 
-        enabled = gc.isenabled()
-        gc.disable()  # each tree is dropped after its file: cyclic GC passes only cost time
-        try:
-            for path in paths:
-                results.append(check_file(path, rule_classes, config))
-                if progress:
-                    progress(1)
-        finally:
-            if enabled:
-                gc.enable()
-        return results
-    import multiprocessing  # here: one file (pre-commit) never starts a pool
-    from concurrent.futures import ProcessPoolExecutor
-
-    batches = _batches(paths, jobs * BATCHES_PER_JOB)
-    context = multiprocessing.get_context(_start_method(multiprocessing.get_all_start_methods()))
-    with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config)
-    ) as pool:
-        for batch in pool.map(_work, batches):
-            results.extend(batch)
-            if progress:
-                progress(len(batch))
-    return results
+    return pool.check_in_pool(paths, rule_classes, config, jobs, progress)
 
 
-#: Libraries that run threads of their own once imported (not always Python threads).
-_THREADED = ("jax", "tensorflow", "torch")
+def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
+    import gc
 
-
-def _start_method(methods: list[str]) -> str | None:
-    """``fork`` where it is safe: the cheapest start (the workers have the rules already),
-    as from ``graphlint check``. In a process with other threads running (graphlint called
-    from a program or a test that loaded JAX or TensorFlow), a forked child could inherit a
-    lock held by one of them: the workers then start from a fresh interpreter."""
-    import threading
-
-    if "fork" in methods and threading.active_count() == 1 and not any(m in sys.modules for m in _THREADED):
-        return "fork"
-    return "forkserver" if "forkserver" in methods else None  # None: the platform's default
-
-
-def _batches(paths: list[str], n: int) -> list[list[str]]:
-    """``paths`` cut, in their order, into ``n`` runs of as many files, the runs of the most
-    source first. Neighbours stay together: a package's modules, which its files' analyses
-    follow, are parsed once in the worker that checks them (graphlint.static.project)."""
-    step = -(-len(paths) // max(1, n))
-    runs = [paths[i:i + step] for i in range(0, len(paths), step)]
-    return sorted(runs, key=lambda run: sum(map(_work_size, run)), reverse=True)
-
-
-def _work_size(path: str) -> int:
-    """About how much work a file is: its bytes (a notebook's are mostly outputs, not code)."""
-    return _size(path) // (10 if path.endswith(".ipynb") else 1)
-
-
-def _size(path: str) -> int:
+    results = []
+    enabled = gc.isenabled()
+    gc.disable()  # each tree is dropped after its file: cyclic GC passes only cost time
     try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
+        for path in paths:
+            results.append(check_file(path, rule_classes, config))
+            if progress:
+                progress(1)
+    finally:
+        if enabled:
+            gc.enable()
+    return results

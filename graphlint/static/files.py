@@ -7,6 +7,10 @@ tree, what ``.gitignore`` files (and ``.git/info/exclude``) ignore, matched with
 A file named on the command line is checked even if ``.gitignore`` ignores it, but ``exclude``
 still applies (pre-commit passes every staged file by name). A directory named on the command
 line that is itself git-ignored (a virtualenv, say) is walked without ``.gitignore``.
+
+The command line passes its own predicates (``excluded``: each folder's configuration,
+``named_excluded``: ruff's rule that a path named on the command line is checked unless
+``--force-exclude``); see :mod:`graphlint.config_files`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlint.config import Config, ConfigError
+from graphlint.reading import read_regular
 
 if TYPE_CHECKING:
     import pathspec
@@ -29,6 +34,8 @@ DEFAULT_EXCLUDE = frozenset(
     }
 )
 SUFFIXES = (".py", ".ipynb")  # notebooks: graphlint.static.notebook
+#: A ``.gitignore`` (or ``.git/info/exclude``) is read up to this size.
+MAX_IGNORE_BYTES = 10 * 1024 * 1024
 
 
 def _spec(lines) -> "pathspec.PathSpec":
@@ -86,9 +93,8 @@ class _Ignores:
 
 
 def _read_spec(path: str) -> "pathspec.PathSpec | None":
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+    try:  # a FIFO or a device named .gitignore is no ignore file, and never blocks the walk
+        lines = read_regular(path, MAX_IGNORE_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return None
     return _lenient_spec(lines) if any(line.strip() and not line.startswith("#") for line in lines) else None
@@ -131,23 +137,31 @@ def _git_ignores(directory: str) -> _Ignores | None:
     return ignores
 
 
-def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True, warn=None) -> list[str]:
+def collect(
+    paths: list[str], config: Config, *, respect_gitignore: bool = True, warn=None, excluded=None, named_excluded=None
+) -> list[str]:
     """The files to check, in a stable order, each once. Raises ConfigError for a missing path
-    or an invalid ``exclude`` pattern; ``warn`` hears of directories that cannot be read."""
-    try:
-        exclude = _spec(config.exclude) if config.exclude else None
-    except ValueError as exc:
-        where = f" in {config.source}" if config.source else ""
-        raise ConfigError(f"exclude: {exc}{where}") from None
-    root = config.root
+    or an invalid ``exclude`` pattern; ``warn`` hears of directories that cannot be read.
+    ``excluded(path, is_dir)`` (default: ``config``'s exclude) decides in walks,
+    ``named_excluded(path, is_dir)`` (default: the same) for the paths given."""
+    if excluded is None:
+        try:
+            exclude = _spec(config.exclude) if config.exclude else None
+        except ValueError as exc:
+            where = f" in {config.source}" if config.source else ""
+            raise ConfigError(f"exclude: {exc}{where}") from None
+        root = config.root
 
-    def excluded(path: str, is_dir: bool) -> bool:
-        if exclude is None:
-            return False
-        rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
-        if rel.startswith("../"):
-            return False
-        return exclude.match_file(rel + "/" if is_dir else rel)
+        def excluded(path: str, is_dir: bool) -> bool:
+            if exclude is None:
+                return False
+            rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+            if rel.startswith("../"):
+                return False
+            return exclude.match_file(rel + "/" if is_dir else rel)
+
+    if named_excluded is None:
+        named_excluded = excluded
 
     found: list[str] = []
     seen: set[str] = set()
@@ -163,12 +177,12 @@ def collect(paths: list[str], config: Config, *, respect_gitignore: bool = True,
         if os.path.lexists(path) and not os.path.isdir(path):
             # a file named by the user, regular or not: the engine reads only regular files
             # and says so (GL001) for a FIFO or a device
-            if not excluded(path, False):
+            if not named_excluded(path, False):
                 add(path)
             continue
         if not os.path.isdir(path):
             raise ConfigError(f"no such file or directory: {given}")
-        if excluded(path, True):
+        if named_excluded(path, True):
             continue
         ignores = _git_ignores(path) if respect_gitignore else None
         if ignores is not None and ignores.ignored(os.path.abspath(path), True):

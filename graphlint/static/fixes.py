@@ -1,18 +1,27 @@
 """``graphlint check --fix``: write the fixes of the findings that were reported.
 
 The engine (graphlint.static.engine) keeps the edits each file's rules offered
-(:class:`~graphlint.static.module.Edit`) for the findings that are reported; here they are
-applied, a file at a time, each file replaced whole or left as it was.
+(:class:`~graphlint.static.model.scopes.Edit`) for the findings that are reported; here they are
+applied, a file at a time, each file rewritten whole or left as it was.
+
+A file is rewritten in place, as black and ruff write theirs: the same file (inode), so its
+owner, group, mode, ACLs and every hard link to it stay as they were, and a symlink stays a
+symlink to it. Before the first byte is written, a backup of the old text is written whole
+beside it; a write that fails midway (a full disk, a size limit) is undone from it. A file
+whose mode says read-only (``chmod a-w``: root could write it all the same), or in a folder
+that is (no backup can go beside it), is left whole with one line on stderr.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import Callable
 
-from graphlint.static.cache import digest, write_beside
-from graphlint.static.engine import MAX_BYTES, FileResult
+from graphlint.reading import read_regular
+from graphlint.static.cache import digest
+from graphlint.static.engine import FileResult, read_limit
 
 
 def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int]]:
@@ -20,52 +29,155 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
     (``cell`` is None but in a notebook, whose edits change only its cells' source).
 
     A file changed since it was checked is left alone. Overlapping edits: the first wins.
-    A file that cannot be written (read-only, a full disk) is left whole and ``warn`` says so;
-    the others are still fixed.
+    A file that cannot be written (read-only, in a read-only folder, a full disk) is left whole
+    and ``warn`` says so in one line; the others are still fixed.
     """
     fixed = set()
     for result in results:
         if not result.edits:
             continue
         try:
-            with open(result.path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
+            data = read_regular(result.path, read_limit(result.path))
         except OSError:
             continue
-        if digest(data) != result.digest:
+        changed = fixed_source(result, data)
+        if changed is None:
             continue
+        out, chosen = changed
         notebook = result.notebook
-        text = data.decode(notebook.encoding if notebook is not None else result.encoding)
-        edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
-        chosen, last_end = [], -1
-        for edit in edits:
-            if edit.start >= last_end:
-                chosen.append(edit)
-                last_end = max(edit.end, edit.start + 1)
-        if notebook is not None:
-            text = notebook.apply(text, chosen)
-            result.encoding = notebook.encoding
-        else:
-            for edit in reversed(chosen):
-                text = text[: edit.start] + edit.replacement + text[edit.end :]
-        out = text.encode(result.encoding)  # utf-8-sig: the codec writes the BOM back
         try:
-            _replace_file(result.path, out)
+            if not _rewrite(result.path, data, out):
+                continue
         except OSError as exc:
             if warn is not None:
-                warn(f"graphlint: cannot fix {result.path}: {exc.strerror or exc} (left unchanged)")
+                outcome = f"its old text is in {exc.backup}" if isinstance(exc, _HalfWritten) else "left unchanged"
+                warn(f"graphlint: cannot fix {result.path}: {_reason(exc)} ({outcome})")
             continue
         fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
     return fixed
 
 
-def _replace_file(path: str, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside the real file, then rename it over: a write
-    that fails midway leaves the file whole. A read-only file is not written."""
-    target = os.path.realpath(path)  # a symlink stays a symlink
-    if not os.access(target, os.W_OK):
-        raise PermissionError(13, "Permission denied", path)
-    write_beside(target, data, stat.S_IMODE(os.stat(target).st_mode))
+def fixed_source(result: FileResult, data: bytes):
+    """``(the file's bytes with its fixes applied, the edits chosen)`` for ``data``, the file's
+    bytes, or None when they are not the bytes that were checked. Overlapping edits: the first
+    wins. Changes nothing on disk (``--diff`` shows it, ``--fix`` writes it)."""
+    if digest(data) != result.digest:
+        return None
+    notebook = result.notebook
+    encoding = notebook.encoding if notebook is not None else result.encoding
+    text = data.decode(encoding)
+    edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
+    chosen, last_end = [], -1
+    for edit in edits:
+        if edit.start >= last_end:
+            chosen.append(edit)
+            last_end = max(edit.end, edit.start + 1)
+    if notebook is not None:
+        text = notebook.apply(text, chosen)
+    else:
+        for edit in reversed(chosen):
+            text = text[: edit.start] + edit.replacement + text[edit.end :]
+    return text.encode(encoding), chosen  # utf-8-sig: the codec writes the BOM back
+
+
+class _Unwritable(OSError):
+    """The file is not to be written (read-only, or no backup can be made): said as is."""
+
+    def __init__(self, reason: str, path: str):
+        super().__init__(errno.EACCES, reason, path)
+
+
+class _HalfWritten(OSError):
+    """The write failed midway and the old text could not be written back: it is in ``backup``."""
+
+    def __init__(self, exc: BaseException, backup: str, path: str):
+        super().__init__(getattr(exc, "errno", None) or errno.EIO, _reason(exc), path)
+        self.backup = backup
+
+
+def _read_only(mode: int) -> bool:
+    """No one may write: ``chmod a-w``, which root's writes would otherwise ignore."""
+    return not mode & 0o222
+
+
+def _rewrite(path: str, old: bytes, new: bytes) -> bool:
+    """Write ``new`` in place of ``old``, the bytes ``path`` held when it was checked; False
+    when it holds other bytes now (left alone). See the module's docstring."""
+    real = os.path.realpath(path)  # a symlink stays a symlink, and its file is written
+    folder = os.path.dirname(real)
+    fd = os.open(real, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Unwritable("not a regular file", path)
+        if _read_only(st.st_mode):
+            raise _Unwritable("the file is read-only", path)
+        if _read_all(fd) != old:  # changed since it was checked
+            return False
+        try:
+            writable = os.access(folder, os.W_OK) and not _read_only(os.stat(folder).st_mode)
+        except OSError:
+            writable = False
+        if not writable:
+            raise _Unwritable("its folder is read-only: no backup can be written beside it", path)
+        backup = _backup(folder, os.path.basename(real), old)
+        try:
+            _write_all(fd, new)
+        except BaseException as exc:
+            try:
+                _write_all(fd, old)
+            except BaseException:
+                raise _HalfWritten(exc, backup, path) from exc
+            _unlink(backup)
+            raise
+        _unlink(backup)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` as the whole content of the file ``fd``, on disk when this returns."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
+
+
+def _backup(folder: str, name: str, data: bytes) -> str:
+    """A new file beside the original holding ``data``, on disk before the original is touched."""
+    import tempfile
+
+    fd, backup = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".graphlint-backup")
+    try:
+        _write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        _unlink(backup)
+        raise
+    os.close(fd)
+    return backup
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
 
 
 def _cell_line(notebook, line: int) -> tuple[int, int | None]:

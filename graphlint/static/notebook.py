@@ -6,7 +6,8 @@ cell magic such as ``%%bash``) is blanked line for line, so every other line kee
 and column. A line of the module maps back to ``(cell, line in the cell)``; cells are numbered
 as ruff numbers them: every cell (markdown too) in notebook order, from 1, so that ``cell 4``
 is the fourth cell on screen. :meth:`Notebook.apply` writes fixes back into the
-changed cells' ``source`` only: every other byte of the file stays as it was.
+changed cells' ``source`` only (graphlint.static.notebook_json): every other byte of the
+file stays as it was.
 
 Nothing here imports IPython or Jupyter, and nothing is executed.
 """
@@ -17,6 +18,8 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field, replace
+
+from graphlint.static.notebook_json import edited_source, source_spans
 
 SUFFIX = ".ipynb"
 #: Cell magics whose body is Python: only their first line is blanked.
@@ -70,7 +73,11 @@ class Notebook:
         cell = self.cell_at(location.line)
         if cell is None:
             return location
-        return replace(location, line=location.line - cell.start, cell=cell.number)
+        end = location.end_line
+        in_cell = end is not None and self.cell_at(end) is cell
+        return replace(location, line=location.line - cell.start, cell=cell.number,
+                       end_line=end - cell.start if in_cell else None,
+                       end_column=location.end_column if in_cell else None)
 
     def to_cells(self, findings: list) -> list:
         """Findings (and their related sites) located by cell."""
@@ -101,14 +108,12 @@ class Notebook:
             per_cell.setdefault(cell.index, []).append((start, end, edit.replacement))
         if not per_cell:
             return body
-        spans = _source_spans(body, self.key, set(per_cell))
+        spans = source_spans(body, self.key, set(per_cell))
         for index in sorted(per_cell, reverse=True):  # later cells first: earlier spans stay valid
             cell = next(c for c in self.cells if c.index == index)
-            new = cell.source
-            for start, end, replacement in sorted(per_cell[index], reverse=True):
-                new = new[:start] + replacement + new[end:]
             begin, finish, items = spans[index]
-            body = body[:begin] + _dump_source(body[begin:finish], items, begin, new) + body[finish:]
+            new = edited_source(body[begin:finish], items, begin, cell.source, per_cell[index])
+            body = body[:begin] + new + body[finish:]
         return body
 
 
@@ -293,96 +298,3 @@ def _cell_offset(cell: Cell, offsets: list[int], offset: int) -> int | None:
     if line >= len(starts):
         return len(cell.source) if column == 0 else None
     return starts[line] + column
-
-
-def _source_spans(text: str, key: str, wanted: set[int]) -> dict[int, tuple[int, int, list]]:
-    """For each wanted cell index: the span of its ``source`` value in ``text`` and, for a
-    list, the spans of its strings."""
-    top = _scan(text, _skip(text, 0))[1]
-    if "cells" in top:
-        cells = top["cells"][2]
-    else:  # nbformat 3: worksheets[*].cells, counted across worksheets
-        cells = []
-        for _, _, sheet in top["worksheets"][2]:
-            if isinstance(sheet, dict) and "cells" in sheet:
-                cells.extend(sheet["cells"][2])
-    out = {}
-    for index in wanted:
-        begin, end, value = cells[index][2][key]
-        out[index] = (begin, end, value if isinstance(value, list) else None)
-    return out
-
-
-_DECODER = json.JSONDecoder()
-_WS = re.compile(r"[ \t\n\r]*")
-
-
-def _skip(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
-
-
-def _scan(text: str, i: int):
-    """Parse the JSON value at ``i``: ``(end, node)`` where an object is ``{key: (start, end,
-    node)}``, an array ``[(start, end, node), ...]`` and a scalar ``None``."""
-    ch = text[i]
-    if ch == "{":
-        node: dict = {}
-        i = _skip(text, i + 1)
-        if text[i] == "}":
-            return i + 1, node
-        while True:
-            key, i = json.decoder.scanstring(text, i + 1)
-            i = _skip(text, i)
-            i = _skip(text, i + 1)  # the colon
-            start = i
-            i, value = _scan(text, i)
-            node[key] = (start, i, value)
-            i = _skip(text, i)
-            if text[i] == "}":
-                return i + 1, node
-            i = _skip(text, i + 1)  # the comma
-    if ch == "[":
-        items = []
-        i = _skip(text, i + 1)
-        if text[i] == "]":
-            return i + 1, items
-        while True:
-            begin = i
-            i, value = _scan(text, i)
-            items.append((begin, i, value))
-            i = _skip(text, i)
-            if text[i] == "]":
-                return i + 1, items
-            i = _skip(text, i + 1)
-    if ch == '"':
-        return json.decoder.scanstring(text, i + 1)[1], None
-    return _DECODER.raw_decode(text, i)[1], None
-
-
-def _dump(value: str, like: str | None) -> str:
-    """``value`` as a JSON string, escaped as ``like`` (the string it replaces) was."""
-    if like is not None and not like.isascii():
-        return json.dumps(value, ensure_ascii=False)
-    if like is not None and "\\u" in like:
-        return json.dumps(value)
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _dump_source(raw: str, items, begin: int, new: str) -> str:
-    """The JSON text of a cell's new source, in the layout of ``raw`` (its old JSON text)."""
-    if items is None:  # one string
-        return _dump(new, raw)
-    lines = new.splitlines(keepends=True)
-    old = [raw[s - begin : e - begin] for s, e, _ in items]
-    if len(lines) == len(old):
-        parts, last = [], 0
-        for (s, e, _), line, old_text in zip(items, lines, old):
-            parts.append(raw[last : s - begin])
-            parts.append(old_text if json.loads(old_text) == line else _dump(line, old_text))
-            last = e - begin
-        return "".join(parts) + raw[last:]
-    # the number of lines changed: the same separators, one string per line
-    sep = raw[items[0][1] - begin : items[1][0] - begin] if len(old) >= 2 else ",\n"
-    opening = raw[1 : items[0][0] - begin] if old else ""
-    closing = raw[items[-1][1] - begin : -1] if old else ""
-    return "[" + opening + sep.join(_dump(x, old[0] if old else None) for x in lines) + closing + "]"

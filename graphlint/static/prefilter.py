@@ -1,10 +1,10 @@
 """Which parsed files the static analysis can report on: decided from the file's imports.
 
 Every file is parsed (a syntax error is GL001 wherever it is), but building the
-:class:`~graphlint.static.module.Module` model and running the rules costs several times the
+:class:`~graphlint.static.model.module.Module` model and running the rules costs several times the
 parse. A rule matches only names that the file's imports resolve to a TensorFlow, Keras or
-JAX API (see :mod:`graphlint.static.names`), or a user's function or class that a call reaches
-in another module of the checked tree (:mod:`graphlint.static.project`). So a file needs the
+JAX API (see :mod:`graphlint.static.model.names`), or a user's function or class that a call reaches
+in another module of the checked tree (:mod:`graphlint.static.model.project`). So a file needs the
 analysis when one of its imports, wherever it sits:
 
 * binds a name whose dotted target names ``tensorflow``, ``keras`` or ``jax`` (``tf_keras``,
@@ -14,12 +14,12 @@ analysis when one of its imports, wherever it sits:
   path reaches ``tensorflow.python.keras``, Keras, only from ``tensorflow.python`` itself,
   and then the file spells ``keras``);
 * is relative (``from . import model``), or names a module whose file lies beside the checked
-  file, where :func:`graphlint.static.project.find_module` looks for it.
+  file, where :func:`graphlint.static.model.project.find_module` looks for it.
 
 Never stricter than the analysis: the same import statements :class:`Module` binds names
 from are read here (also inside functions, ``if``, ``try``, ``with`` and ``match``), and a test
 compares the result of this path with the full analysis of every file on the samples and on
-a corpus of real code (``tests/test_static_speed_paths.py``).
+a corpus of real code (``tests/static/test_speed_paths.py``).
 
 Before the parse, :func:`scan_imports` reads the import statements of most files from their
 bytes alone (every ``import`` word stands in a whole-line import statement or a comment); a
@@ -33,8 +33,8 @@ import ast
 import os
 import re
 
-from graphlint.static import project
-from graphlint.static.scopes import NESTED
+from graphlint.static.model import project
+from graphlint.static.model.scopes import NESTED
 
 _FAMILY = re.compile(r"tensorflow|keras|jax")
 #: TensorFlow's own packages, not its public API (``tf.core`` does not exist; ``tf.tools``,

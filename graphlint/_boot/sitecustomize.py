@@ -1,0 +1,279 @@
+"""``graphlint run``'s start-up hook, imported by the program's own Python as ``sitecustomize``.
+
+``graphlint run`` (graphlint.runner) starts the program as ``python SCRIPT ARGS`` with this
+folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Python imports
+``sitecustomize`` while it starts, before the script's folder is put on ``sys.path``. This module:
+
+- takes its folder off ``sys.path`` again: the program sees the path python gives it;
+- watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
+  tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
+  on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
+- leaves the process's last report to an ``atexit`` handler registered before any of the
+  program's (handlers run last-registered-first: it runs after all of them, after the threads'
+  shutdown), and reports before ``os._exit`` (the only function it replaces) and before an
+  ``exec`` (an audit hook: a failed exec changes nothing); a forked child starts afresh;
+- then imports the ``sitecustomize`` python would have imported, if there is one.
+
+At start-up it imports nothing Python has not imported already (``atexit``, a built-in module,
+aside: and that one is taken out of ``sys.modules`` again). Everything here is written for any
+Python (a subprocess of the program may run another one): if graphlint cannot start in it, the
+program runs on without it.
+"""
+
+import os
+import sys
+
+#: The environment variable naming the run's channel folder (graphlint.runner sets it).
+CHANNEL_ENV = "GRAPHLINT_RUN"
+#: The settings of the run (config, plugins), pickled by the parent for every process of it.
+SETTINGS = "settings.pickle"
+#: The first import of one of these starts graphlint's engine in the process.
+FRAMEWORKS = frozenset(("tensorflow", "keras", "tf_keras", "jax", "torch"))
+
+
+def _quoted(text):
+    """``text`` as a JSON string (ASCII only), without importing json."""
+    out = []
+    for char in text:
+        if " " <= char < "\x7f" and char not in '"\\':
+            out.append(char)
+        elif ord(char) <= 0xFFFF:
+            out.append("\\u%04x" % ord(char))
+        else:
+            out.append("?")
+    return '"' + "".join(out) + '"'
+
+
+def _third_party(name):
+    """Neither graphlint, a framework (the program's to import), nor the standard library."""
+    if name in FRAMEWORKS or name.startswith(("graphlint", "_sysconfigdata")):
+        return False
+    return name not in getattr(sys, "stdlib_module_names", ())
+
+
+class Boot(object):
+    """This process's part of the run: its record in the channel folder, the import watcher on
+    ``sys.meta_path``, and graphlint's engine once a framework is imported.
+
+    Each process image writes one record file, ``<pid>-<random>.json``, replaced whole on every
+    report (a temporary file renamed over it): a forked child and an ``exec``'d program write
+    their own."""
+
+    def __init__(self, channel, here):
+        import _thread
+
+        self.channel = channel
+        self.here = here
+        #: graphlint's own folder (the one holding the graphlint package)
+        self.root = os.path.dirname(os.path.dirname(here))
+        #: sys.path as python starts the program with it, before the script's folder is added
+        self.path = list(sys.path)
+        self.engine = None
+        self.error = None
+        self.kind = "python"
+        self.own = set()  # the threads importing for graphlint itself, while they do
+        self.found = set()  # the third-party modules graphlint imported: hidden from the program
+        self._get_ident = _thread.get_ident
+        self._lock = _thread.allocate_lock()
+        self._real_exit = os._exit
+        self._new_image()
+
+    def _new_image(self):
+        self.pid = os.getpid()
+        self.image = "%d-%s" % (self.pid, os.urandom(4).hex())
+
+    # -- the import watcher (on sys.meta_path) -------------------------------------------------
+    def find_spec(self, fullname, path=None, target=None):
+        if path is not None:
+            return None  # a submodule: never graphlint's business here
+        if self.own and self._get_ident() in self.own:
+            return self._own_spec(fullname)
+        if fullname in FRAMEWORKS and self.engine is None and self.error is None:
+            return self._start(fullname, target)
+        return None
+
+    def _own_spec(self, fullname):
+        """graphlint's own imports: found where python would have found them at start-up
+        (graphlint itself in the folder this hook came from)."""
+        finder = sys.modules["_frozen_importlib_external"].PathFinder
+        spec = finder.find_spec(fullname, [self.root] if fullname == "graphlint" else self.path)
+        if spec is not None and _third_party(fullname):
+            self.found.add(fullname)
+        return spec
+
+    def _start(self, fullname, target):
+        """The program imports a framework for the first time: start the engine, then find the
+        module as the other finders would (the engine's own watcher, now first, among them)."""
+        self.start_engine()
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, None, target)
+            if spec is not None:
+                return spec
+        return None
+
+    def start_engine(self):
+        """graphlint's engine (graphlint.child), imported on the start-up path; on failure the
+        reason is kept for the report and the program runs on unwatched."""
+        with self._lock:
+            if self.engine is None and self.error is None:
+                with _OwnImports(self, hide=True):
+                    try:
+                        from graphlint import child
+
+                        self.engine = child.Engine(self)
+                    except Exception as exc:
+                        self.error = "%s: %s" % (type(exc).__name__, exc)
+
+    def own_imports(self):
+        return _OwnImports(self)
+
+    # -- reports ------------------------------------------------------------------------------
+    def report(self, final, ended, status=None):
+        """Write this process's record: the findings so far (``final``: the process ends)."""
+        try:
+            if self.engine is not None:
+                self.engine.report(final, ended, status)
+            else:
+                self.write(self.plain_record(final, ended))
+        except Exception as exc:  # never the program's problem; the parent says it
+            if final:
+                self.error = "the final report failed: %s: %s" % (type(exc).__name__, exc)
+                try:
+                    self.write(self.plain_record(final, ended))
+                except Exception:
+                    pass
+
+    def plain_record(self, final, ended, findings="[]", warnings="[]"):
+        error = "null" if self.error is None else _quoted(self.error)
+        return (
+            '{"version": 1, "pid": %d, "ppid": %d, "image": "%s", "kind": "%s", "final": %s, '
+            '"ended": "%s", "error": %s, "findings": %s, "warnings": %s}'
+            % (self.pid, os.getppid(), self.image, self.kind, "true" if final else "false", ended, error,
+               findings, warnings)
+        )
+
+    def write(self, text):
+        """Replace this image's record by ``text`` at once (a temporary file renamed over it)."""
+        target = os.path.join(self.channel, self.image + ".json")
+        temporary = target[:-5] + ".tmp"
+        data = text.encode("utf-8", "backslashreplace")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+
+    # -- the process's ends -------------------------------------------------------------------
+    def at_exit(self):
+        self.report(True, "exit")
+
+    def exit(self, status):
+        """``os._exit``: report, then the real one."""
+        try:
+            if isinstance(status, int):  # (else the real one raises, and the run goes on)
+                self.report(True, "_exit", status)
+        finally:
+            self._real_exit(status)
+
+    def audit(self, event, args):
+        if event == "os.exec":  # about to replace this program: what it found so far
+            self.report(False, "exec")
+
+    def forked(self):
+        """In a forked child: a process of its own, starting from nothing judged."""
+        self._new_image()
+        self.kind = "fork"
+        self._lock = sys.modules["_thread"].allocate_lock()
+        self.own = set()
+        if self.engine is not None:
+            self.engine.forked()
+
+
+class _OwnImports(object):
+    """While open, this thread's top-level imports are found on the start-up path; the
+    third-party packages graphlint imported so are taken out of ``sys.modules`` again
+    (graphlint keeps them), so that the program imports its own (a ``pluggy.py`` beside the
+    script, say)."""
+
+    def __init__(self, boot, hide=False):
+        self.boot = boot
+        self.hide = hide  # (only where the engine starts: later windows import nothing new)
+
+    def __enter__(self):
+        self.ident = self.boot._get_ident()
+        self.nested = self.ident in self.boot.own
+        self.boot.own.add(self.ident)
+        return self
+
+    def __exit__(self, *exc):
+        if self.nested:
+            return
+        self.boot.own.discard(self.ident)
+        found, self.boot.found = self.boot.found, set()
+        if found and self.hide:
+            for name in list(sys.modules):
+                if name.partition(".")[0] in found:
+                    _KEPT.append(sys.modules.pop(name))
+
+
+_KEPT = []  # the modules hidden from the program: graphlint's
+
+
+def _wrap_exit(boot):
+    real = os._exit
+
+    def _exit(status):
+        boot.exit(status)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(_exit, attr, getattr(real, attr))
+        except (AttributeError, TypeError):
+            pass
+    os._exit = _exit
+
+
+def _unlisted():
+    """This folder off ``sys.path`` (``PYTHONPATH`` put it there); the folder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [entry for entry in sys.path if entry != here]
+    sys.path_importer_cache.pop(here, None)
+    return here
+
+
+def install(channel):
+    """Watch this process for the run whose channel folder is ``channel``; the Boot."""
+    here = _unlisted()
+    boot = Boot(channel, here)
+    imported = "atexit" in sys.modules
+    import atexit
+
+    atexit.register(boot.at_exit)  # before any handler of the program: it runs after them all
+    if not imported:  # python has not imported it (a later import gets the same registry)
+        del sys.modules["atexit"]
+    _wrap_exit(boot)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=boot.forked)
+    if hasattr(sys, "addaudithook"):
+        sys.addaudithook(boot.audit)
+    sys.meta_path.insert(0, boot)
+    return boot
+
+
+if __name__ == "sitecustomize":
+    try:
+        if os.path.isdir(os.environ.get(CHANNEL_ENV, "")):
+            install(os.environ[CHANNEL_ENV])
+        else:  # not a process of graphlint run's (its folder is gone): only the path put back
+            _unlisted()
+    except Exception:
+        pass  # the program runs, unwatched
+    # The sitecustomize python would have imported (the user's, the distribution's), if any:
+    # when there is none, site sees this module's ImportError and leaves none, as python would.
+    del sys.modules["sitecustomize"]
+    import sitecustomize  # noqa: F401,E402

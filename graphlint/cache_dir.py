@@ -1,0 +1,84 @@
+"""Where ``graphlint check`` keeps its cache, and ``graphlint clean``.
+
+The folder is, first found: ``--cache-dir``, ``GRAPHLINT_CACHE_DIR``, the ``cache-dir``
+setting (relative to its configuration file), else ``.graphlint_cache`` in the project root
+(:mod:`graphlint.config_files`): ``cd elsewhere && graphlint check /path/to/proj/src`` uses
+``/path/to/proj/.graphlint_cache``, as ruff's ``.ruff_cache``.
+
+``graphlint clean`` removes only what graphlint wrote there: its cache files (``<format>/<key>.json``
+beginning with the cache's mark) and the ``.gitignore`` it wrote; a folder left empty goes too. It
+never follows a symbolic link and never deletes a file of another shape.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, _own_file
+
+_ENTRY = re.compile(r"^[0-9a-f]{24}\.json$")
+_IGNORE_HEADER = "# Automatically created by graphlint."
+
+
+def cache_folder(config, given: str | None = None) -> str:
+    """The cache folder for the files ``config`` applies to."""
+    if given:
+        return os.path.abspath(given)
+    env = os.environ.get(DIRECTORY_ENV)
+    if env:
+        return os.path.abspath(env)
+    if config.cache_dir:
+        return config.cache_dir
+    return os.path.join(config.root, DIRECTORY)
+
+
+def _ours(path: str) -> bool:
+    """A cache file graphlint wrote: a regular file (no link) that begins with its mark."""
+    try:
+        return _own_file(path, os.lstat(path))
+    except OSError:
+        return False
+
+
+def clean(folder: str) -> int:
+    """Remove graphlint's files from the cache ``folder``; how many were removed."""
+    removed = 0
+    try:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return 0
+        subdirs = [e for e in os.scandir(folder) if e.is_dir(follow_symlinks=False) and e.name.isdigit()]
+    except OSError:
+        return 0
+    for sub in subdirs:
+        try:
+            entries = list(os.scandir(sub.path))
+        except OSError:
+            continue
+        for entry in entries:
+            if _ENTRY.match(entry.name) and _ours(entry.path):
+                try:
+                    os.unlink(entry.path)
+                    removed += 1
+                except OSError:
+                    pass
+        _rmdir(sub.path)
+    ignore = os.path.join(folder, ".gitignore")
+    try:
+        if stat.S_ISREG(os.lstat(ignore).st_mode):
+            with open(ignore, encoding="utf-8") as fh:
+                if fh.read(200).startswith(_IGNORE_HEADER):
+                    os.unlink(ignore)
+                    removed += 1
+    except (OSError, UnicodeDecodeError):
+        pass
+    _rmdir(folder)
+    return removed
+
+
+def _rmdir(path: str) -> None:
+    try:
+        os.rmdir(path)  # only when empty
+    except OSError:
+        pass

@@ -1,0 +1,228 @@
+"""``graphlint check``: the static engine over the files (or stdin) the command line names.
+
+Each file is checked with the configuration closest to it (:mod:`graphlint.config_files`),
+the command line over it; files are grouped by configuration, each group with its own rules
+and cache. A file named on the command line is checked even when ``exclude`` or
+``.gitignore`` covers it, unless ``--force-exclude`` (ruff's rule; pre-commit passes names).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+
+import click
+
+from graphlint.cli_options import command_line_layer, shared_options, view, warn
+from graphlint.config import ConfigError, env_flag
+
+STDIN = "-"
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@shared_options
+@click.option("--fix", is_flag=True, help="Apply the safe fixes (GL103) in place.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and change nothing (exit 1 if there is one).")
+@click.option("--show-fixes", is_flag=True, help="List what --fix fixed (or, without --fix, would fix), per file and code.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: the cores this process may use, within a container's CPU quota).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache (also GRAPHLINT_NO_CACHE=1).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="The cache folder (default: .graphlint_cache in the project root; also GRAPHLINT_CACHE_DIR, or cache-dir in the configuration).")
+@click.option("--force-exclude", is_flag=True, default=None, help="Apply exclude also to the paths named on the command line (for pre-commit).")
+@click.option("--stdin-filename", metavar="PATH", help="Check the source read from stdin as the file PATH (its configuration, its name in findings).")
+def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statistics, config_file, no_plugins,
+          fix, diff, show_fixes, jobs, no_cache, cache_dir, force_exclude, stdin_filename):
+    """Check PATHS (files or directories, default .; - for stdin) statically, without running them.
+
+    Files are parsed with Python's ast module; nothing is imported or executed. Findings go
+    to stdout (or --output FILE); errors to stderr.
+    """
+    from graphlint.cli import EXIT_FINDINGS, EXIT_OK, _emit, _end, _fail, own_process
+    from graphlint.config_files import Resolver
+    from graphlint.output import check_writable
+    from graphlint.registry import discover_rules
+
+    use_stdin = STDIN in paths or (stdin_filename is not None and not paths)
+    try:
+        no_cache = no_cache or env_flag("GRAPHLINT_NO_CACHE")
+        resolver = Resolver(config_file, command_line_layer(select, extend_select, ignore))
+        rules = discover_rules(plugins=not no_plugins, warn=warn)
+        if output:
+            check_writable(output)
+        if use_stdin:
+            files = []
+            stdin = _read_stdin(stdin_filename)
+        else:
+            files = _collect(list(paths) or ["."], resolver, force_exclude)
+        groups = _groups(files, resolver)
+        if use_stdin:
+            groups.setdefault(id(resolver.for_path(stdin[0])), (resolver.for_path(stdin[0]), []))
+        for config in resolver.configs():  # every configuration met, also one with no file to check
+            config.validate(rules)
+    except ConfigError as exc:
+        _fail(str(exc))
+    if own_process():
+        # The process ends with os._exit (_end): nothing the run keeps need ever be freed, and
+        # a collection after it would walk every tree and model kept (0.4 s of a -j1 corpus run).
+        gc.disable()
+    results = []
+    for config, group in groups.values():
+        static = _static_rules(rules, config)
+        if use_stdin and config is resolver.for_path(stdin[0]):
+            results.append(_check_stdin(stdin, static, config))
+        if group:
+            cache = None if no_cache else _open_cache(config, static, cache_dir)
+            results += _check(group, static, config, jobs, cache)
+    findings = [f for r in results for f in r.findings]
+    stdin = stdin if use_stdin else None
+    noqa_warnings(findings, stdin)
+    if diff:
+        _end(_show_diff(results, show_fixes, stdin))
+    from graphlint.fix_view import fixes_of, fix_list
+    from graphlint.findings import sorted_findings
+
+    fixes = fixes_of(results, stdin)
+    if fix and stdin is not None:
+        _fix_stdin(results[0], stdin, findings, fixes, fmt, output, rules, statistics, exit_zero)
+    if fix:
+        findings = _apply(results, findings, fixes, show_fixes)
+        fixes = {}
+    elif show_fixes:
+        warn(fix_list([f for f in findings if f in fixes], applied=False).rstrip("\n"))
+    findings = sorted_findings(findings)
+    _emit(findings, fmt, output, rules, statistics, sys.stdout, fixes=fixes)
+    _end(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
+
+
+def _collect(paths, resolver, force_flag):
+    from graphlint.static import collect
+
+    def named_excluded(path: str, is_dir: bool) -> bool:
+        config = resolver.for_path(path)
+        if not (force_flag or config.force_exclude):
+            return False  # named on the command line: checked, as ruff does
+        here = os.path.abspath(path)
+        while True:  # the path or a folder above it, up to the configuration's root
+            if config.excluded(here, here != os.path.abspath(path) or is_dir):
+                return True
+            parent = os.path.dirname(here)
+            if parent == here or not parent.startswith(config.root):
+                return False
+            here = parent
+
+    return collect(paths, resolver.for_path("."), warn=warn, excluded=resolver.excluded, named_excluded=named_excluded)
+
+
+def _groups(files, resolver) -> dict:
+    groups: dict = {}
+    for path in files:
+        config = resolver.for_path(path)
+        groups.setdefault(id(config), (config, []))[1].append(path)
+    return groups
+
+
+def _static_rules(rules, config):
+    return [
+        cls
+        for code, cls in rules.items()
+        if cls.checks_statically() and config.is_selected(code)
+    ]
+
+
+def _open_cache(config, static, cache_dir):
+    from graphlint.cache_dir import cache_folder
+    from graphlint.static.cache import Cache
+
+    return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir))
+
+
+def _check(files, static, config, jobs, cache):
+    from graphlint.static import check_files
+
+    if sys.stderr is not None and sys.stderr.isatty() and len(files) >= 200 and not view().quiet:
+        with click.progressbar(length=len(files), label="graphlint check", file=sys.stderr) as bar:
+            return check_files(files, static, config, jobs=jobs, progress=bar.update, cache=cache)
+    return check_files(files, static, config, jobs=jobs, cache=cache)
+
+
+def _read_stdin(name: str | None) -> tuple[str, bytes]:
+    path = os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    data = stream.read()
+    return path, data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _check_stdin(stdin, static, config):
+    """The source from stdin as the file ``stdin[0]``: never cached, every rule run on it."""
+    from graphlint.static.engine import check_file
+
+    path, data = stdin
+    return check_file(path, static, config, full=True, data=data)
+
+
+def _apply(results, findings, fixes, show_fixes):
+    from graphlint.fix_view import fix_list
+    from graphlint.static import apply_fixes
+    from graphlint.text import plural
+
+    fixed = apply_fixes(results, warn=warn)
+    if not fixed:
+        if show_fixes:
+            warn(fix_list([], applied=True).rstrip("\n"))
+        return findings
+    done = [f for f in findings if (f.location.path, f.code, f.location.line, f.location.cell) in fixed]
+    if show_fixes:
+        warn(fix_list(done, applied=True).rstrip("\n"))
+    else:
+        n_files = len({p for p, *_ in fixed})
+        warn(f"graphlint: fixed {plural(len(fixed), 'finding')} in {plural(n_files, 'file')}.")
+    return [f for f in findings if f not in done]
+
+
+def _show_diff(results, show_fixes, stdin) -> int:
+    """``--diff``: the diff on stdout, what it would fix on stderr; 1 when there is a diff."""
+    from graphlint.cli import EXIT_FINDINGS, EXIT_OK
+    from graphlint.fix_view import diffs, fix_list, fixes_of
+    from graphlint.output import write_report
+    from graphlint.text import plural
+
+    text, n_fixes, n_files = diffs(results, stdin=stdin)
+    if text:
+        write_report(text, sys.stdout)
+    if show_fixes:
+        warn(fix_list(list(fixes_of(results, stdin)), applied=False).rstrip("\n"))
+    elif n_fixes:
+        warn(f"graphlint: would fix {plural(n_fixes, 'finding')} in {plural(n_files, 'file')}.")
+    return EXIT_FINDINGS if text else EXIT_OK
+
+
+def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, exit_zero):
+    """``--fix`` on stdin, as ruff does it: the fixed source to stdout, what is left to stderr."""
+    from graphlint.cli import EXIT_FINDINGS, EXIT_OK, _emit, _end
+    from graphlint.fix_view import fixed_stdin
+    from graphlint.findings import sorted_findings
+    from graphlint.output import flush
+
+    source = fixed_stdin(result, stdin)
+    if hasattr(sys.stdout, "buffer"):
+        flush(sys.stdout)
+        sys.stdout.buffer.write(source)
+    else:
+        sys.stdout.write(source.decode("utf-8", "replace"))
+    left = sorted_findings([f for f in findings if f not in fixes])
+    _emit(left, fmt, output, rules, statistics, sys.stderr)
+    _end(EXIT_FINDINGS if left and not exit_zero else EXIT_OK)
+
+
+def noqa_warnings(findings, stdin=None) -> None:
+    """One warning per invalid ``# noqa`` directive in a file with findings (they are kept)."""
+    from graphlint.suppression import invalid_directives
+
+    paths = {}
+    for f in findings:
+        paths.setdefault(f.location.path, f)
+    for path in sorted(paths):
+        data = stdin[1] if stdin is not None and path == stdin[0] else None
+        for message in invalid_directives(path, data):
+            warn(message)

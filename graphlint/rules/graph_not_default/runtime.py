@@ -1,0 +1,15 @@
+"""GL103's runtime form: a `with` entered on a graph itself."""
+
+from graphlint.rules.graph_not_default import GraphNotDefault
+
+
+class Runtime(GraphNotDefault):
+    """GraphNotDefault at runtime: the hooks, and the state they keep."""
+
+    def graphlint_graph_entered(self, site):
+        self.report(
+            "`with tf.Graph():` does not make the graph the default: ops built in this block "
+            "still go to the global default graph",
+            site,
+        )
+

@@ -1,0 +1,239 @@
+"""GL101's runtime form: which function built each op, copy by copy, and which calls ran the graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from graphlint.rules.graph_rebuilt import GraphRebuilt
+from graphlint.rules._state import PerGraph
+
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame, Stack
+
+
+class _Copy:
+    """One invocation of a building function: the ops it added to one graph."""
+
+    __slots__ = ("stack", "start", "end", "model", "made", "reads")
+
+    def __init__(self, stack: Stack, index: int):
+        self.stack = stack
+        self.start = index
+        self.end = index
+        self.model = False  # it made a placeholder or a variable: a model's inputs or weights
+        self.made: set[int] = set()  # ids of its ops
+        self.reads: set[int] = set()  # ids of the ops its ops read
+
+
+class _Group:
+    """The ops built directly by one function, split into its invocations (copies)."""
+
+    __slots__ = ("token", "copies")
+
+    def __init__(self):
+        self.token = None
+        self.copies: dict[int, _Copy] = {}  # invocation id -> its copy, in order of first op
+
+
+@dataclass(slots=True)
+class _Build:
+    """One call of a building function at some depth of the stack: its copies merged."""
+
+    frame: Frame  # the frame of that call
+    start: int  # the graph's op count at its first op
+    end: int  # ... and at its last
+    stack: Stack
+    model: bool  # it made a placeholder or a variable
+    made: set[int] = field(default_factory=set)
+    reads: set[int] = field(default_factory=set)
+
+
+class _GraphOps:
+    __slots__ = ("groups", "ran", "last_index", "run_index", "base")
+
+    def __init__(self):
+        self.groups: dict[tuple, _Group] = {}
+        self.ran: set[int] = set()  # invocations that were on the stack when a session ran the graph
+        self.last_index = 0
+        self.run_index = -1  # the op count at the last run whose stack was read
+        # Ops the graph held before the first op seen here (a pytest test's scope starts with
+        # whatever earlier tests built): sizes are counted from there, so they do not depend
+        # on which tests ran before in the same process.
+        self.base: int | None = None
+
+
+_same_calls = -1  # the two copies differ only in the innermost invocation
+
+
+# Ops that make a model's inputs or weights: a copy that makes them is a whole model again.
+_MODEL_OPS = frozenset({"Placeholder", "PlaceholderV2", "VariableV2", "Variable", "VarHandleOp"})
+
+
+_MIN_FROM_ONE_LINE = 3  # op-only copies (no inputs, no weights): this many calls from one line
+
+
+_IDS_KEPT = 5_000  # op ids remembered per copy
+
+
+def _rebuilt_copies(calls: dict[int, _Build], ran: set[int], depth: int) -> list[_Build] | None:
+    """The copies of one build function that make a rebuild, in order; ``None`` when none do.
+
+    The function must build and run: one of its calls ran a session on the graph (a call may
+    die before it runs, as the second `forecast()` does on "already exists"). Two or more
+    calls that each made a placeholder or a variable are a model rebuilt; copies of ops only
+    count when at least ``_MIN_FROM_ONE_LINE`` come from one calling line (a loop, a
+    per-request handler) and each reads a tensor the call before read too (the same model
+    applied again, not cases looped over), never a few calls from different lines.
+    """
+    if not any(token in ran for token in calls):
+        return None
+    copies = sorted(calls.values(), key=lambda b: b.start)
+    models = [b for b in copies if b.model]
+    if len(models) >= 2:
+        return models
+    if depth == 0:
+        return None
+    by_line: dict[tuple, list[_Build]] = {}
+    for b in copies:
+        by_line.setdefault(b.stack.frames[depth - 1][:2], []).append(b)
+    best: list[_Build] = []
+    for line_copies in by_line.values():  # the longest run of calls applying the same tensors
+        run: list[_Build] = []
+        for b in line_copies:
+            outside = b.reads - b.made
+            if run and not outside & (run[-1].reads - run[-1].made):
+                run = []
+            run.append(b)
+            if len(run) > len(best):
+                best = list(run)
+    return best if len(best) >= _MIN_FROM_ONE_LINE else None
+
+
+def _build_level(a: Stack, b: Stack) -> int | None:
+    """The depth of the function whose repeated call built the second copy.
+
+    Two copies share the outer frames up to some depth; the first frame that differs is either
+    a different call of the same function (its invocation id differs: that function is the
+    repeated build) or a different line of the same invocation (the function it calls there
+    is). ``_same_calls`` when only the innermost frame's invocation differs.
+    """
+    fa, fb = a.frames, b.frames
+    if len(fa) != len(fb):
+        return None
+    last = len(fa) - 1
+    for depth in range(last):
+        if fa[depth][:3:2] != fb[depth][:3:2]:
+            return None  # different functions: not the same code
+        if a.calls[depth] != b.calls[depth]:
+            return depth
+        if fa[depth].line != fb[depth].line:
+            return depth + 1
+    return _same_calls
+
+
+class Runtime(GraphRebuilt):
+    """GraphRebuilt at runtime: the hooks, and the state they keep."""
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.graphs: PerGraph[_GraphOps] = PerGraph(_GraphOps)
+
+    # -- events ----------------------------------------------------------------------------
+    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
+        site = stack.site
+        if graph_kind != "graph" or site is None:
+            return
+        state = self.graphs[graph_id]
+        if state.base is None:
+            state.base = index - 1
+        state.last_index = index
+        key = (site.path, site.function)
+        group = state.groups.get(key)
+        if group is None:
+            group = state.groups[key] = _Group()
+        token = stack.call
+        if group.token != token:
+            group.token = token
+            copy = group.copies.get(token)
+            if copy is None:
+                from graphlint.stacks import kept
+
+                copy = group.copies[token] = _Copy(kept(stack), index)
+        else:
+            copy = group.copies[token]
+        copy.end = index
+        # (placeholders and variables take no inputs: only input-less ops need their type read)
+        if not copy.model and not inputs and op.type in _MODEL_OPS:
+            copy.model = True
+        made = copy.made
+        if len(made) < _IDS_KEPT:
+            made.add(id(op))
+            if inputs:  # ops from the C API (import_graph_def, while loops) left out: reading is costly
+                reads = copy.reads
+                for t in inputs:
+                    reads.add(id(t.op))
+
+    def graphlint_session_run(self, graph_id):
+        state = self.graphs.get(graph_id)
+        if state is not None and state.run_index != state.last_index:
+            state.run_index = state.last_index  # ops were built since: who is running them?
+            from graphlint.stacks import capture
+
+            state.ran.update(capture(0).calls)
+
+    def graphlint_graph_released(self, graph_id):
+        self._judge(self.graphs.pop(graph_id))
+
+    def graphlint_run_finished(self):
+        for graph_id, _ in self.graphs.items():
+            self._judge(self.graphs.pop(graph_id))
+
+    # -- judgement -------------------------------------------------------------------------
+    def _judge(self, state: _GraphOps | None) -> None:
+        if state is None:
+            return
+        builds: dict[tuple, dict[int, _Build]] = {}
+        for group in state.groups.values():
+            if len(group.copies) < 2:
+                continue
+            copies = list(group.copies.values())
+            for previous, copy in zip(copies, copies[1:]):
+                level = _build_level(previous.stack, copy.stack)
+                if level is None:
+                    continue
+                depth = level if level != _same_calls else len(copy.stack.frames) - 1
+                frame = copy.stack.frames[depth]
+                calls = builds.setdefault((frame.path, frame.function, depth), {})
+                for c in (previous, copy):
+                    token = c.stack.calls[depth]
+                    build = calls.get(token)
+                    if build is None:
+                        build = calls[token] = _Build(c.stack.frames[depth], c.start, c.end, c.stack, c.model)
+                    elif c.start < build.start:
+                        build.frame, build.start = c.stack.frames[depth], c.start
+                    build.end = max(build.end, c.end)
+                    build.model = build.model or c.model
+                    build.made |= c.made
+                    build.reads |= c.reads
+        for (_path, function, depth), calls in builds.items():
+            copies = _rebuilt_copies(calls, state.ran, depth)
+            if copies is None:
+                continue
+            sizes = " → ".join(str(b.end - state.base) for b in copies[:6]) + (" → …" if len(copies) > 6 else "")
+            related = []
+            if depth > 0:
+                callers = [b.stack.frames[depth - 1] for b in copies]
+                if len({c[:2] for c in callers}) == 1:
+                    related.append((callers[0], f"all {len(copies)} copies built by calls from this line"))
+                else:
+                    for n, caller in enumerate(callers[:3], 1):
+                        related.append((caller, f"copy {n} built by this call"))
+            name = "the module" if function == "<module>" else f"`{function}()`"
+            self.report(
+                f"{name} built its ops into the same graph {len(copies)} times; "
+                f"ops in the graph after each copy: {sizes}",
+                copies[1].frame,
+                related=related,
+            )
+

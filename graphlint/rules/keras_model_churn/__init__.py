@@ -1,0 +1,55 @@
+"""GL503 keras-model-churn."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules._base import Rule
+
+
+class KerasModelChurn(Rule):
+    """Keras models built in a loop with no `clear_session()` in it.
+
+    ## What it does
+    Checks for a Keras model built in a `for`/`while` loop that never calls
+    `keras.backend.clear_session()`: `keras.Sequential(...)`, `keras.Model(...)`, `clone_model`,
+    your own `keras.Model` subclass or your function that builds one. At runtime it reports a
+    line that built more than `max-per-site` models with no `clear_session()` between them.
+
+    ## Why is this bad?
+    Keras keeps global state for every model built: layer-name counters, and in graph mode the
+    ops of every model in one global graph. A hyperparameter search or a cross-validation loop
+    that builds a fresh model per iteration grows memory and slows down with every iteration.
+
+    ## Example
+    ```python
+    for units in (8, 16, 32):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(units)])
+        model.compile("adam", "mse")
+        model.fit(x, y, verbose=0)
+    ```
+
+    ## Use instead
+    ```python
+    for units in (8, 16, 32):
+        tf.keras.backend.clear_session()  # drop the previous model's state
+        model = tf.keras.Sequential([tf.keras.layers.Dense(units)])
+        model.compile("adam", "mse")
+        model.fit(x, y, verbose=0)
+    ```
+
+    ## Known exemptions
+    Models kept side by side (appended to a list, stored, returned: an ensemble), and loops the
+    source bounds to `max-per-site` passes.
+    """
+
+    code = "GL503"
+    repetition = True
+    name = "keras-model-churn"
+    severity = Severity.WARNING
+    summary = "Keras models built in a loop with no `clear_session()` in it"
+    fix = (
+        "Call tf.keras.backend.clear_session() at the start of each iteration, or build the "
+        "model once before the loop and reset its weights."
+    )
+    frameworks = ("keras",)
+    options = {"max-per-site": 2}

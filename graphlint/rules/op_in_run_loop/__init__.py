@@ -1,0 +1,57 @@
+"""GL102 op-in-run-loop."""
+
+from __future__ import annotations
+
+from graphlint.findings import Severity
+from graphlint.rules._base import Rule
+
+
+class OpInRunLoop(Rule):
+    """Ops created inside the loop that runs the session.
+
+    ## What it does
+    Checks for a line that adds ops to a graph again and again while a session runs it, in at
+    least `min-repeats` steps: `sess.run(tf.compat.v1.assign(v, v + 1))` or `x = x + 1` inside
+    the training loop, or a call of your own function that builds ops there.
+
+    ## Why is this bad?
+    Every step adds new nodes: the graph, and the memory it holds, grow without bound; each run
+    must first ship the new nodes to the runtime and prune and cache a new subgraph, so steps
+    get slower over time. The graph can never be finalized.
+
+    ## Example
+    ```python
+    for step in range(1000):
+        sess.run(tf.compat.v1.assign(v, v + 1))  # two new ops per step
+    ```
+
+    ## Use instead
+    ```python
+    increment = tf.compat.v1.assign(v, v + 1)  # built once
+    tf.compat.v1.get_default_graph().finalize()  # any later op creation now raises
+    for step in range(1000):
+        sess.run(increment)
+    ```
+
+    ## Known exemptions
+    - One addition after training (a single `Saver()`), and a test that builds and evaluates a
+      handful of times from different lines.
+    - A function that builds and runs per call (that is GL101).
+    - Ops under the iteration's own `as_default()` graph or a first-time guard (`if op is
+      None:`), `get_variable` under `reuse=True` (no op), and a loop over the model's own
+      variables (a weight load or an inspection: one op per variable).
+    - Statically, loops the source says run fewer than `min-repeats` times, and a loop that runs
+      a whole training of its own per pass (a sweep, not a run loop).
+    """
+
+    code = "GL102"
+    repetition = True
+    name = "op-in-run-loop"
+    severity = Severity.WARNING
+    frameworks = ("tensorflow-v1",)
+    summary = "ops added to the graph at every step of the run loop"
+    fix = (
+        "Build the op once before the loop and only run it inside; call graph.finalize() "
+        "after building so that any op created later raises."
+    )
+    options = {"min-repeats": 3}

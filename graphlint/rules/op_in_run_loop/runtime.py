@@ -1,0 +1,161 @@
+"""GL102's runtime form: ops added while a session runs the graph step after step, and the lines that added them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from graphlint.rules.op_in_run_loop import OpInRunLoop
+
+
+if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.stacks import Frame, Stack
+
+
+@dataclass(slots=True)
+class _Built:
+    """The ops one line built into a graph since its last run. The stack of the first is kept
+    (so the probe hands over the whole of it)."""
+
+    stack: Stack
+    ops: int = 0
+    inputs: set[int] = field(default_factory=set)  # ids of the ops they read
+    made: set[int] = field(default_factory=set)  # their ids
+
+
+@dataclass(slots=True)
+class _Step:
+    """What one step of a run loop built, from one of the loop's lines."""
+
+    where: Frame  # the loop's line
+    inner: Frame  # the line that built the first op
+    ops: int = 0
+    outside: set[int] = field(default_factory=set)  # ids of ops older than this step it read
+    made: set[int] = field(default_factory=set)
+
+
+class _Loop:
+    """One line of a run loop that builds ops: how many steps in a row built the same thing.
+
+    A step repeats the previous one when what it builds reads only tensors the previous step
+    read too or built (`assign_add(total, x)` again, `x = x + 1` on the last step's `x`); a test
+    looping over a few configurations reads other tensors at each step and never repeats.
+    """
+
+    __slots__ = ("where", "inner", "steps", "best", "ops", "outside", "made")
+
+    def __init__(self, where, inner):
+        self.where, self.inner = where, inner
+        self.steps = self.best = self.ops = 0
+        self.outside: set[int] = set()
+        self.made: set[int] = set()
+
+    def step(self, ops: int, outside: set[int], made: set[int]) -> None:
+        # (a step that reads nothing older builds from Python values only: a case, not a rebuild)
+        repeats = self.steps and outside and outside <= (self.outside | self.made)
+        self.steps = self.steps + 1 if repeats else 1
+        if self.steps >= self.best:
+            self.best = self.steps
+            self.ops = ops if self.steps == 1 else self.ops + ops
+        self.outside, self.made = outside, made
+
+
+_MAX_KEYS = 20_000
+
+
+_MAX_INPUTS = 10_000  # input op ids remembered per line and step
+
+
+class Runtime(OpInRunLoop):
+    """OpInRunLoop at runtime: the hooks, and the state they keep."""
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.ran: set[int] = set()
+        # graph -> {site: the ops built there since the last run}
+        self.pending: dict[int, dict[tuple, _Built]] = defaultdict(dict)
+        # (graph, run-loop invocation, its line that builds) -> _Loop
+        self.loops: dict[tuple, _Loop] = {}
+
+    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, site, stack):
+        if graph_id not in self.ran or graph_kind != "graph" or site is None:
+            return
+        pending = self.pending[graph_id]
+        entry = pending.get(site[:2])
+        if entry is None:
+            from graphlint.stacks import kept
+
+            entry = pending[site[:2]] = _Built(kept(stack))
+        entry.ops += 1
+        entry.made.add(id(op))
+        if inputs and len(entry.inputs) < _MAX_INPUTS:  # C-API ops (inputs None) left out: costly to read
+            entry.inputs.update(id(t.op) for t in inputs)
+
+    def graphlint_session_run(self, graph_id, ops_added):
+        self.ran.add(graph_id)
+        pending = self.pending.pop(graph_id, None)
+        if not pending or not ops_added:
+            return
+        from graphlint.stacks import capture
+
+        run = capture(0).calls  # the user's invocations running the graph now
+        created = set().union(*(entry.made for entry in pending.values()))
+        steps: dict[tuple, _Step] = {}
+        for built in pending.values():
+            stack = built.stack
+            calls = stack.calls
+            common = 0
+            for building, running in zip(calls, run):
+                if building != running:
+                    break
+                common += 1
+            if not common:
+                continue  # built in another thread's code: not this loop's step
+            # The innermost invocation that both built these ops and ran the graph: a run loop
+            # keeps it from step to step (a function that builds and runs per call is a new
+            # invocation each time: GL101's case). Its line that led to the ops is the loop's.
+            where = stack.frames[common - 1]
+            key = (graph_id, calls[common - 1], where[:2])
+            step = steps.get(key)
+            if step is None:
+                step = steps[key] = _Step(where, stack.site)
+            step.ops += built.ops
+            step.outside |= built.inputs - created  # tensors that existed before this step
+            step.made |= built.made
+        for key, step in steps.items():
+            loop = self.loops.get(key)
+            if loop is None:
+                if len(self.loops) >= _MAX_KEYS:  # bounded: forget what has not repeated
+                    self.loops = {k: v for k, v in self.loops.items() if v.best > 1}
+                loop = self.loops[key] = _Loop(step.where, step.inner)
+            loop.step(step.ops, step.outside, step.made)
+
+    def graphlint_graph_released(self, graph_id):
+        self._judge(graph_id)
+        self.ran.discard(graph_id)
+        self.pending.pop(graph_id, None)
+
+    def graphlint_run_finished(self):
+        for graph_id in {key[0] for key in self.loops}:
+            self._judge(graph_id)
+
+    def _judge(self, graph_id):
+        # One finding per line of the run loop.
+        lines: dict[tuple, _Loop] = {}
+        for key in [k for k in self.loops if k[0] == graph_id]:
+            loop = self.loops.pop(key)
+            if loop.best < self.config["min-repeats"]:
+                continue
+            other = lines.get(loop.where[:2])
+            if other is None or loop.best > other.best:
+                lines[loop.where[:2]] = loop
+        for loop in lines.values():
+            inner = loop.inner
+            related = [] if inner[:2] == loop.where[:2] else [(inner, f"ops built here, in `{inner.function}()`")]
+            self.report(
+                f"ops are added to the graph here inside the run loop: {loop.ops} new ops over "
+                f"{loop.best} steps after the session first ran the graph",
+                loop.where,
+                related=related,
+            )
+

@@ -1,0 +1,138 @@
+"""GL301's static form: sessions created again and again.
+
+Reported: ``Session(...)`` in a loop (that the source does not bound below the runtime's
+``max-per-site``), in a function that runs per call, and a function that makes a fresh
+``tf.Graph()`` and a session for it each time it is called per item — from a loop that runs
+another session (per batch) or from a per-call method.
+
+Not reported: get-or-create (``if sess is None:``, ``if sess is None or sess.graph is not g:``,
+``tf.get_default_session() or ...``), a session per object kept on that object or in a
+collection, a fresh graph and its session per iteration of a loop that runs nothing else (a
+sweep), and a graph per instance (``__init__``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from graphlint.static.hits import Hit, once_per_line
+from graphlint.static.model.repeats import bound_in, guarded, loop_count, per_call, runs_at_most
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS
+from graphlint.static.model.sessions import has_run_loop, is_session_run
+
+_KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefault"})
+
+
+def _is_session(call) -> bool:
+    name = call.name
+    return name is not None and name.endswith("Session") and call.api in ("Session", "InteractiveSession") and (
+        name.startswith("tensorflow.compat.v1.")
+    )
+
+
+def _statement_of(module, call):
+    """The ``ast`` statement directly holding a call (in its function or the module body)."""
+    index = module.cache.get(("statement-of", id(call.scope)))
+    if index is None:
+        index = {}
+        for stmt in ast.walk(call.scope.node if call.scope is not None else module.tree):
+            if isinstance(stmt, ast.stmt):
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, ast.expr):
+                        for node in ast.walk(child):
+                            if isinstance(node, ast.Call):
+                                index.setdefault(id(node), stmt)
+        module.cache[("statement-of", id(call.scope))] = index
+    return index.get(id(call.node))
+
+
+def _kept_or_shared(module, call) -> bool:
+    """A session kept per object (``agent.sess = Session()``, ``sessions[k] = ...``,
+    ``sessions.append(...)``) or only made when there is none (``... or Session()``)."""
+    if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
+        return True
+    stmt = _statement_of(module, call)
+    if stmt is None:
+        return False
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and any(v is call.node for v in node.values[1:]):
+            return True
+    if isinstance(stmt, ast.Assign) and stmt.value is call.node:
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript):
+                return True
+            if isinstance(target, ast.Attribute) and not (isinstance(target.value, ast.Name) and target.value.id == "self"):
+                return True
+    return False
+
+
+def _own_graph(module, call) -> bool:
+    """``Session(graph=g)`` with ``g`` made in this very iteration (``g = build_graph()``)."""
+    graph = next((kw.value for kw in call.node.keywords if kw.arg == "graph"), None)
+    return isinstance(graph, ast.Name) and graph.id in bound_in(module, call.loops[-1])
+
+
+def _runs_elsewhere(module, loop) -> bool:
+    return not loop.is_comprehension and any(is_session_run(module, c) for c in loop.calls)
+
+
+def _graph_per_item(module, fn):
+    """Why ``fn``, which makes its own graph and a session, runs per item: called in a loop
+    that runs another session, or from a per-call method. ``(text, site)`` or None."""
+    if fn.name in ONCE_METHODS or has_run_loop(module, fn):
+        return None  # a graph per instance; a whole run per call (a sweep over models)
+    if fn.is_method and fn.name in PER_CALL_METHODS:
+        return "is a per-call method of a long-lived object", None
+    for site in fn.callers:
+        if guarded(site.ifs):
+            continue
+        for loop in site.loops:
+            if _runs_elsewhere(module, loop) and loop_count(module, loop) is None:
+                return f"is called per item in a loop that runs a session (line {site.line})", site
+        caller = site.scope
+        if caller is not None and caller.is_method and caller.name in PER_CALL_METHODS:
+            return f"is called from {caller.display} (line {site.line}), a per-call method", site
+    return None
+
+
+def check(module, options) -> list[Hit]:
+    return list(once_per_line(session_churn(module, options)))
+
+
+def session_churn(module, options: dict) -> list[Hit]:
+    """The sessions made again and again (see the module docstring)."""
+    found = []
+    for call in module.calls:
+        if not _is_session(call) or guarded(call.ifs):
+            continue
+        fn = call.scope
+        if call.loops:
+            limit = options.get("max-per-site", 2)
+            if any(loop.resets_state() for loop in call.loops) or runs_at_most(module, call, limit):
+                continue  # a fresh graph per iteration needs its own session
+            if _own_graph(module, call) or _kept_or_shared(module, call):
+                continue
+            found.append(Hit(call.node, "a new Session is created on every iteration of this loop"))
+            continue
+        if fn is None:
+            continue
+        if fn.resets_state():
+            why = _graph_per_item(module, fn)
+            if why is not None and not _kept_or_shared(module, call):
+                text, site = why
+                related = ((site.node, "called here"),) if site is not None else ()
+                found.append(
+                    Hit(
+                        call.node,
+                        f"a new graph and a new Session are made each time {fn.display} runs; it {text}",
+                        related,
+                    )
+                )
+            continue
+        reason = per_call(module, fn)
+        if reason is not None and not _kept_or_shared(module, call):
+            related = ((reason.site.node, "called here"),) if reason.site else ()
+            found.append(
+                Hit(call.node, f"a new Session is created each time {fn.display} runs; it {reason.text}", related)
+            )
+    return found

@@ -1,0 +1,54 @@
+"""GL201's runtime form: each variable's requested and given names, and Keras layer names given twice."""
+
+from __future__ import annotations
+
+import re
+from graphlint.rules.variable_renamed import VariableRenamed
+from graphlint.rules._state import SeesVariables, two_sites
+
+
+_DEFAULT_NAMES = {None, "", "Variable"}
+
+
+_SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
+
+
+class Runtime(VariableRenamed, SeesVariables):
+    """VariableRenamed at runtime: the hooks, and the state they keep."""
+
+    def graphlint_variable_created(self, graph_id, name, requested_name, site, stack):
+        self.sites.add(graph_id, name, stack)
+        if requested_name in _DEFAULT_NAMES:
+            return
+        wanted = str(requested_name).rstrip("/").rsplit("/", 1)[-1]
+        prefix, _, got = name.rpartition("/")
+        match = _SUFFIX.match(got)
+        if got == wanted or not match or match.group("base") != wanted:
+            return
+        original = f"{prefix}/{wanted}" if prefix else wanted
+        self.report(
+            f"variable '{original}' was silently renamed to '{name}': the name was already "
+            "taken in this graph",
+            site,
+            related=two_sites(
+                self.sites.stack(graph_id, original),
+                stack,
+                f"'{original}' was created here",
+                f"'{name}' was created here",
+            ),
+        )
+
+    def graphlint_keras_layer_name_reused(self, name, first_site, site, rejected):
+        """The Keras form: two layers of one model given the same ``name=``."""
+        consequence = (
+            "Keras refuses the model with a ValueError that names neither line"
+            if rejected
+            else "Keras keeps both, and their weights get the same paths in checkpoints and saved models"
+        )
+        self.report(
+            f"layer name '{name}' is given to two layers of one model: {consequence}",
+            site,
+            related=[(first_site, f"the first layer named '{name}' is created here")],
+            fix=self.keras_fix,
+        )
+

@@ -1,0 +1,388 @@
+"""How a :class:`graphlint.static.model.module.Module` is built: one pass over the ``ast`` tree
+that resolves every call, places it (function, loops, ``with`` items, ``try`` and ``if`` parts),
+records what names were assigned from, and links calls to the user's own functions.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from graphlint.static.model.module import origin_key
+from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem
+
+
+_NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
+_STARRED, _TUPLE, _LIST = ast.Starred, ast.Tuple, ast.List
+_IMPORT, _IMPORT_FROM, _NAME_OR_ATTRIBUTE = ast.Import, ast.ImportFrom, frozenset({ast.Name, ast.Attribute})
+_COMP_TYPES = frozenset(COMPS)
+#: Expressions that hold no other expression, so no call.
+_LEAVES = frozenset({ast.Name, ast.Constant})
+_EXPR = ast.expr
+_EXPR_STMT, _RETURN, _ASSIGN = ast.Expr, ast.Return, ast.Assign
+_NO_CALLS = frozenset({ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
+#: Fields that never hold an expression (operators, contexts, identifiers, flags).
+_NOT_EXPR = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment", "attr", "id", "arg", "level", "is_async", "simple"})
+_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _expr_children(node) -> list:
+    """The expressions directly under ``node``, in ``ast.iter_child_nodes`` order."""
+    cls = type(node)
+    names = _fields.get(cls)
+    if names is None:
+        names = _fields[cls] = tuple(f for f in cls._fields if f not in _NOT_EXPR)
+    out = []
+    for name in names:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out += [item for item in value if isinstance(item, _EXPR)]
+        elif isinstance(value, _EXPR):
+            out.append(value)
+    return out
+
+
+def build(module, tree: ast.Module) -> None:
+    """Fill ``module``'s calls, loops, withs, functions, classes and origins from ``tree``."""
+    builder = _Builder(module)
+    builder._collect_bindings(tree.body)
+    builder._stmts(tree.body, _Ctx())
+    builder._link_calls()
+
+
+class _Builder:
+    """The one pass: it fills the containers of one :class:`Module` (shared, not copied)."""
+
+    def __init__(self, module):
+        self.module = module
+        self.bindings = module.bindings
+        self.calls, self.loops, self.withs = module.calls, module.loops, module.withs
+        self.functions, self.classes, self.module_functions = module.functions, module.classes, module.module_functions
+        self._origins = module._origins
+        self.in_tests = module.in_tests
+
+    def _collect_bindings(self, body) -> None:
+        """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
+        stack = list(reversed(body))
+        pop, extend, nested = stack.pop, stack.extend, NESTED.get
+        while stack:
+            node = pop()
+            cls = type(node)
+            if cls is _ASSIGN:
+                targets = node.targets
+                if len(targets) == 1 and type(targets[0]) is _NAME and type(node.value) in _NAME_OR_ATTRIBUTE:
+                    self.bindings.add_alias(targets[0].id, node.value)
+            elif cls is _IMPORT or cls is _IMPORT_FROM:
+                self.bindings.add_import(node)
+            else:
+                fields = nested(cls)
+                if fields is not None:
+                    for name in fields:
+                        children = getattr(node, name)
+                        if children:
+                            extend(reversed(children))
+
+    def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
+        cls = type(target)
+        if cls is _NAME:  # the commonest: inline _origin_key
+            scope = ctx.scope
+            key = (id(scope) if scope is not None else None, target.id)
+        elif cls is _TUPLE or cls is _LIST:
+            for elt in target.elts:
+                self._assign_origin(elt, None, ctx, "?")
+            return
+        elif cls is _ATTRIBUTE:
+            key = origin_key(target, ctx.scope)
+            if key is None:
+                return
+        else:
+            return
+        if label is None:
+            label = self._call_label(value) if type(value) is _CALL else "?"
+        found = self._origins.get(key)
+        if found is None:
+            self._origins[key] = {label}
+        else:
+            found.add(label)
+
+    def _call_label(self, call: ast.Call) -> str:
+        name = self.bindings.resolve(call.func)
+        if name is not None:
+            return name
+        if isinstance(call.func, ast.Name) and call.func.id in self.classes:
+            return "class:" + call.func.id
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
+            inner = self.bindings.resolve(call.func.value.func)
+            if inner is not None:
+                return f"{inner}().{call.func.attr}"
+        return "?"
+
+    def _stmts(self, body, ctx: _Ctx) -> None:
+        for node in body:
+            self._stmt(node, ctx)
+
+    def _stmt(self, node, ctx: _Ctx) -> None:
+        cls = type(node)
+        if cls not in NESTED:  # most statements: no statements inside, only expressions
+            if cls in _NO_CALLS:
+                return
+            if cls is _EXPR_STMT or cls is _RETURN:  # the commonest: one expression
+                value = node.value
+                if value is not None and type(value) not in _LEAVES:
+                    self._exprs([(value, ctx, None)])
+                return
+            if cls is _ASSIGN:  # the next commonest: targets, then the value
+                value = node.value
+                stack = [] if type(value) in _LEAVES else [(value, ctx, None)]
+                for target in node.targets:
+                    self._assign_origin(target, value, ctx)
+                for target in reversed(node.targets):
+                    if type(target) not in _LEAVES:
+                        stack.append((target, ctx, None))
+                if stack:
+                    self._exprs(stack)
+                return
+            if (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
+                self._assign_origin(node.target, node.value if cls is ast.AnnAssign else None, ctx)
+            children = [(child, ctx, None) for child in _expr_children(node) if type(child) not in _LEAVES]
+            if children:
+                children.reverse()
+                self._exprs(children)
+        elif isinstance(node, FUNCS):
+            self._function(node, ctx)
+        elif isinstance(node, ast.ClassDef):
+            for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+                self._expr(e, ctx)
+            info = ClassInfo(node, tuple(self.bindings.resolve(b) for b in node.bases))
+            if ctx.scope is None and ctx.cls is None:
+                self.classes[node.name] = info
+            self._stmts(node.body, ctx.child(cls=info))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._expr(node.iter, ctx)
+            inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
+            self._assign_origin(node.target, None, inner, "?")
+            self._expr(node.target, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, ast.While):
+            inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
+            self._expr(node.test, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, ast.If):
+            self._expr(node.test, ctx)
+            self._stmts(node.body, ctx.child(ifs=ctx.ifs + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            self._stmts(node.orelse, ctx.child(ifs=ctx.ifs + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            items = []
+            for item in node.items:
+                first = len(self.calls)
+                self._expr(item.context_expr, ctx)
+                if len(self.calls) > first and self.calls[first].node is item.context_expr:
+                    self.calls[first].entered = True  # `with tf.Graph():` makes no fresh default
+                expr = item.context_expr
+                name = self.bindings.resolve(expr.func) if isinstance(expr, ast.Call) else None
+                w = WithItem(item, node, ctx.scope, name)
+                items.append(w)
+                self.withs.append(w)
+                if item.optional_vars is not None:
+                    label = self._call_label(expr) if isinstance(expr, ast.Call) else "?"
+                    if w.is_as_default:
+                        label = GRAPH
+                    self._assign_origin(item.optional_vars, None, ctx, label)
+            block = ctx.block
+            if not all(w.is_scope for w in items):
+                block = block + ((id(node), "with"),)
+            self._stmts(node.body, ctx.child(withs=ctx.withs + tuple(items), block=block))
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self._stmts(node.body, ctx.child(trys=ctx.trys + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            for handler in node.handlers:
+                if handler.type is not None:
+                    self._expr(handler.type, ctx)
+                self._stmts(
+                    handler.body,
+                    ctx.child(trys=ctx.trys + ((node, "handler"),), block=ctx.block + ((id(handler), "handler"),)),
+                )
+            self._stmts(node.orelse, ctx.child(trys=ctx.trys + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+            self._stmts(node.finalbody, ctx.child(trys=ctx.trys + ((node, "finalbody"),)))
+        elif isinstance(node, ast.Match):
+            self._expr(node.subject, ctx)
+            for case in node.cases:
+                if case.guard is not None:
+                    self._expr(case.guard, ctx)
+                self._stmts(case.body, ctx.child(block=ctx.block + ((id(case), "case"),)))
+
+    def _loop(self, node, ctx: _Ctx) -> tuple:
+        """The loops around a loop's body: ``node`` added as a :class:`Loop`, except in a test
+        module, where a loop enumerates cases (dtypes, shapes, strategies, examples) and each
+        test builds into a graph of its own: what the body builds per case is no repetition."""
+        if self.in_tests:
+            return ctx.loops
+        loop = Loop(node, ctx.scope, depth=(len(ctx.withs), len(ctx.ifs)))
+        self.loops.append(loop)
+        return ctx.loops + (loop,)
+
+    def _function(self, node, ctx: _Ctx) -> None:
+        for dec in node.decorator_list:
+            if isinstance(dec, (ast.Name, ast.Attribute)):
+                name = self.bindings.resolve(dec)
+                if name is not None:
+                    self._record_call(dec, name, ctx, None, decorator=True)
+            else:
+                self._expr(dec, ctx)
+        args = node.args
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            self._expr(default, ctx)
+        params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+        parent = ctx.scope
+        is_method = ctx.cls is not None and (parent is None or parent.cls is not ctx.cls)
+        if is_method:
+            qual = f"{ctx.cls.name}.{node.name}"
+        else:
+            qual = f"{parent.qualname}.{node.name}" if parent is not None else node.name
+        owner = ctx.cls if is_method else (parent.cls if parent is not None else None)
+        fn = Function(node, qual, owner, parent, params=frozenset(params), is_method=is_method)
+        if is_method:
+            ctx.cls.methods[node.name] = fn
+        elif parent is not None:
+            parent.children[node.name] = fn
+        elif ctx.cls is None:
+            self.module_functions[node.name] = fn
+        self.functions.append(fn)
+        for p in params:
+            self._origins.setdefault((id(fn), p), set()).add("?")
+        self._stmts(node.body, _Ctx(scope=fn, cls=fn.cls))
+
+    def _record_call(self, node, name, ctx: _Ctx, parent, decorator=False) -> CallSite:
+        site = CallSite(
+            node, name, ctx.scope, ctx.cls, ctx.loops, ctx.withs, ctx.trys, ctx.ifs, ctx.block, parent, decorator
+        )
+        self.calls.append(site)
+        if ctx.scope is not None:
+            ctx.scope.calls.append(site)
+        for loop in ctx.loops:
+            loop.calls.append(site)
+        return site
+
+    def _expr(self, root, ctx: _Ctx) -> None:
+        """Every call in an expression, iteratively (deep expressions do not recurse)."""
+        if type(root) not in _LEAVES:
+            self._exprs([(root, ctx, None)])
+
+    def _exprs(self, stack: list) -> None:
+        """Every call in the expressions of ``stack`` — ``(node, ctx, parent call)``, the last
+        first — in one walk. Names and constants hold no call: they are never pushed."""
+        pop, push, record, resolve = stack.pop, stack.append, self._record_call, self.bindings.resolve
+        while stack:
+            node, c, parent = pop()
+            cls = type(node)  # ast.parse makes exactly these classes, never subclasses
+            if cls is _CALL:
+                func = node.func
+                record(node, resolve(func), c, parent)
+                while type(func) is _ATTRIBUTE:  # ``a.b.c(...)``: only its root can hold a call
+                    func = func.value
+                if type(func) not in _LEAVES:
+                    push((func, c, None))
+                for arg in node.args:
+                    if type(arg) not in _LEAVES:
+                        push((arg, c, node))
+                for kw in node.keywords:
+                    if type(kw.value) not in _LEAVES:
+                        push((kw.value, c, node))
+            elif cls is _ATTRIBUTE:
+                value = node.value
+                while type(value) is _ATTRIBUTE:
+                    value = value.value
+                if type(value) not in _LEAVES:
+                    push((value, c, None))
+            elif cls is _LAMBDA:
+                for d in node.args.defaults:
+                    if type(d) not in _LEAVES:
+                        push((d, c, None))
+            elif cls in _COMP_TYPES:
+                gens = node.generators
+                push((gens[0].iter, c, None))
+                inner = c.child(loops=self._loop(node, c), block=c.block + ((id(node), "comp"),))
+                for gen in gens:
+                    if gen is not gens[0]:
+                        push((gen.iter, inner, None))
+                    for cond in gen.ifs:
+                        push((cond, inner, None))
+                if cls is ast.DictComp:
+                    push((node.key, inner, None))
+                    push((node.value, inner, None))
+                else:
+                    push((node.elt, inner, None))
+            else:
+                keep = parent if cls is _STARRED else None
+                names = _fields.get(cls)
+                if names is None:
+                    names = _fields[cls] = tuple(f for f in cls._fields if f not in _NOT_EXPR)
+                for name in names:  # as _expr_children, without its list
+                    value = getattr(node, name, None)
+                    if type(value) is list:
+                        for item in value:
+                            if type(item) not in _LEAVES and isinstance(item, _EXPR):
+                                push((item, c, keep))
+                    elif type(value) not in _LEAVES and isinstance(value, _EXPR):
+                        push((value, c, keep))
+
+    def _link_calls(self) -> None:
+        """Which of the user's own functions and classes each call reaches."""
+        for site in self.calls:
+            node = site.node
+            if site.decorator or type(node) is not _CALL:
+                continue
+            func = node.func
+            target = None
+            cls = type(func)
+            if cls is _NAME:
+                scope = site.scope
+                while scope is not None and target is None:
+                    target = scope.children.get(func.id)
+                    if target is not None and (id(scope), func.id) in self._origins:
+                        target = None  # the name is bound again (``f = wrap(f)``): not that def
+                        break
+                    scope = scope.parent
+                if target is None and func.id not in self.bindings.names and (None, func.id) not in self._origins:
+                    target = self.module_functions.get(func.id)
+                    if target is None and func.id in self.classes:
+                        site.local_class = self.classes[func.id]
+            elif cls is _ATTRIBUTE and type(func.value) is _NAME:
+                if func.value.id == "self" and site.cls is not None:
+                    target = site.cls.methods.get(func.attr)
+                else:
+                    labels = self.module.origins(func.value, site.scope)
+                    if len(labels) == 1:
+                        (label,) = labels
+                        if label.startswith("class:"):
+                            owner = self.classes.get(label[6:])
+                            if owner is not None:
+                                target = owner.methods.get(func.attr)
+            if target is not None and type(target) is Function:
+                site.target = target
+                target.callers.append(site)
+
+
+_SAME = object()  # a part of :meth:`_Ctx.child` left as it is
+
+
+class _Ctx:
+    __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
+
+    def __init__(self, scope=None, cls=None, loops=(), withs=(), trys=(), ifs=(), block=()):
+        self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
+        self.trys, self.ifs, self.block = trys, ifs, block
+
+    def child(self, *, cls=_SAME, loops=_SAME, withs=_SAME, trys=_SAME, ifs=_SAME, block=_SAME) -> "_Ctx":
+        """This context with the given parts replaced (the same function)."""
+        return _Ctx(
+            self.scope,
+            self.cls if cls is _SAME else cls,
+            self.loops if loops is _SAME else loops,
+            self.withs if withs is _SAME else withs,
+            self.trys if trys is _SAME else trys,
+            self.ifs if ifs is _SAME else ifs,
+            self.block if block is _SAME else block,
+        )
+

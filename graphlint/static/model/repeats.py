@@ -1,0 +1,365 @@
+"""How often code runs: the one place that counts it.
+
+- the loops around a call and how many times each runs when the source fixes it
+  (:func:`loop_count`), and how many times they run a call (:func:`times_run`), where an
+  ``if`` on a loop's counter may let only a few of its passes through (:func:`guard_bound`);
+- the guards that let a call run once (:func:`guarded`: ``if op is None:``, ``if step == 0:``,
+  ``if key not in cache: cache[key] = ...``);
+- why a function runs again and again (:func:`per_call`: a per-call method, a web handler, a
+  thread target started in a loop, a caller in a loop or in such a function), and calls made
+  where each run starts afresh (:func:`isolated`).
+
+Every check that compares a count with a runtime threshold asks here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Reason
+from graphlint.static.model.values import RANGES, dotted_name, iterations, unwrapped
+
+
+# -- loops ---------------------------------------------------------------------------------
+def loop_count(module, loop) -> int | None:
+    """How many times a loop's body runs when the source fixes it (its iterable's
+    :func:`iterations`); None for a ``while`` loop or an iterable of unknown length."""
+    key = ("loop-count", id(loop.node))
+    cache = module.cache
+    if key not in cache:
+        node = loop.node
+        it = node.generators[0].iter if loop.is_comprehension else getattr(node, "iter", None)
+        cache[key] = None if it is None else iterations(module, loop.scope, it)
+    return cache[key]
+
+
+
+def times_run(module, site) -> int | None:
+    """How many times the loops around a call site run it (the product of their
+    :func:`loop_count`, or of how many of a loop's passes an ``if`` on its counter lets the
+    call run: :func:`guard_bound`); None when the source does not fix one of them."""
+    total = 1
+    loops = site.loops
+    for i, loop in enumerate(loops):
+        n = loop_count(module, loop)
+        end = loops[i + 1].depth[1] if i + 1 < len(loops) else len(site.ifs)
+        bound = guard_bound(module, loop, site.ifs[loop.depth[1]:end])
+        if bound is not None:
+            n = bound if n is None else min(n, bound)
+        if n is None:
+            return None
+        total *= n
+    return total
+
+
+def guard_bound(module, loop, ifs) -> int | None:
+    """How many passes of a ``for`` loop over ``range``/``enumerate`` the ``if`` parts ``ifs``
+    (those between this loop and the next one in, as ``(ast.If, branch)``) let through, when
+    the counter fixes it: ``if step == total // 2:`` once, ``if epoch in (30, 60, 90):`` three
+    times, ``if step % (steps // 2) == 0:`` twice in ``range(steps)`` (a counter takes each
+    value once; a value compared with must not change in the loop). None when unknown."""
+    counter = _counter(module, loop.node)
+    if counter is None:
+        return None
+    found = None
+    for node, branch in ifs:
+        if branch != "body":
+            continue
+        n = _passes(module, loop, counter, node.test)
+        if n is not None:
+            found = n if found is None else min(found, n)
+    return found
+
+
+def _counter(module, node) -> str | None:
+    """The name a ``for`` loop counts with: ``i`` in ``for i in range(...)`` or ``for i, x in
+    enumerate(...)``; None for any other loop."""
+    it = unwrapped(module, node.iter) if type(node) in (ast.For, ast.AsyncFor) else None
+    if not isinstance(it, ast.Call):
+        return None
+    name = dotted_name(module, it.func)
+    target = node.target
+    if name in RANGES and isinstance(target, ast.Name):
+        return target.id
+    if name == "enumerate" and isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+        return target.elts[0].id
+    return None
+
+
+def _passes(module, loop, counter: str, test) -> int | None:
+    if isinstance(test, ast.BoolOp):
+        counts = [_passes(module, loop, counter, v) for v in test.values]
+        if isinstance(test.op, ast.And):
+            known = [n for n in counts if n is not None]
+            return min(known) if known else None
+        return sum(counts) if all(n is not None for n in counts) else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, ast.Eq):
+        if _is_name(right, counter):
+            left, right = right, left
+        if _is_name(left, counter) and _fixed_in(module, loop, right):
+            return 1
+        if isinstance(left, ast.Constant):
+            left, right = right, left
+        if isinstance(right, ast.Constant) and type(right.value) is int and right.value == 0:
+            return _fraction(module, loop, counter, left)
+        return None
+    if isinstance(op, ast.In) and _is_name(left, counter) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        return len(right.elts) if not any(isinstance(e, ast.Starred) for e in right.elts) else None
+    return None
+
+
+def _is_name(node, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _fixed_in(module, loop, expr) -> bool:
+    """Whether ``expr`` reads no name the loop binds (its target, or any name assigned in it)."""
+    names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    if not names:
+        return True
+    return not names & bound_in(module, loop) and not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(expr))
+
+
+def _fraction(module, loop, counter: str, expr) -> int | None:
+    """``counter % (stop // k)`` (or ``% int(stop / k)``) in ``range(..., stop)``: k passes."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and _is_name(expr.left, counter)):
+        return None
+    period = expr.right
+    if isinstance(period, ast.Call) and isinstance(period.func, ast.Name) and period.func.id == "int" and len(period.args) == 1:
+        period = period.args[0]
+        if not isinstance(period, ast.BinOp) or not isinstance(period.op, ast.Div):
+            return None
+    elif not isinstance(period, ast.BinOp) or not isinstance(period.op, ast.FloorDiv):
+        return None
+    k = period.right
+    if not (isinstance(k, ast.Constant) and type(k.value) is int and k.value >= 1):
+        return None
+    it = unwrapped(module, loop.node.iter)
+    if dotted_name(module, it.func) not in RANGES or not it.args or not _fixed_in(module, loop, period.left):
+        return None
+    args = it.args
+    stop = args[0] if len(args) == 1 else args[1]
+    if isinstance(stop, ast.BinOp) and isinstance(stop.op, (ast.Add, ast.Sub)) and isinstance(stop.right, ast.Constant):
+        stop = stop.left  # range(1, steps + 1)
+    return k.value if ast.dump(stop) == ast.dump(period.left) else None
+
+
+def runs_at_most(module, site, limit: int) -> bool:
+    """Whether the source says the loops around a call site run it at most ``limit`` times (a
+    runtime rule's threshold: the static form stays silent where the runtime would)."""
+    n = times_run(module, site)
+    return n is not None and n <= limit
+
+
+def loops_run_at_most(module, loops, limit: int) -> bool:
+    """Whether ``for`` loops run, all together, a known number of times no more than
+    ``limit``, counting each loop's iterable as the source writes it (names read at module
+    level, no ``if`` on a counter): GL502's threshold, ``max-per-site`` functions made at one
+    line. A ``while`` loop or a comprehension has no such count."""
+    total = 1
+    for loop in loops:
+        node = loop.node
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            return False
+        key = ("loop-bound", id(node))
+        if key not in module.cache:
+            module.cache[key] = iterations(module, None, node.iter)
+        bound = module.cache[key]
+        if bound is None:
+            return False
+        total *= bound
+    return total <= limit
+
+
+def runs_more_than_once(module, site) -> bool:
+    """A loop around the call that runs more than once, as far as the source tells (a loop of
+    unknown count may)."""
+    n = times_run(module, site)
+    return n is None or n >= 2
+
+
+def bound_in(module, loop) -> set:
+    """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
+    key = ("bound", id(loop.node))
+    found = module.cache.get(key)
+    if found is None:
+        found = set()
+        for node in ast.walk(loop.node):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                found.add("." + node.attr)
+        module.cache[key] = found
+    return found
+
+
+# -- guards --------------------------------------------------------------------------------
+def first_time_guard(test) -> bool:
+    """``if step == 0:``, ``if op is None:``, ``if not built:``, ``if i == n - 1:`` — done
+    once, not every time. A mode switch (``if mode == "train":``) or ``if step % 100 == 0:``
+    is not one."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
+        periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
+        return not periodic and any(_once_value(v) for v in [test.left, *test.comparators])
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.And):
+            return any(first_time_guard(v) for v in test.values)
+        return all(first_time_guard(v) for v in test.values) or _absent_or_stale(test.values)
+    return False
+
+
+def _absent_or_stale(values) -> bool:
+    """``if cache is None or cache.graph is not graph:`` — a cache made when it is missing, and
+    made again only when what it was made for changed: the first test a first-time guard of the
+    cache, each other a comparison of one of the cache's own attributes (not ``prev != value``,
+    nor ``self.prev != value``: a value remembered to build again whenever it changes)."""
+    first, rest = values[0], values[1:]
+    if not (isinstance(first, ast.Compare) and first_time_guard(first)):
+        return False
+    cache = _chain(first.left)
+    if cache is None:
+        return False
+    for value in rest:
+        chain = _chain(value.left) if isinstance(value, ast.Compare) else None
+        if chain is None or len(chain) <= len(cache) or chain[: len(cache)] != cache:
+            return False
+    return True
+
+
+def _chain(node) -> tuple | None:
+    """``a.b.c`` as ``("a", "b", "c")``; ``getattr(a, "b", None)`` reads as ``a.b``."""
+    attrs = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            attrs.append(node.attr)
+            node = node.value
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+        ):
+            attrs.append(node.args[1].value)
+            node = node.args[0]
+        else:
+            return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) else None
+
+
+def _once_value(node) -> bool:
+    """What a once-only comparison compares with: None, 0, a bool, or ``n - 1``."""
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value is False or node.value is True or node.value == 0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant)  # -1: the last
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
+
+
+def guarded(ifs) -> bool:
+    """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
+    return any(branch == "body" and (first_time_guard(node.test) or _cached_by_key(node)) for node, branch in ifs)
+
+
+def _cached_by_key(node) -> bool:
+    """``if key not in cache: cache[key] = ...`` — made once per key, then looked up."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
+        return False
+    key, cache = ast.dump(test.left), ast.dump(test.comparators[0])
+    return any(
+        isinstance(stmt, ast.Assign)
+        and any(
+            isinstance(t, ast.Subscript) and ast.dump(t.value) == cache and ast.dump(t.slice) == key
+            for t in stmt.targets
+        )
+        for stmt in node.body
+    )
+
+
+# -- functions that run again and again ------------------------------------------------------
+def isolated(site: CallSite) -> bool:
+    """A call made under its own default graph, or in a loop that starts afresh each time."""
+    return site.under_graph_default() or any(loop.resets_state() for loop in site.loops)
+
+def per_call(module, fn: Function) -> Reason | None:
+    """Why ``fn`` runs again and again (a per-call method, called in a loop or from one)."""
+    memo = module.cache.get("per-call")
+    if memo is None:
+        memo = module.cache["per-call"] = {}
+    key = id(fn)
+    if key in memo:
+        return memo[key]
+    memo[key] = None  # recursion guard
+    reason = None
+    if fn.name in ONCE_METHODS:
+        pass
+    elif fn.is_method and fn.name in PER_CALL_METHODS:
+        reason = Reason("is a per-call method of a long-lived object")
+    elif _serves_requests(fn):
+        reason = Reason("serves a web request (`@app.route`, `@router.get`...): it runs once per request")
+    elif id(fn) in _thread_targets(module):
+        site = _thread_targets(module)[id(fn)]
+        reason = Reason(f"runs in a thread started in a loop (line {site.line})", site)
+    else:
+        for site in fn.callers:
+            if isolated(site) or guarded(site.ifs):
+                continue  # its own graph; or get-or-create: made once
+            if site.loops:
+                reason = Reason(f"is called in a loop (line {site.line})", site)
+                break
+            if site.scope is not None and site.scope is not fn and per_call(module, site.scope):
+                reason = Reason(f"is called from {site.scope.display} (line {site.line}), which runs per call", site)
+                break
+    memo[key] = reason
+    return reason
+
+def _thread_targets(module) -> dict:
+    """The functions a loop starts a thread or process on (``Thread(target=self.handle)``
+    per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
+    found = module.cache.get("thread-targets")
+    if found is None:
+        found = module.cache["thread-targets"] = {}
+        for site in module.calls:
+            if site.name not in _SPAWNERS or not site.loops or guarded(site.ifs):
+                continue
+            target = next((k.value for k in site.node.keywords if k.arg == "target"), None)
+            fn = None
+            if isinstance(target, ast.Name):
+                scope = site.scope
+                while scope is not None and fn is None:
+                    fn = scope.children.get(target.id)
+                    scope = scope.parent
+                fn = fn or module.module_functions.get(target.id)
+            elif (
+                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == "self" and site.cls is not None
+            ):
+                fn = site.cls.methods.get(target.attr)
+            if fn is not None:
+                found.setdefault(id(fn), site)
+    return found
+
+
+#: What starts a function in a thread or a process of its own.
+_SPAWNERS = frozenset({"threading.Thread", "multiprocessing.Process", "threading.Timer"})
+#: The decorators that make a function a web handler: Flask's ``@app.route``, FastAPI's and
+#: Starlette's ``@app.get`` / ``@router.post``..., Sanic's and Quart's alike.
+_ROUTES = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
+
+
+def _serves_requests(fn: Function) -> bool:
+    """Whether ``fn`` is registered as a web handler (``@app.route("/")``): called per request."""
+    for dec in fn.node.decorator_list:
+        if (
+            isinstance(dec, ast.Call)
+            and isinstance(dec.func, ast.Attribute)
+            and dec.func.attr in _ROUTES
+            and isinstance(dec.func.value, (ast.Name, ast.Attribute))
+            and dec.args
+            and isinstance(dec.args[0], ast.Constant)
+            and isinstance(dec.args[0].value, str)
+        ):
+            return True
+    return False

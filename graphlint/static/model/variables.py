@@ -1,0 +1,33 @@
+"""``get_variable``'s reuse: whether a call shares an existing variable (GL102: no op is
+built; GL202: no "already exists")."""
+
+from __future__ import annotations
+
+import ast
+
+
+def reusing(module, call) -> bool:
+    """``get_variable`` that shares an existing variable (a ``reuse=True``/``AUTO_REUSE``
+    scope, or ``reuse_variables()`` in its function): it adds no op, and its error is "does
+    not exist", never "already exists"."""
+    if call.api not in ("get_variable", "get_local_variable"):
+        return False
+    for kw in call.node.keywords:
+        if kw.arg == "reuse" and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+            return True
+    for w in call.withs:
+        if w.call_name and w.call_name.endswith("variable_scope"):
+            for kw in w.expr.keywords:
+                if kw.arg == "reuse" and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+                    return True
+    return reuses_variables(module, call.scope)
+
+
+def reuses_variables(module, scope) -> bool:
+    """Whether a function (or the module body: None) calls ``scope.reuse_variables()``."""
+    found = module.cache.get("reusing-scopes")
+    if found is None:  # once per module: the scopes with such a call
+        found = module.cache["reusing-scopes"] = {
+            id(c.scope) if c.scope is not None else None for c in module.calls if c.method == "reuse_variables"
+        }
+    return (id(scope) if scope is not None else None) in found

@@ -1,0 +1,543 @@
+"""`graphlint run PROGRAM` is `python PROGRAM`: each case is one small program run both ways,
+in the same folder one after the other, comparing stdout, stderr, the files it wrote, its exit
+status and signal byte for byte. graphlint's report goes to --output (a file outside the
+folder) and --exit-zero keeps the exit status the program's own; the cases about findings read
+that report too.
+
+The cases are those of issue 22 (each failed on the launcher that ran the program inside
+graphlint's own process) and those of coverage.py's run-a-program tests that apply to a
+launcher (tests/test_process.py, tests/test_execfile.py: argv, __file__, __main__, sys.path,
+-m, folders, zipapps, .pyc, exit statuses, tracebacks, excepthook, atexit, fork, subprocesses).
+Most are plain Python; those that start TensorFlow in a child are marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
+with open(GRAPHLINT, "rb") as _script:  # the interpreter graphlint runs on, and runs programs with
+    PYTHON = _script.readline()[2:].decode().strip()
+TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3"}
+_TF_LOG = re.compile(rb"^(?:[IWE]\d{4} .*|WARNING: All log messages before absl.*)\n", re.M)
+#: a file time for the members of zip archives, so that both runs make the same archive
+ZIP_TIME = 946_684_800  # 2000-01-01
+HANG_GUARD = 240  # seconds: only ever reached by a program that hangs
+
+
+@dataclass
+class Ran:
+    stdout: bytes
+    stderr: bytes
+    returncode: int
+    files: dict[str, bytes]
+    report: dict | None = None
+
+    @property
+    def codes(self) -> list[tuple[str, int]]:
+        return sorted((f["code"], f["line"]) for f in (self.report or {}).get("findings", []))
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _reset(folder: Path, files: dict[str, str | bytes]) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir()
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            content = textwrap.dedent(content).encode()
+        path.write_bytes(content)
+
+
+def run_both(tmp_path: Path, files: dict, args: list[str], *, stdin: bytes | None = None, env=None,
+             graphlint_options=(), prepare=None) -> tuple[Ran, Ran]:
+    """``files`` written to a fresh folder, then ``python ARGS`` and ``graphlint run ARGS`` there,
+    each from the same starting files; ``prepare(folder)`` runs after the files are written."""
+    folder = tmp_path / "prog"
+    report = tmp_path / "report.json"
+    environ = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    environ.update(env or {})
+    runs = []
+    for command in (
+        [PYTHON, *args],
+        [GRAPHLINT, "run", "--exit-zero", "--format", "json", "--output", str(report), *graphlint_options, *args],
+    ):
+        _reset(folder, files)
+        if prepare is not None:
+            prepare(folder)
+        if report.exists():
+            report.unlink()
+        proc = subprocess.run(command, cwd=folder, input=stdin, capture_output=True, env=environ,
+                              timeout=HANG_GUARD, stdin=None if stdin is not None else subprocess.DEVNULL)
+        runs.append(Ran(proc.stdout, proc.stderr, proc.returncode, _snapshot(folder),
+                        json.loads(report.read_text()) if report.exists() else None))
+    return runs[0], runs[1]
+
+
+def assert_same(py: Ran, ours: Ran, *, tf: bool = False) -> None:
+    quiet = _TF_LOG.sub if tf else (lambda _, b: b)
+    assert ours.stdout == py.stdout
+    assert quiet(b"", ours.stderr) == quiet(b"", py.stderr), ours.stderr.decode(errors="replace")[-3000:]
+    assert ours.files == py.files
+    assert ours.returncode == py.returncode, ours.stderr.decode(errors="replace")[-3000:]
+    assert ours.report is not None, "graphlint wrote no report"
+    program = ours.report["program"]
+    if py.returncode < 0:
+        assert program == {"exit_status": None, "signal": signal.Signals(-py.returncode).name}
+    else:
+        assert program == {"exit_status": py.returncode, "signal": None}
+
+
+def same(tmp_path, source: str, *args: str, name: str = "prog.py", extra: dict | None = None, **kw) -> Ran:
+    """``source`` as ``name`` (plus ``extra`` files) run both ways: identical; graphlint's run."""
+    py, ours = run_both(tmp_path, {name: source, **(extra or {})}, [name, *args], **kw)
+    assert_same(py, ours)
+    return ours
+
+
+# -- threads, executors, atexit ---------------------------------------------------------------
+@pytest.mark.parametrize("executor", ["ThreadPoolExecutor", "ProcessPoolExecutor"])
+def test_an_executor_never_shut_down_ends_as_under_python(tmp_path, executor):
+    same(tmp_path, f"""\
+        from concurrent.futures import {executor}
+        pool = {executor}(2)
+        print(pool.submit(pow, 2, 10).result())
+        """)
+
+
+def test_a_thread_and_an_atexit_handler_pickle_a_class_of_the_script(tmp_path):
+    ours = same(tmp_path, """\
+        import atexit, pickle, threading, time
+
+        class Checkpoint:
+            def __init__(self, step):
+                self.step = step
+
+        def save(name):
+            with open(name, "wb") as fh:
+                pickle.dump(Checkpoint(3), fh)
+            print("saved", name, flush=True)
+
+        def late():
+            time.sleep(0.3)
+            save("thread.pkl")
+
+        threading.Thread(target=late).start()
+        atexit.register(save, "atexit.pkl")
+        print("main done", flush=True)
+        """)
+    assert set(ours.files) == {"prog.py", "thread.pkl", "atexit.pkl"}
+
+
+def test_atexit_handlers_run_in_pythons_order_and_see_main(tmp_path):
+    same(tmp_path, """\
+        import atexit, sys
+        value = "still here"
+        atexit.register(lambda: print("second", sys.modules["__main__"].value))
+        atexit.register(print, "first")
+        """)
+
+
+def test_threading_is_the_programs_own(tmp_path):
+    same(tmp_path, """\
+        import threading
+        print(threading.active_count(), [t.name for t in threading.enumerate()])
+        def work():
+            raise RuntimeError("in a thread")
+        t = threading.Thread(target=work, name="worker")
+        t.start(); t.join()
+        threading.Thread(target=__import__("time").sleep, args=(0.2,), daemon=True).start()
+        print("main ends with a daemon thread still running")
+        """)
+
+
+# -- signals -------------------------------------------------------------------------------------
+def test_the_signal_table_is_pythons(tmp_path):
+    same(tmp_path, """\
+        import signal
+        for signum in sorted(signal.valid_signals()):
+            handler = signal.getsignal(signum)
+            print(int(signum), handler if not callable(handler) else handler.__name__)
+        """)
+
+
+def test_a_sigterm_handler_chained_through_getsignal_dies_by_sigterm(tmp_path):
+    ours = same(tmp_path, """\
+        import os, signal, time
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def cleanup(signum, frame):
+            print("cleanup", flush=True)
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                signal.signal(signum, previous)
+                os.kill(os.getpid(), signum)
+
+        signal.signal(signal.SIGTERM, cleanup)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)
+        print("not reached")
+        """)
+    assert ours.returncode == -signal.SIGTERM
+
+
+def test_closerange_then_own_files_then_sigusr1_leaves_the_files_alone(tmp_path):
+    same(tmp_path, """\
+        import os, signal
+        os.closerange(3, 256)
+        fds = [os.open(f"f{i}.txt", os.O_WRONLY | os.O_CREAT, 0o644) for i in range(6)]
+        signal.signal(signal.SIGUSR1, lambda signum, frame: print("usr1", flush=True))
+        os.kill(os.getpid(), signal.SIGUSR1)
+        for fd in fds:
+            os.write(fd, b"data")
+            os.close(fd)
+        """)
+
+
+def test_a_program_killed_by_its_own_signal_kills_graphlint_by_it(tmp_path):
+    ours = same(tmp_path, "import os, signal\nprint('bye', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    assert ours.returncode == -signal.SIGKILL
+
+
+CTRL_C = """\
+import hashlib, sys, time
+
+def long_c_call(seconds):
+    # pbkdf2 never looks at signals: Ctrl-C is seen when it returns
+    n = 20_000
+    while True:
+        start = time.perf_counter()
+        hashlib.pbkdf2_hmac("sha256", b"x", b"salt", n)
+        if time.perf_counter() - start > 0.25:
+            break
+        n *= 2
+    rate = n / (time.perf_counter() - start)
+    print("ready", flush=True)
+    hashlib.pbkdf2_hmac("sha256", b"x", b"salt", int(rate * seconds))
+
+try:
+    long_c_call(6)
+    print("finished")
+except KeyboardInterrupt:
+    with open("saved.txt", "w") as fh:
+        fh.write("checkpoint")
+    print("saved", flush=True)
+"""
+
+
+def test_ctrl_c_during_a_long_c_call_reaches_the_programs_except_keyboardinterrupt(tmp_path):
+    """The terminal sends SIGINT to the whole foreground process group; here a session stands
+    in for it (graphlint and its child both get the signal, as from Ctrl-C)."""
+    folder = tmp_path / "prog"
+    results = []
+    for command in ([PYTHON, "prog.py"], [GRAPHLINT, "run", "--output", str(tmp_path / "r.txt"), "prog.py"]):
+        _reset(folder, {"prog.py": CTRL_C})
+        proc = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        try:
+            assert proc.stdout.readline() == b"ready\n"
+            time.sleep(0.5)
+            os.killpg(proc.pid, signal.SIGINT)
+            out, err = proc.communicate(timeout=HANG_GUARD)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        results.append((out, err, proc.returncode, _snapshot(folder)))
+    assert results[0] == (b"saved\n", b"", 0, {"prog.py": CTRL_C.encode(), "saved.txt": b"checkpoint"})
+    assert results[1] == results[0]
+
+
+def test_keyboard_interrupt_uncaught_dies_by_sigint_with_pythons_traceback(tmp_path):
+    ours = same(tmp_path, "print('before')\nraise KeyboardInterrupt\n")
+    assert ours.returncode == -signal.SIGINT
+
+
+# -- what the program sees of itself ------------------------------------------------------------
+def test_warnings_with_stacklevel_name_pythons_frames(tmp_path):
+    same(tmp_path, """\
+        import warnings
+        warnings.warn("at module level", stacklevel=2)
+        def f():
+            warnings.warn("in f, for its caller", stacklevel=2)
+        f()
+        """)
+
+
+def test_the_stack_is_the_programs_own(tmp_path):
+    same(tmp_path, """\
+        import inspect, sys, traceback
+        traceback.print_stack()
+        try:
+            sys._getframe(1)
+        except ValueError as exc:
+            print("no caller:", exc)
+        print(len(inspect.stack()), sys._getframe().f_back)
+        """)
+
+
+def test_recursion_limit_60_fits_50_deep_recursion(tmp_path):
+    same(tmp_path, """\
+        import sys
+        sys.setrecursionlimit(60)
+        def depth(n):
+            return depth(n - 1) + 1 if n else 0
+        print(sys.getrecursionlimit(), depth(50))
+        """)
+
+
+def test_the_default_recursion_limit_is_pythons(tmp_path):
+    same(tmp_path, """\
+        import sys
+        def depth(n):
+            return depth(n - 1) + 1 if n else 0
+        print(depth(995))
+        try:
+            depth(1000)
+        except RecursionError as exc:
+            print("RecursionError", exc)
+        """)
+
+
+@pytest.mark.parametrize("module", ["click", "pluggy"])
+def test_a_module_beside_the_script_named_like_graphlints_dependencies_is_the_programs(tmp_path, module):
+    same(tmp_path, f"import {module}\nprint({module}.MINE, {module}.__file__)\n",
+         extra={f"{module}.py": "MINE = 'the program\\'s own'\n"})
+
+
+def test_startup_state_is_pythons(tmp_path):
+    """What python has imported, its path and finders' caches when the program starts."""
+    same(tmp_path, """\
+        import sys
+        print(sorted(sys.modules))
+        print(sys.path)
+        print(sorted(sys.path_importer_cache))
+        print(sys.flags, sys.argv, sys.orig_argv[1:])
+        print("sitecustomize" in sys.modules, sys.getprofile(), sys.gettrace())
+        """)
+
+
+def test_a_users_sitecustomize_is_still_imported(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import sys\nMARK = sys.argv[:]\n")
+    same(tmp_path, "import sitecustomize, sys\nprint(sitecustomize.MARK, sitecustomize.__file__, sys.path[1:2])\n",
+         env={"PYTHONPATH": str(site)})
+
+
+def test_a_failing_user_sitecustomize_is_reported_as_python_does(tmp_path):
+    """(graphlint's own Python starts with the same environment: it says it too, first.)"""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("raise ValueError('broken customize')\n")
+    py, ours = run_both(tmp_path, {"prog.py": "import sys\nprint('sitecustomize' in sys.modules)\n"}, ["prog.py"],
+                        env={"PYTHONPATH": str(site)})
+    assert py.stderr == b"Error in sitecustomize; set PYTHONVERBOSE for traceback:\nValueError: broken customize\n"
+    ours.stderr = ours.stderr.replace(py.stderr, b"", 1)  # graphlint's own start
+    assert_same(py, ours)
+
+
+@pytest.mark.parametrize("args", [[], ["a b", "--flag", "-m", "x", "", "ünï", "--"]])
+def test_argv_cwd_and_main_module_attributes(tmp_path, args):
+    same(tmp_path, """\
+        import os, sys
+        print(sys.argv, os.getcwd(), __name__, __file__, __spec__, __package__, __doc__, __cached__)
+        print(type(__builtins__).__name__, type(__loader__).__name__, sys.modules["__main__"].__file__)
+        """, *args)
+
+
+def test_dash_x_and_dash_w_options_are_the_programs_pythons(tmp_path):
+    py, ours = run_both(tmp_path, {"prog.py": "import sys, warnings\nprint(sys.flags.dev_mode, sys.warnoptions, sys._xoptions)\n"
+                                   "warnings.warn('now an error')\n"},
+                        ["-X", "dev", "-X", "mine=1", "-W", "error", "prog.py"])
+    assert_same(py, ours)
+    assert py.returncode == 1 and b"UserWarning: now an error" in py.stderr
+
+
+# -- how python finds the program ------------------------------------------------------------
+SHOW = "import sys\nprint(__name__, __file__, sys.argv, sys.path[0], __spec__ and __spec__.name, __package__)\n"
+
+
+@pytest.mark.parametrize("layout", ["plain", "symlink", "dotdot", "folder", "zipapp", "pyc", "safe-path"])
+def test_the_program_is_found_and_placed_as_python_does(tmp_path, layout):
+    files = {"real/x.py": SHOW, "sub/.keep": ""}
+    env = {}
+    prepare = None
+    args = ["real/x.py"]
+    if layout == "symlink":
+        def prepare(folder):
+            os.symlink(folder / "real" / "x.py", folder / "link.py")
+        args = ["link.py"]
+    elif layout == "dotdot":
+        args = ["sub/../real/x.py"]
+    elif layout == "folder":
+        files["real/__main__.py"] = SHOW
+        args = ["real"]
+    elif layout == "zipapp":
+        def prepare(folder):
+            import zipapp
+
+            (folder / "real" / "__main__.py").write_text(SHOW)
+            for member in (folder / "real").iterdir():  # the same archive both times
+                os.utime(member, (ZIP_TIME, ZIP_TIME))
+            zipapp.create_archive(folder / "real", folder / "app.pyz")
+        args = ["app.pyz"]
+    elif layout == "pyc":
+        def prepare(folder):
+            import py_compile
+
+            py_compile.compile(str(folder / "real" / "x.py"), cfile=str(folder / "x.pyc"), doraise=True)
+        args = ["x.pyc", "arg"]
+    elif layout == "safe-path":
+        env = {"PYTHONSAFEPATH": "1"}
+    py, ours = run_both(tmp_path, files, args, env=env, prepare=prepare)
+    assert py.returncode == 0, py.stderr
+    assert_same(py, ours)
+
+
+def test_a_script_on_stdin(tmp_path):
+    py, ours = run_both(tmp_path, {}, ["-", "a", "b"], stdin=b"import sys\nprint(sys.argv, repr(sys.path[0]), __name__)\n")
+    assert py.stdout.startswith(b"['-', 'a', 'b'] ''")
+    assert_same(py, ours)
+
+
+def test_stdin_is_the_programs(tmp_path):
+    py, ours = run_both(tmp_path, {"prog.py": "import sys\nprint(sys.stdin.read().upper())\n"}, ["prog.py"], stdin=b"piped in\n")
+    assert_same(py, ours)
+
+
+PACKAGE = {
+    "pkg/__init__.py": "print('pkg init')\n",
+    "pkg/__main__.py": "from . import helper\nimport sys\nprint(__name__, __spec__.name, __package__, sys.argv, helper.X)\n",
+    "pkg/helper.py": "X = 'relative import'\n",
+    "pkg/tool.py": "import sys\nprint(__name__, __spec__.name, sys.argv[0].endswith('tool.py'), sys.path[0] == __import__('os').getcwd())\n",
+    "plain/__init__.py": "",
+    "mod.py": "print('mod')\n",
+    "needs/__init__.py": "",
+    "needs/__main__.py": "import not_installed_dependency\n",
+}
+
+
+@pytest.mark.parametrize("target", ["pkg", "pkg.tool", "plain", "pkg.missing", "mod.py", "json.tool", "needs"])
+def test_dash_m_is_pythons(tmp_path, target):
+    args = ["-m", target] + (["--help"] if target == "json.tool" else ["x", "--help"])
+    py, ours = run_both(tmp_path, PACKAGE, args)
+    assert_same(py, ours)
+
+
+# -- how the program ends -------------------------------------------------------------------
+@pytest.mark.parametrize("code", ["0", "4", "255", "256", "-1", "2**64", "None", "True", "'a message'", "[1, 2]", "BadStr()"])
+def test_exit_status_is_pythons(tmp_path, code):
+    same(tmp_path, f"""\
+        import sys
+        class BadStr:
+            def __str__(self):
+                raise RuntimeError("no str")
+        print("out")
+        sys.exit({code})
+        """)
+
+
+def test_an_uncaught_exception_prints_pythons_traceback(tmp_path):
+    same(tmp_path, """\
+        def inner():
+            raise ValueError("inner")
+        try:
+            inner()
+        except ValueError as exc:
+            raise RuntimeError("outer") from exc
+        """)
+
+
+def test_a_custom_excepthook_is_called(tmp_path):
+    same(tmp_path, """\
+        import sys
+        def hook(kind, value, tb):
+            print("hooked", kind.__name__, value, tb.tb_frame.f_code.co_filename.endswith("prog.py"), tb.tb_next)
+        sys.excepthook = hook
+        raise ValueError("boom")
+        """)
+
+
+def test_os_exit_loses_buffered_output_as_under_python(tmp_path):
+    ours = same(tmp_path, "import os\nprint('buffered, never written', end='')\nos._exit(3)\n")
+    assert ours.stdout == b""
+
+
+def test_exec_replaces_the_program_as_under_python(tmp_path):
+    same(tmp_path, """\
+        import os, sys
+        print("before exec", flush=True)
+        os.execv(sys.executable, [sys.executable, "-c", "import sys; print('after exec', sys.argv)", "arg"])
+        """)
+
+
+def test_a_failed_exec_changes_nothing(tmp_path):
+    same(tmp_path, """\
+        import os
+        try:
+            os.execvp("graphlint-no-such-program", ["graphlint-no-such-program"])
+        except FileNotFoundError as exc:
+            print("exec failed:", exc.errno)
+        print("goes on")
+        """)
+
+
+def test_forks_and_python_subprocesses_run_as_under_python(tmp_path):
+    same(tmp_path, """\
+        import multiprocessing as mp, os, subprocess, sys
+
+        def square(x):
+            return x * x
+
+        if __name__ == "__main__":
+            for method in ("fork", "spawn", "forkserver"):
+                with mp.get_context(method).Pool(2) as pool:
+                    print(method, pool.map(square, range(4)), flush=True)
+            out = subprocess.run([sys.executable, "-c", "import sys; print(sys.path[1:2] == [])"],
+                                 capture_output=True, text=True).stdout
+            print("subprocess:", out.strip(), flush=True)
+            pid = os.fork()
+            if pid == 0:
+                print("child", flush=True)
+                os._exit(5)
+            print("child status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        """)
+
+
+def test_a_forked_child_killed_by_sigterm_dies_by_it(tmp_path):
+    same(tmp_path, """\
+        import multiprocessing as mp, time
+        if __name__ == "__main__":
+            child = mp.get_context("fork").Process(target=time.sleep, args=(60,))
+            child.start()
+            time.sleep(0.3)
+            child.terminate()
+            child.join(30)
+            print(child.exitcode)
+        """)
+
+
+def test_tensorflow_is_not_imported_before_the_program_does(tmp_path):
+    same(tmp_path, "import sys\nprint([m for m in sys.modules if m.startswith(('tensorflow', 'jax', 'keras'))])\n")
