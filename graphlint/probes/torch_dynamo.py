@@ -15,7 +15,7 @@ call that hits dynamo's cache never reaches graphlint): ``convert_frame._compile
 of a frame), ``convert_frame.get_and_maybe_log_recompilation_reasons`` (the guards that failed),
 ``convert_frame.exceeds_recompile_limit`` (the limit) and
 ``InstructionTranslatorBase.log_graph_break``. They were read from the torch versions in
-:data:`TESTED`, the ``graphlint[torch]`` extra; in any other torch the probe stays off, with one
+:data:`TESTED`, the ``torch`` extra; in any other torch the probe stays off, with one
 warning line. Installed once the program has imported ``torch._dynamo`` (its first
 ``torch.compile``), never before: importing dynamo costs a second.
 """

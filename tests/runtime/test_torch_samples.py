@@ -22,7 +22,7 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 @pytest.fixture
 def runs(sample_runs):
     if not HAS_TORCH:
-        pytest.skip("PyTorch is not installed (pip install 'graphlint[torch]')")
+        pytest.skip("PyTorch is not installed (pip install -e '.[torch]')")
     return sample_runs("torch")
 
 
