@@ -89,8 +89,9 @@ RULES = PACKAGE / "rules"
 #: The files of a rule unit: its class, docs and metadata; its runtime, static and kernel forms.
 UNIT_FORMS = {"__init__.py", "runtime.py", "check.py", "kernel.py"}
 #: What a static form (a unit's check.py, and the unit's modules it imports) may import of
-#: graphlint: the model, the hits it returns, findings, plural(), the rules' JAX wording.
-CHECK_MAY_IMPORT = ("graphlint.static.model", "graphlint.static.hits", "graphlint.findings", "graphlint.text", "graphlint.rules._jax")
+#: graphlint: the model, the hits it returns, findings, plural(), the rules' JAX and torch wording.
+CHECK_MAY_IMPORT = ("graphlint.static.model", "graphlint.static.hits", "graphlint.findings", "graphlint.text", "graphlint.rules._jax",
+                    "graphlint.rules._torch")
 
 
 def units() -> list[Path]:

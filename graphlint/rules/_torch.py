@@ -156,6 +156,11 @@ _FIXES = {
 }
 
 
+def recreated_fix(api: str) -> str:
+    """GL502's fix for ``api`` (``torch.jit.trace_module`` is ``torch.jit.trace``'s)."""
+    return _FIXES[api if api in _FIXES else "torch.jit.trace"]
+
+
 @dataclass(slots=True)
 class Made:
     """What one line made with one api: per target, how many."""
