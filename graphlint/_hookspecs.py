@@ -1,14 +1,18 @@
 """The runtime events graphlint's probes emit, as pluggy hook specifications.
 
-Probes call these hooks; rules implement the ones they need (a rule declares only the
-arguments it uses — pluggy passes the rest by name). Objects such as ``graph``, ``op`` and
-``session`` are *borrowed*: use them during the call, never keep a reference to them (keep
-``graph_id`` / ``session_id`` instead), so that instrumented programs do not leak.
+Probes call these hooks (how: :mod:`graphlint.dispatch`); rules implement the ones they need,
+declaring only the arguments they use (they are passed by name). Objects such as ``graph``,
+``op`` and ``session`` are *borrowed*: use them during the call, never keep a reference to them
+(keep ``graph_id`` / ``session_id`` instead), so that instrumented programs do not leak.
 
+Every id (``graph_id``, ``session_id``, ``function_id``, ``model_id``) and a Keras ``session`` is
+an ``int``, never reused while the probes are installed, whichever probe made it (TensorFlow's,
+JAX's, tf-keras'); ``layer_id`` is the layer's ``id()``, unique while the layer lives.
 ``site`` is always a :class:`graphlint.stacks.Frame` in the user's own code (never a
-TensorFlow-internal frame); ``stack`` is a :class:`graphlint.stacks.Stack`, the user's frames
-outermost first. Event payloads that are not framework objects (argument summaries, shapes)
-are defined in :mod:`graphlint.events`. Specs only ever gain optional arguments.
+TensorFlow-internal frame), or ``None``; ``stack`` is a :class:`graphlint.stacks.Stack`, the
+user's frames outermost first. Event payloads that are not framework objects (argument
+summaries, shapes) are defined in :mod:`graphlint.events`. Specs only ever gain optional
+arguments.
 
 Hooks marked *plugin-only* have no built-in rule: they are fired for third-party rules
 (``tests/test_reliability.py`` registers a plugin on every hook and checks it is called).
@@ -23,83 +27,85 @@ hookspec = pluggy.HookspecMarker("graphlint")
 hookimpl = pluggy.HookimplMarker("graphlint")
 
 
+# -- TensorFlow 1: graphs, ops, variables, sessions ---------------------------------------------
 @hookspec
-def graphlint_graph_created(graph, graph_id, kind, site):
-    """A graph was seen for the first time (``kind`` is ``"graph"`` or ``"function"``)."""
+def graphlint_graph_created(graph, graph_id: int, kind, site):
+    """A graph was seen for the first time (``kind``: ``"graph"`` or ``"function"``)."""
 
 
 @hookspec
-def graphlint_graph_released(graph_id):
+def graphlint_graph_released(graph_id: int):
     """A graph was garbage-collected; drop any state kept for ``graph_id``."""
 
 
 @hookspec
-def graphlint_graph_entered(graph, graph_id, site):
+def graphlint_graph_entered(graph, graph_id: int, site):
     """``with graph:`` was entered directly, without ``.as_default()``."""
 
 
+# ``index`` is the graph's op count after the op. ``inputs`` are the op's input tensors as
+# TensorFlow was given them, or ``None`` when the op came from the C API (then read
+# ``op.inputs``, which is slower). ``stack`` is lazy: its ``site`` and ``call`` (the innermost
+# frame's invocation id) are free, ``frames`` and ``calls`` walk the outer frames when first read.
 @hookspec
-def graphlint_op_added(graph, graph_id, graph_kind, op, inputs, index, stack, site):
-    """An operation was added to a graph; ``index`` is the graph's op count after it.
-
-    ``inputs`` are the op's input tensors as TensorFlow was given them, or ``None`` when the
-    op came from the C API (then read ``op.inputs``, which is slower). ``stack`` is lazy: its
-    ``site`` and ``call`` (the innermost frame's invocation id) are free, ``frames`` and
-    ``calls`` walk the outer frames when first read."""
-
-
-@hookspec
-def graphlint_variable_requested(graph_id, name, reuse, site):
-    """``get_variable`` asked the variable store for ``name`` with the given ``reuse`` mode
-    (plugin-only)."""
+def graphlint_op_added(graph, graph_id: int, graph_kind, op, inputs, index, stack, site):
+    """An operation was added to a graph."""
 
 
 @hookspec
-def graphlint_variable_created(graph, graph_id, name, requested_name, via, site, stack):
-    """A graph variable was created; ``name`` is its final name, ``requested_name`` the asked one."""
+def graphlint_variable_requested(graph_id: int, name, reuse, site):
+    """``get_variable`` asked the variable store for ``name`` in ``reuse`` mode (plugin-only)."""
+
+
+# ``name`` is the variable's final name, ``requested_name`` the name asked for; ``via`` is
+# ``"get_variable"`` or ``"Variable"``.
+@hookspec
+def graphlint_variable_created(graph, graph_id: int, name, requested_name, via, site, stack):
+    """A graph variable was created."""
 
 
 @hookspec
-def graphlint_variable_refused(graph_id, name, reason, error, site, stack):
+def graphlint_variable_refused(graph_id: int, name, reason, error, site, stack):
     """``get_variable`` refused ``name``: ``reason`` is ``"exists"`` or ``"missing"``."""
 
 
 @hookspec
-def graphlint_initializer_built(graph_id, name, variables, site):
+def graphlint_initializer_built(graph_id: int, name, variables, site):
     """A variables initializer op ``name`` was built covering ``variables`` (their names)."""
 
 
 @hookspec
-def graphlint_initializer_run(graph_id, name, session_id, site):
+def graphlint_initializer_run(graph_id: int, name, session_id: int, site):
     """A session ran the initializer op ``name`` (plugin-only)."""
 
 
 @hookspec
-def graphlint_session_created(session_id, graph_id, site):
+def graphlint_session_created(session_id: int, graph_id: int, site):
     """A ``Session`` (or ``InteractiveSession``) was created for the graph ``graph_id``."""
 
 
+# Fired for a run that differs from all before it: a new fetch/feed/target ``signature``
+# (``new_signature``), or the graph grew by ``ops_added`` ops since the session's last run.
+# Identical repeated runs are only counted: ``runs`` is the session's run count so far.
 @hookspec
 def graphlint_session_run(
-    session_id, graph_id, site, signature, new_signature, ops_added, runs, fetches, feed_dict
+    session_id: int, graph_id: int, site, signature, new_signature, ops_added, runs, fetches, feed_dict
 ):
-    """A session run that differs from all before it: a new fetch/feed/target ``signature``,
-    or the graph grew by ``ops_added`` ops since the session's last run. Identical repeated
-    runs are only counted (``runs`` is the session's run count so far)."""
+    """A session run that differs from every run before it."""
 
 
 @hookspec
-def graphlint_session_closed(session_id, graph_id, site, runs):
+def graphlint_session_closed(session_id: int, graph_id: int, site, runs):
     """``close()`` was called on an open session."""
 
 
 @hookspec
-def graphlint_session_released(session_id, graph_id, closed, created_site):
+def graphlint_session_released(session_id: int, graph_id: int, closed, created_site):
     """A session was garbage-collected; ``closed`` tells whether it had been closed."""
 
 
 @hookspec
-def graphlint_checkpoint_restore(graph, graph_id, saver_names, checkpoint_names, save_path, site):
+def graphlint_checkpoint_restore(graph, graph_id: int, saver_names, checkpoint_names, save_path, site):
     """``Saver.restore`` is about to run: the saver's variable names and the checkpoint's."""
 
 
@@ -108,88 +114,82 @@ def graphlint_run_finished(exit_status):
     """The program (or test) finished; rules report what they found over its whole run."""
 
 
-# -- TensorFlow 2: tf.function and Keras ---------------------------------------------------------
+# -- TensorFlow 2, JAX and PyTorch: tf.function, jax.jit, torch.compile, Keras -----------------
+# ``framework`` is ``"tensorflow"`` (a tf.function), ``"jax"`` (a jax.jit function) or ``"torch"``;
+# ``definition_site`` is the ``def`` line of the wrapped function, ``None`` when that is not user
+# code; ``by_user`` is false when a library (Keras) or TensorFlow's per-instance copy of a
+# decorated method made it. For PyTorch, two kinds: what ``api`` (``"torch.compile"``,
+# ``"torch.jit.trace"``, ``"torch.jit.script"``, ``"torch.export.export"``) made at ``site``, and
+# (``api`` ``None``, ``by_user`` false) each frame dynamo compiles, whose compiles are its traces.
+# ``target`` is a plain key of what ``api`` was applied to, equal for the same function code or
+# the same ``nn.Module`` object (``None`` when unknown, and for the other frameworks).
 @hookspec
-def graphlint_function_created(function_id, name, definition_site, site, by_user, framework, api, target):
-    """A ``tf.function`` (``framework`` ``"tensorflow"``) or ``jax.jit`` function (``"jax"``) was
-    made at ``site`` around ``name`` (defined at ``definition_site``, ``None`` when that is not
-    user code); ``by_user`` is false when a library (Keras) or TensorFlow's per-instance copy
-    of a decorated method made it.
-
-    For PyTorch (``"torch"``), two kinds: what ``api`` (``"torch.compile"``,
-    ``"torch.jit.trace"``, ``"torch.jit.script"``, ``"torch.export.export"``) made at ``site``, and
-    (``api`` ``None``, ``by_user`` false) each frame torch.compile's dynamo compiles, whose compiles
-    are its traces. ``target`` is a plain key of what ``api`` was applied to, equal for the same
-    function code or the same ``nn.Module`` object (``None`` when unknown, and for the other
-    frameworks, whose ``api`` is ``None`` too)."""
+def graphlint_function_created(function_id: int, name, definition_site, site, by_user, framework, api, target):
+    """A ``tf.function``, ``jax.jit`` or torch compiled function around ``name`` was made at ``site``."""
 
 
+# ``arguments`` is a tuple of :class:`graphlint.events.Argument` (plain data: kind, type, shape,
+# dtype, truncated value, identity); ``trace_count`` counts the function's traces so far;
+# ``input_signature`` and ``reduce_retracing`` tell how it was declared; ``ahead_of_time`` is
+# true for a trace asked for by ``get_concrete_function`` (for its graph or output signature),
+# not by a call. For a frame torch.compile compiled: ``trace_count`` is dynamo's count of its
+# compiles, ``reduce_retracing`` whether automatic dynamic shapes were on, ``guard`` the
+# :class:`graphlint.events.Guard` whose failure made dynamo compile again (``None`` for a first
+# compile, and for the other frameworks); ``arguments`` also summarise the guarded value.
 @hookspec
 def graphlint_function_traced(
-    function_id, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing,
+    function_id: int, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing,
     ahead_of_time, guard,
 ):
-    """``tf.function`` ``function_id`` traced a new graph for the call at ``site``.
-
-    ``arguments`` is a tuple of :class:`graphlint.events.Argument` (plain data:
-    kind, type, shape, dtype, truncated value, identity); ``trace_count`` counts the function's
-    traces so far; ``input_signature`` and ``reduce_retracing`` tell how it was declared;
-    ``ahead_of_time`` is true for a trace asked for by ``get_concrete_function`` (for its
-    graph or output signature), not by a call.
-
-    For a frame torch.compile compiled (``"torch"``): ``trace_count`` is dynamo's count of the
-    frame's compiles, ``reduce_retracing`` whether automatic dynamic shapes were on (not
-    ``dynamic=False``), ``guard`` the :class:`graphlint.events.Guard` whose failure made dynamo
-    compile again (``None`` for a first compile, and for the other frameworks); ``arguments``
-    then also summarise the guarded value (``self.step``, a global, a closure variable)."""
+    """Function ``function_id`` traced a new graph for the call at ``site``."""
 
 
 @hookspec
-def graphlint_function_released(function_id):
-    """A ``tf.function`` was garbage-collected; drop any state kept for ``function_id``."""
+def graphlint_function_released(function_id: int):
+    """A watched function was garbage-collected; drop any state kept for ``function_id``."""
 
 
+# ``session`` numbers Keras' global state: ``clear_session()`` starts a new one.
 @hookspec
-def graphlint_keras_model_built(model_id, class_name, site, session):
-    """A Keras model was constructed at ``site``; ``session`` numbers Keras' global state
-    (``clear_session()`` starts a new one)."""
+def graphlint_keras_model_built(model_id: int, class_name, site, session: int):
+    """A Keras model was constructed at ``site``."""
 
 
+# ``rows`` is ``None`` when unknown (a dataset), ``batch_size`` ``None`` for Keras' default of 32.
 @hookspec
 def graphlint_predict_called(model_class, rows, batch_size, site):
-    """``Model.predict`` was called at ``site`` on ``rows`` samples (``None``: unknown, e.g. a
-    dataset) with ``batch_size`` (``None``: Keras' default of 32)."""
+    """``Model.predict`` was called at ``site`` on ``rows`` samples with ``batch_size``."""
 
 
+# ``rejected``: Keras refuses the model (Functional, Sequential); else (a subclassed model) it
+# keeps both layers, their weights under one path.
 @hookspec
 def graphlint_keras_layer_name_reused(name, first_site, site, rejected):
-    """Two layers of one Keras model were given the same ``name=`` at ``first_site`` and
-    ``site``; ``rejected``: Keras refuses the model (Functional, Sequential), else (a subclassed
-    model) it keeps both, their weights under one path."""
+    """Two layers of one Keras model were given the same ``name=`` at ``first_site`` and ``site``."""
 
 
+# ``part`` is ``"layer"`` or ``"variable"``; ``layer_id`` (class ``layer_class``) is the innermost
+# layer call running, its call number ``call_count``; ``call_site`` is the user's line that called it.
 @hookspec
-def graphlint_layer_part_created(layer_class, layer_id, call_count, part, part_class, site, call_site):
-    """A ``part`` (``"layer"`` or ``"variable"``) of class ``part_class`` was created at ``site``
-    while the Keras layer ``layer_id`` (class ``layer_class``) ran its call number ``call_count``
-    (the innermost layer call running; ``call_site`` is the user's line that called it)."""
+def graphlint_layer_part_created(layer_class, layer_id: int, call_count, part, part_class, site, call_site):
+    """A layer or variable was created while a Keras layer's ``call()`` ran."""
 
 
 # -- PyTorch 2: torch.compile ----------------------------------------------------------------------
+# ``compiles`` is how many times dynamo compiled the frame when it reached
+# ``torch._dynamo.config.<limit_type>`` (``limit``): from then on the frame runs eagerly.
+# ``arguments`` and ``guard`` as in ``graphlint_function_traced``.
 @hookspec
 def graphlint_recompile_limit_reached(
-    function_id, name, definition_site, site, arguments, guard, compiles, limit, limit_type
+    function_id: int, name, definition_site, site, arguments, guard, compiles, limit, limit_type
 ):
-    """dynamo refused to compile the frame ``function_id`` once more for the call at ``site``:
-    it was compiled ``compiles`` times and reached ``torch._dynamo.config.<limit_type>``
-    (``limit``); from now on it runs eagerly. ``arguments`` and ``guard`` as in
-    ``graphlint_function_traced``."""
+    """dynamo refused to compile the frame ``function_id`` once more for the call at ``site``."""
 
 
+# ``reason`` is dynamo's one-line cause (``"Failed to trace builtin operator"``), ``explanation``
+# and ``hints`` (a tuple of strings) what it says about it; ``skipped``: the whole frame runs
+# eagerly instead (a graph break in a loop); ``call_site`` is the user's line that called the
+# compiled code. Fired once per compile of the frame that breaks there.
 @hookspec
-def graphlint_graph_break(function_id, name, site, call_site, reason, explanation, hints, skipped):
-    """dynamo split the frame ``function_id`` (named ``name``) at the user's line ``site``:
-    ``reason`` is its one-line cause (``"Failed to trace builtin operator"``), ``explanation``
-    and ``hints`` (a tuple of strings) what it says about it; ``skipped``: the whole frame runs
-    eagerly instead (a graph break in a loop). ``call_site`` is the user's line that called the
-    compiled code. Fired once per compile of the frame that breaks there."""
+def graphlint_graph_break(function_id: int, name, site, call_site, reason, explanation, hints, skipped):
+    """dynamo split the frame ``function_id`` (named ``name``) at the user's line ``site``."""

@@ -43,7 +43,7 @@ import weakref
 import zipimport
 
 from graphlint._boot.sitecustomize import SETTINGS
-from graphlint._hookspecs import hookimpl
+from graphlint.dispatch import TRYLAST, Member
 from graphlint.findings import finding_to_dict, sorted_findings
 from graphlint.instrument import watch_process
 from graphlint.linter import Linter, Sink
@@ -61,7 +61,7 @@ _monotonic = time.monotonic
 #: What the probes need when they are installed, later, in the program's own imports: imported
 #: when the engine starts (no framework is: each probe imports its framework when installed).
 _PROBE_MODULES = (
-    "graphlint.probes.lazy", "graphlint.probes._dispatch", "graphlint.probes.tf_graph",
+    "graphlint.probes.lazy", "graphlint.dispatch", "graphlint.probes.tf_graph",
     "graphlint.probes.tf_function", "graphlint.probes.keras_layers", "graphlint.probes.tf_keras_models",
     "graphlint.probes.jax_jit", "graphlint.probes.torch_api", "graphlint.probes.torch_dynamo",
 )
@@ -111,20 +111,19 @@ class Engine:
         sink.add = watched_add
 
     def _listen(self) -> None:
-        """One hook implementation on every hook the rules listen to, called after theirs."""
+        """One listener on every hook the rules listen to, called after theirs (the
+        dispatcher's ``trylast``): a hook no rule hears stays silent, and its events unbuilt."""
         engine = self
 
         def tick():
             if engine.dirty or _monotonic() >= engine.due:
                 engine.interim()
 
-        tick = hookimpl(trylast=True)(tick)
-        listener = type("GraphlintRunReports", (), {})()
-        pm = self.linter.pm
-        for name, caller in vars(pm.hook).items():
-            if name.startswith("graphlint_") and name != "graphlint_run_finished" and caller.get_hookimpls():
-                setattr(listener, name, tick)
-        pm.register(listener, name="graphlint-run-reports")
+        heard = [hook.name for hook in self.linter.dispatcher.hooks
+                 if hook.listeners and hook.name != "graphlint_run_finished"]
+        member = Member(self, [(name, tick, (), TRYLAST) for name in heard],
+                        lambda exc, hook: self.warn(f"graphlint: an interim report failed in {hook}: {type(exc).__name__}: {exc}"))
+        self.linter.dispatcher.join([member])
 
     # -- reports -------------------------------------------------------------------------------
     def interim(self, ended: str | None = None) -> None:

@@ -161,12 +161,7 @@ def _nested(outer: Linter, inner: Linter) -> Iterator[None]:
     """An ``instrument()`` inside another (a program using graphlint under ``graphlint run``):
     the probes stay the outer block's; every hook they call on it is also called on ``inner``
     while the inner block is open."""
-    inner_hook = inner.hook
-
-    def relay(hook_name, hook_impls, kwargs):
-        getattr(inner_hook, hook_name)(**kwargs)
-
-    undo = outer.pm.add_hookcall_monitoring(relay, lambda outcome, hook_name, hook_impls, kwargs: None)
+    undo = outer.relay(inner)
     try:
         yield
     finally:

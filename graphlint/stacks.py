@@ -12,7 +12,8 @@ import os
 import site
 import sys
 import sysconfig
-from typing import NamedTuple
+from types import FrameType
+from typing import Callable, NamedTuple
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -354,10 +355,38 @@ def capture_lazy(depth: int = 1) -> LazyStack:
 def user_site(depth: int = 1) -> Frame | None:
     """The innermost user frame above the caller's ``depth``-th frame, or ``None``."""
     frame = _user_frame(_getframe(depth + 1))
-    if frame is None:
-        return None
+    return None if frame is None else frame_of(frame)
+
+
+# -- walking frames by hand: the probes' questions about who called them ------------------------
+def walk_out(frame, past: Callable[[FrameType], bool]) -> FrameType | None:
+    """The first frame from ``frame`` outwards (``frame`` included) that ``past`` does not pass
+    over, or ``None`` when ``past`` passes over them all."""
+    while frame is not None and past(frame):
+        frame = frame.f_back
+    return frame
+
+
+def frame_of(frame: FrameType) -> Frame:
+    """The :class:`Frame` of a live frame: its file, current line and function."""
     code = frame.f_code
     return _site(frame, code, frame.f_lasti, code.co_filename)  # the same Frame, its position known
+
+
+def in_init_of(frame: FrameType, obj) -> bool:
+    """Whether ``frame`` runs ``obj``'s own ``__init__`` or ``__new__`` (a subclass's
+    ``super().__init__()`` chain)."""
+    return frame.f_code.co_name in ("__init__", "__new__") and frame.f_locals.get("self") is obj
+
+
+def user_site_from(frame: FrameType | None, skip_init_of=None) -> Frame | None:
+    """The first user frame from ``frame`` outwards; with ``skip_init_of``, past that object's
+    own ``__init__``/``__new__`` frames (where it was made, not how it builds itself)."""
+    if skip_init_of is None:
+        found = _user_frame(frame)
+    else:
+        found = walk_out(frame, lambda f: not is_user_file(f.f_code.co_filename) or in_init_of(f, skip_init_of))
+    return None if found is None else frame_of(found)
 
 
 _EMPTY = _tuple_new(Stack, ((), ()))

@@ -1,15 +1,21 @@
-"""The probes' fast hook path: the same calls as pluggy's, and pluggy's own path whenever the
-pluggy internals it relies on are missing or changed (an upgrade must never make it wrong)."""
+"""graphlint's dispatcher: each hook calls every listener with the arguments it names, in
+pluggy's order; a failing rule is one GL000 finding and gets no further event; the plugins
+registered on pluggy's manager directly are heard at once; nested linters relay."""
 
 from __future__ import annotations
 
 import pluggy
 import pytest
 
+from graphlint._hookspecs import hookimpl
 from graphlint.linter import Linter
-from graphlint.probes import _dispatch
 from graphlint.probes._base import Probe
 from graphlint.rules._base import Rule
+
+
+def graph_created(graph_id):
+    """Every argument the hook spec declares (the probes always pass them all)."""
+    return {"graph_id": graph_id, "graph": None, "kind": "graph", "site": None}
 
 
 class Recorder(Rule):
@@ -21,125 +27,235 @@ class Recorder(Rule):
         super().__init__(sink, options)
         self.seen = []
 
-    def graphlint_graph_created(self, graph_id):
-        self.seen.append(graph_id)
+    def graphlint_graph_created(self, graph_id, kind):
+        self.seen.append((graph_id, kind))
 
+    def graphlint_graph_released(self, graph_id):
+        self.seen.append(("released", graph_id))
 
-@pytest.fixture
-def linter_and_rule():
-    linter = Linter(rules=[Recorder])
-    rule = next(p for p in linter.pm.get_plugins() if isinstance(p, Recorder))
-    return linter, rule
-
-
-def event(graph_id):
-    """Every argument the hook spec declares (the probes always pass them all)."""
-    return {"graph_id": graph_id, "graph": None, "kind": "graph", "site": None}
-
-
-def fast(linter):
-    return Probe.fast_hook(linter.hook.graphlint_graph_created)
-
-
-def test_the_fast_path_is_taken_with_the_pinned_pluggy(linter_and_rule):
-    linter, rule = linter_and_rule
-    hook = fast(linter)
-    assert hook.pm is linter.pm, "pluggy's HookCaller no longer leads to its plugin manager"
-    plan = hook.plan()
-    assert plan is not _dispatch._PLUGGY, "pluggy's internals changed: the fast path is never taken"
-    hook(**event(7))
-    assert rule.seen == [7]
-
-
-def test_a_missing_multicall_falls_back_to_pluggy(linter_and_rule, monkeypatch):
-    linter, rule = linter_and_rule
-    monkeypatch.setattr(_dispatch, "_MULTICALL", None)
-    hook = fast(linter)
-    assert hook.plan() is _dispatch._PLUGGY
-    hook(**event(1))
-    assert rule.seen == [1]
-
-
-def test_a_manager_without_inner_hookexec_falls_back_to_pluggy(linter_and_rule, monkeypatch):
-    linter, rule = linter_and_rule
-    monkeypatch.delattr(linter.pm, "_inner_hookexec")
-    monkeypatch.setattr(type(linter.pm), "_inner_hookexec", staticmethod(_dispatch._MULTICALL), raising=False)
-    hook = fast(linter)
-    assert hook.plan() is _dispatch._PLUGGY
-    hook(**event(2))
-    assert rule.seen == [2]
-
-
-def test_a_caller_that_does_not_lead_to_its_manager_falls_back_to_pluggy(linter_and_rule):
-    linter, rule = linter_and_rule
-    hook = _dispatch.FastHook(linter.hook.graphlint_graph_created, pm=None)
-    assert hook.plan() is _dispatch._PLUGGY
-    hook(**event(3))
-    assert rule.seen == [3]
-
-
-def test_tracing_sees_every_call(linter_and_rule):
-    linter, rule = linter_and_rule
-    hook = fast(linter)
-    traced = []
-    undo = linter.pm.add_hookcall_monitoring(lambda name, impls, kw: traced.append((name, kw)), lambda *a: None)
-    try:
-        hook(**event(4))
-    finally:
-        undo()
-    assert [name for name, _ in traced] == ["graphlint_graph_created"]
-    assert rule.seen == [4]
-    assert hook.plan() is not _dispatch._PLUGGY  # back on the fast path once tracing ends
-
-
-def test_a_wrapper_implementation_goes_through_pluggy(linter_and_rule):
-    linter, rule = linter_and_rule
-    calls = []
-
-    class Wrapper:
-        @pluggy.HookimplMarker("graphlint")(wrapper=True)
-        def graphlint_graph_created(self, graph_id):
-            calls.append(("before", graph_id))
-            result = yield
-            calls.append(("after", graph_id))
-            return result
-
-    linter.pm.register(Wrapper())
-    hook = fast(linter)
-    assert hook.plan() is _dispatch._PLUGGY
-    hook(**event(5))
-    assert calls == [("before", 5), ("after", 5)] and rule.seen == [5]
+    def graphlint_run_finished(self):
+        self.seen.append("finished")
 
 
 class Failing(Rule):
     code = "XX901"
     name = "failing"
     summary = "fails on graph_created"
+    error: BaseException = RuntimeError("boom")
+
+    def __init__(self, sink, options=None):
+        super().__init__(sink, options)
+        self.calls = 0
 
     def graphlint_graph_created(self, graph_id):
-        raise RuntimeError(f"boom {graph_id}")
+        self.calls += 1
+        raise self.error
+
+    def graphlint_graph_released(self, graph_id):
+        self.calls += 1
+
+    def graphlint_run_finished(self, exit_status):
+        self.calls += 1
 
 
-def test_a_failing_rule_is_a_gl000_finding_and_the_others_still_run():
-    linter = Linter(rules=[Recorder, Failing])
-    rule = next(p for p in linter.pm.get_plugins() if isinstance(p, Recorder))
-    hook = fast(linter)
-    assert hook.current() not in (_dispatch._PLUGGY, _dispatch.NOBODY)
-    hook(**event(6))
-    assert rule.seen == [6]
-    [finding] = linter.finish()
-    assert finding.code == "GL000" and "boom 6" in finding.message
+def _scope(*rules):
+    linter = Linter(rules=list(rules), scoped=True, warn=lambda m: None)
+    scope = linter.open_scope()
+    return linter, scope, {type(r): r for r in scope.rules}
 
 
-def test_a_rule_registered_or_unregistered_between_calls_is_seen_at_once(linter_and_rule):
-    linter, rule = linter_and_rule
-    hook = fast(linter)
-    hook(**event(1))
-    late = Recorder(rule._sink)
-    linter.pm.register(late)
-    hook(**event(2))
-    linter.pm.unregister(rule)
-    hook(**event(3))
-    assert rule.seen == [1, 2] and late.seen == [2, 3]
-    linter.pm.unregister(late)
-    assert hook.current() is _dispatch.NOBODY
+def test_each_listener_gets_the_arguments_it_names_and_nothing_else():
+    linter, scope, rules = _scope(Recorder)
+    linter.hook.graphlint_graph_created(**graph_created(7))
+    linter.hook.graphlint_graph_released(graph_id=7)
+    scope.finish()
+    assert rules[Recorder].seen == [(7, "graph"), ("released", 7), "finished"]
+
+
+class _Boom(BaseException):
+    """Not an Exception: what a rule must never let out either."""
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), SystemExit(7), _Boom("deep")], ids=type)
+def test_a_failing_rule_is_one_gl000_finding_and_gets_no_further_event(error, monkeypatch):
+    monkeypatch.setattr(Failing, "error", error)
+    linter, scope, rules = _scope(Recorder, Failing)
+    for graph_id in (1, 2, 3):
+        linter.hook.graphlint_graph_created(**graph_created(graph_id))
+        linter.hook.graphlint_graph_released(graph_id=graph_id)
+    [finding] = scope.finish()
+    assert finding.code == "GL000" and finding.count == 1
+    assert finding.message == f"rule XX901 failed in graphlint_graph_created: {type(error).__name__}: {error}"
+    assert rules[Failing].calls == 1  # not its other hook, not later events, not run_finished
+    assert rules[Recorder].seen == [(1, "graph"), ("released", 1), (2, "graph"), ("released", 2),
+                                    (3, "graph"), ("released", 3), "finished"]
+
+
+def test_keyboard_interrupt_reaches_the_caller_and_the_rule_stays():
+    Interrupted = type("Interrupted", (Failing,), {"code": "XX902", "error": KeyboardInterrupt()})
+    linter, scope, rules = _scope(Interrupted)
+    for graph_id in (1, 2):
+        with pytest.raises(KeyboardInterrupt):
+            linter.hook.graphlint_graph_created(**graph_created(graph_id))
+    assert rules[Interrupted].calls == 2 and scope.finish() == []
+
+
+def test_the_other_implementation_of_a_failing_rule_is_skipped_in_the_same_event():
+    calls = []
+
+    class Twice(Rule):
+        code, name = "XX903", "twice"
+
+        @hookimpl(specname="graphlint_graph_released")
+        def graphlint_a(self, graph_id):
+            calls.append("a")
+
+        @hookimpl(specname="graphlint_graph_released")
+        def graphlint_b(self, graph_id):  # registered after a: called before it
+            calls.append("b")
+            raise ValueError("b")
+
+    linter, scope, _ = _scope(Twice)
+    linter.hook.graphlint_graph_released(graph_id=1)
+    assert calls == ["b"]
+    assert [f.code for f in scope.finish()] == ["GL000"]
+
+
+def test_an_event_lacking_an_argument_is_the_callers_error_not_a_rule_failure():
+    linter, scope, rules = _scope(Recorder)
+    with pytest.raises(KeyError):
+        linter.hook.graphlint_graph_created(graph_id=1)  # no kind
+    with pytest.raises(IndexError):
+        linter.hook.graphlint_graph_created.deliver((None, 1))  # not the spec's values
+    linter.hook.graphlint_graph_created(**graph_created(2))
+    assert scope.finish() == [] and rules[Recorder].seen == [(2, "graph"), "finished"]
+
+
+def test_values_are_delivered_in_the_specs_order():
+    linter, scope, rules = _scope(Recorder)
+    hook = linter.hook.graphlint_graph_created
+    assert hook.argnames == ("graph", "graph_id", "kind", "site")
+    hook.deliver(hook.values(graph_created(5)))
+    hook.deliver((None, 6, "function", None))
+    assert rules[Recorder].seen == [(5, "graph"), (6, "function")]
+
+
+def test_calling_order_is_pluggys_last_registered_first_tryfirst_and_trylast_apart():
+    order = []
+
+    def plugin(label, **opts):
+        class Plugin:
+            @hookimpl(**opts)
+            def graphlint_graph_released(self, graph_id):
+                order.append(label)
+
+        return Plugin()
+
+    linter = Linter(rules=[], scoped=True)
+    reference = pluggy.PluginManager("graphlint")  # pluggy itself, as the reference
+    from graphlint import _hookspecs
+
+    reference.add_hookspecs(_hookspecs)
+    plugins = [("first", {}), ("late", {"trylast": True}), ("early", {"tryfirst": True}), ("second", {})]
+    for label, opts in plugins:
+        linter.pm.register(plugin(label, **opts))
+        reference.register(plugin(label, **opts))
+    linter.hook.graphlint_graph_released(graph_id=1)
+    ours, order[:] = list(order), []
+    reference.hook.graphlint_graph_released(graph_id=1)
+    assert ours == order == ["early", "second", "first", "late"]
+
+
+def test_a_plugin_registered_or_unregistered_on_pluggys_manager_is_heard_at_once():
+    linter, scope, rules = _scope(Recorder)
+    seen = []
+
+    class Plain:
+        @hookimpl
+        def graphlint_graph_released(self, graph_id):
+            seen.append(graph_id)
+
+    plain = Plain()
+    linter.hook.graphlint_graph_released(graph_id=1)
+    linter.pm.register(plain)
+    linter.hook.graphlint_graph_released(graph_id=2)
+    linter.pm.unregister(plain)
+    linter.hook.graphlint_graph_released(graph_id=3)
+    assert seen == [2]
+    assert [e for e in rules[Recorder].seen if e[0] == "released"] == [("released", 1), ("released", 2), ("released", 3)]
+
+
+def test_a_failing_plain_plugin_is_said_once_and_gets_no_further_event():
+    warnings = []
+    linter = Linter(rules=[], scoped=True, warn=warnings.append)
+    calls = []
+
+    class Plain:
+        @hookimpl
+        def graphlint_graph_released(self, graph_id):
+            calls.append(graph_id)
+            raise ValueError("plain")
+
+    linter.pm.register(Plain(), name="plain")
+    linter.hook.graphlint_graph_released(graph_id=1)
+    linter.pm.register(Recorder(None), name="another")  # the manager's plugins change: still skipped
+    linter.hook.graphlint_graph_released(graph_id=2)
+    assert calls == [1]
+    assert warnings == ["graphlint: plugin plain failed in graphlint_graph_released: ValueError: plain; "
+                        "it gets no further events"]
+
+
+def test_a_wrapper_implementation_is_refused_when_registered():
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def graphlint_graph_created(self, graph_id):
+            return (yield)
+
+    linter = Linter(rules=[], scoped=True)
+    with pytest.raises(pluggy.PluginValidationError, match="wrapper"):
+        linter.pm.register(Wrapper())
+    assert linter.pm.get_plugins() == set() and linter.hook.graphlint_graph_created.listeners == ()
+
+
+def test_a_misspelled_hook_fails_loudly_when_the_scope_opens():
+    class Misspelled(Rule):
+        code, name = "XX904", "misspelled"
+
+        def graphlint_graph_craeted(self, graph_id):
+            pass
+
+    linter = Linter(rules=[Misspelled], scoped=True)
+    with pytest.raises(pluggy.PluginValidationError, match="graphlint_graph_craeted"):
+        linter.open_scope()
+
+
+def test_a_relay_delivers_every_event_to_the_inner_linter_until_undone():
+    outer, outer_scope, outer_rules = _scope(Recorder)
+    inner, inner_scope, inner_rules = _scope(Recorder)
+    undo = outer.relay(inner)
+    outer.hook.graphlint_graph_created(**graph_created(1))
+    undo()
+    outer.hook.graphlint_graph_created(**graph_created(2))
+    assert outer_rules[Recorder].seen == [(1, "graph"), (2, "graph")]
+    assert inner_rules[Recorder].seen == [(1, "graph")]
+
+
+class _Probe(Probe):
+    name = "test"
+
+    def steps(self):
+        return []
+
+
+def test_a_probe_says_a_malformed_event_once_and_fires_nothing_when_nobody_listens():
+    warnings = []
+    linter, scope, rules = _scope(Recorder)
+    probe = _Probe(linter.hook, warn=warnings.append)
+    probe.install()
+    for graph_id in (1, 2):
+        probe._fire(linter.hook.graphlint_graph_created, graph_id=graph_id)  # no kind, graph, site
+    assert len(warnings) == 1 and "internal error in the test probe (graphlint_graph_created): KeyError" in warnings[0]
+    probe._fire(linter.hook.graphlint_graph_created, **graph_created(3))
+    scope.finish()
+    probe._fire(linter.hook.graphlint_graph_created, graph_id=4)  # nobody listens: not even checked
+    assert rules[Recorder].seen == [(3, "graph"), "finished"] and len(warnings) == 1

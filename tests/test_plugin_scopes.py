@@ -1,6 +1,6 @@
-"""Rule scopes (a fresh set of rules per test) and the plugin manager's fast registration of
-rules whose class it has registered before: the same hook implementations as pluggy's own
-``register``, no state carried from one scope into the next, isolation kept."""
+"""Rule scopes (a fresh set of rules per test): each rule class registered through pluggy once and
+its later instances bound to the same methods, in pluggy's order; no state carried from one
+scope into the next; isolation kept."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import tensorflow  # noqa: F401
 from graphlint.config import Config
 from graphlint.findings import Location
 from graphlint.linter import Linter
-from graphlint.probes import _dispatch
 from graphlint.probes._base import Probe
 from graphlint.rules._base import Rule
 
@@ -89,30 +88,44 @@ def _messages(findings):
     return sorted((f.code, f.message) if f.count == 1 else (f.code, f.message, f.count) for f in findings)
 
 
-def _impls(pm, plugin):
-    """What pluggy holds for ``plugin``: (hook, function, argnames, kwargnames, options)."""
-    return sorted(
-        (caller.name, impl.function.__func__.__qualname__, impl.argnames, impl.kwargnames, sorted(impl.opts.items()))
-        for caller in pm.hook.__dict__.values()
-        if hasattr(caller, "get_hookimpls")
-        for impl in caller.get_hookimpls()
-        if impl.plugin is plugin
-    )
+def _listening(linter):
+    """Every hook's listeners: (hook, plugin class, method, arguments it takes)."""
+    return [
+        (hook.name, type(member.plugin).__name__, call.__func__.__name__, pick)
+        for hook in linter.hook
+        for call, pick, member, _ in hook.listeners
+    ]
 
 
-def _registered(pm):
-    return [p for p in pm.get_plugins() if isinstance(p, Rule)]
+class _Probe(Probe):
+    def steps(self):
+        return []
 
 
-@pytest.mark.parametrize("call", ["pluggy", "probes"])
+def _counting_registrations(monkeypatch, linter):
+    """The rules pluggy is asked to register from now on (to learn what they implement)."""
+    registered = []
+    register = linter.pm.register
+
+    def counting(plugin, name=None):
+        registered.append(type(plugin).__name__)
+        return register(plugin, name)
+
+    monkeypatch.setattr(linter.pm, "register", counting)
+    return registered
+
+
+@pytest.mark.parametrize("call", ["hook", "probe"])
 def test_a_scope_sees_only_its_own_events_and_counts_from_zero(call):
     linter = Linter(rules=RULES, scoped=True)
+    probe = _Probe(linter.hook, warn=print)
+    probe.install()
 
     def fire(graph_id):
-        if call == "pluggy":
+        if call == "hook":
             linter.hook.graphlint_graph_created(**_graph(graph_id))
         else:
-            Probe.fast_hook(linter.hook.graphlint_graph_created)(**_graph(graph_id))
+            probe._fire(linter.hook.graphlint_graph_created, **_graph(graph_id))
 
     rounds = []
     for ids in ([1, 2, 3], [4], []):
@@ -122,7 +135,7 @@ def test_a_scope_sees_only_its_own_events_and_counts_from_zero(call):
         for graph_id in ids:
             fire(graph_id)
         rounds.append(_messages(scope.finish()))
-        assert _registered(linter.pm) == []  # finishing unregisters every rule of the scope
+        assert _listening(linter) == []  # finishing stops every rule of the scope
     assert rounds[0] == _messages_for([1, 2, 3])
     assert rounds[1] == _messages_for([4])  # graphs 1-3 (and their GL000s) are not repeated
     assert rounds[2] == [("XX910", "0 graphs")]
@@ -130,9 +143,8 @@ def test_a_scope_sees_only_its_own_events_and_counts_from_zero(call):
 
 def _messages_for(ids):
     found = [("XX910", f"graph {i}") for i in ids] + [("XX910", f"{len(ids)} graphs")]
-    if ids:  # one GL000 (the same line each time), seen once per graph of this scope
-        boom = ("GL000", f"rule XX911 failed in graphlint_graph_created: RuntimeError: boom {ids[0]}")
-        found.append(boom if len(ids) == 1 else boom + (len(ids),))
+    if ids:  # one GL000, for the first graph: the failed rule gets no further event
+        found.append(("GL000", f"rule XX911 failed in graphlint_graph_created: RuntimeError: boom {ids[0]}"))
     return sorted(found)
 
 
@@ -147,37 +159,25 @@ def test_gl000_message_shape_matches_the_one_the_round_test_expects():
     )
 
 
-def test_fast_registration_gives_the_hook_implementations_pluggy_gives(monkeypatch):
+def test_later_instances_listen_exactly_as_pluggy_registers_them(monkeypatch):
     linter = Linter(rules=RULES, scoped=True)
-    first = linter.open_scope()  # the first instance of each class: pluggy's register
-    second = linter.open_scope()  # the same classes again: the fast path
-    assert set(linter.pm._fast) == {id(r) for r in second.rules}
-    slow = Linter(rules=RULES, scoped=True)
-    monkeypatch.setattr(slow.pm, "_internals", False)
-    slow.open_scope()
-    reference = slow.open_scope()
-    assert not slow.pm._fast
-    for fast_rule, pluggy_rule in zip(second.rules, reference.rules):
-        assert _impls(linter.pm, fast_rule) == _impls(slow.pm, pluggy_rule) != []
-        assert linter.pm.get_name(fast_rule) == f"{fast_rule.code}@{id(second):x}"
-    # the order of implementations of one hook is pluggy's: last registered first, tryfirst
-    # after the rest (pluggy calls from the end of the list)
-    for name in ("graphlint_graph_created", "graphlint_graph_released", "graphlint_run_finished"):
-        got = [
-            (type(i.plugin).__name__, i.function.__name__, i.plugin in second.rules)
-            for i in getattr(linter.hook, name).get_hookimpls()
-        ]
-        want = [
-            (type(i.plugin).__name__, i.function.__name__, i.plugin in reference.rules)
-            for i in getattr(slow.hook, name).get_hookimpls()
-        ]
-        assert got == want
-    second.finish()
+    registered = _counting_registrations(monkeypatch, linter)
+    first = linter.open_scope()  # each class learnt through pluggy
+    assert sorted(registered) == sorted(cls.__name__ for cls in RULES)
     first.finish()
-    assert _registered(linter.pm) == [] and not linter.pm._fast
-    for caller in linter.hook.__dict__.values():
-        if hasattr(caller, "get_hookimpls"):
-            assert caller.get_hookimpls() == []
+    registered.clear()
+    linter.open_scope()  # the same classes again: bound from what pluggy said, no registration
+    assert registered == []
+    reference = Linter(rules=[], scoped=True)
+    for cls in RULES:  # fresh instances registered by pluggy itself, in the same order
+        reference.pm.register(cls(None))
+    assert _listening(linter) == _listening(reference) != []
+    # and that order is pluggy's: last registered first, tryfirst before the rest, trylast after
+    for hook in ("graphlint_graph_created", "graphlint_graph_released", "graphlint_run_finished"):
+        ours = [(type(m.plugin).__name__, call.__func__.__name__) for call, _, m, _ in getattr(linter.hook, hook).listeners]
+        pluggys = [(type(i.plugin).__name__, i.function.__name__)
+                   for i in reversed(getattr(reference.pm.hook, hook).get_hookimpls())]
+        assert ours == pluggys
 
 
 def test_nested_scopes_have_their_own_rules_and_the_outer_one_goes_on():
@@ -200,19 +200,18 @@ def test_options_of_each_scope_reach_its_own_rules():
     assert ("XX910", "1 graphs") in _messages(plain.finish())
 
 
-def test_a_failing_rule_is_gl000_and_the_others_still_run_in_a_fast_registered_scope():
+def test_a_failing_rule_is_gl000_and_the_others_still_run_in_a_later_scope():
     linter = Linter(rules=[Counter, Boom], scoped=True)
     linter.open_scope().finish()
     scope = linter.open_scope()
-    assert {id(r) for r in scope.rules} <= set(linter.pm._fast)
-    hook = Probe.fast_hook(linter.hook.graphlint_graph_created)
-    assert hook.current() not in (_dispatch._PLUGGY, _dispatch.NOBODY)
-    hook(**_graph(5))
+    probe = _Probe(linter.hook)
+    probe.install()
+    probe._fire(linter.hook.graphlint_graph_created, **_graph(5))
     linter.hook.graphlint_graph_created(**_graph(6))
     assert _messages(scope.finish()) == _messages_for([5, 6])
 
 
-def test_a_hook_added_to_a_rule_class_later_is_registered(monkeypatch):
+def test_a_hook_added_to_a_rule_class_later_is_heard(monkeypatch):
     class Late(Rule):
         code = "XX913"
         name = "late"
@@ -226,13 +225,14 @@ def test_a_hook_added_to_a_rule_class_later_is_registered(monkeypatch):
         self.report(f"late {graph_id}", HERE)
 
     monkeypatch.setattr(Late, "graphlint_graph_released", graphlint_graph_released, raising=False)
+    registered = _counting_registrations(monkeypatch, linter)
     scope = linter.open_scope()
     linter.hook.graphlint_graph_released(graph_id=3)
     assert _messages(scope.finish()) == [("XX913", "late 3")]
-    scope = linter.open_scope()  # and learnt again
-    assert {id(r) for r in scope.rules} == set(linter.pm._fast)
+    scope = linter.open_scope()  # and learnt again, once
     linter.hook.graphlint_graph_released(graph_id=4)
     assert _messages(scope.finish()) == [("XX913", "late 4")]
+    assert registered == ["Late"]
 
 
 def test_a_hook_of_a_base_class_replaced_later_is_the_one_called(monkeypatch):
@@ -261,7 +261,24 @@ def test_a_hook_of_a_base_class_replaced_later_is_the_one_called(monkeypatch):
     assert _messages(scope.finish()) == [("XX915", "new 1")]
 
 
-def test_an_instance_attribute_named_like_a_hook_goes_through_pluggy():
+def test_a_hook_removed_from_a_rule_class_later_is_no_longer_called(monkeypatch):
+    class Gone(Rule):
+        code = "XX919"
+        name = "gone"
+        summary = "loses its hook after its first registration"
+
+        def graphlint_graph_released(self, graph_id):
+            self.report(f"gone {graph_id}", HERE)
+
+    linter = Linter(rules=[Gone], scoped=True)
+    linter.open_scope().finish()
+    monkeypatch.delattr(Gone, "graphlint_graph_released")
+    scope = linter.open_scope()
+    linter.hook.graphlint_graph_released(graph_id=1)
+    assert scope.finish() == [] and _listening(linter) == []
+
+
+def test_an_instance_attribute_named_like_a_hook_is_that_instances_own():
     class Shadowed(Rule):
         code = "XX916"
         name = "shadowed"
@@ -277,12 +294,11 @@ def test_an_instance_attribute_named_like_a_hook_goes_through_pluggy():
     linter = Linter(rules=[Shadowed], scoped=True)
     for graph_id in (1, 2, 3):
         scope = linter.open_scope()
-        assert not linter.pm._fast
         linter.hook.graphlint_graph_released(graph_id=graph_id)
         assert _messages(scope.finish()) == [("XX916", f"own {graph_id}")]
 
 
-def test_new_hook_specifications_make_the_next_registration_go_through_pluggy():
+def test_new_hook_specifications_are_heard_by_the_next_scope():
     class Spec:
         @pluggy.HookspecMarker("graphlint")
         def graphlint_extra(self, value):
@@ -297,10 +313,11 @@ def test_new_hook_specifications_make_the_next_registration_go_through_pluggy():
             self.report(f"extra {value}", HERE)
 
     linter = Linter(rules=[Extra], scoped=True)
+    with pytest.raises(pluggy.PluginValidationError):
+        linter.open_scope()  # no such hook (yet): a misspelling
     linter.pm.add_hookspecs(Spec)
     linter.open_scope().finish()
     scope = linter.open_scope()
-    assert {id(r) for r in scope.rules} == set(linter.pm._fast)
     linter.hook.graphlint_extra(value=1)
     assert _messages(scope.finish()) == [("XX917", "extra 1")]
 
@@ -310,9 +327,10 @@ def test_pluggy_errors_are_kept_for_rules():
     scope = linter.open_scope()
     [rule] = scope.rules
     with pytest.raises(ValueError):
-        linter.pm.register(rule, name="another name")  # already registered
+        linter.pm.register(rule, name="another name")  # already listening in a scope
+    linter.pm.register(Counter(scope.sink), name="taken")
     with pytest.raises(ValueError):
-        linter.pm.register(Counter(scope.sink), name=linter.pm.get_name(rule))  # name taken
+        linter.pm.register(Counter(scope.sink), name="taken")  # name taken
     linter.pm.set_blocked("blocked")
     assert linter.pm.register(Counter(scope.sink), name="blocked") is None
     scope.finish()
@@ -324,10 +342,11 @@ def test_a_rule_unregistered_directly_leaves_nothing_behind():
     linter.open_scope().finish()
     scope = linter.open_scope()
     for rule in scope.rules:
-        linter.pm.unregister(rule)
-    assert _registered(linter.pm) == [] and not linter.pm._fast
+        assert linter.pm.unregister(rule) is rule
+    assert _listening(linter) == []
     linter.hook.graphlint_graph_created(**_graph(1))
     assert all(rule.seen == [] for rule in scope.rules if isinstance(rule, Counter))
+    assert scope.finish() == []
 
 
 # -- through pytest ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ install, nested instrumentation."""
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -13,7 +14,6 @@ import pytest
 import tensorflow as tf  # noqa: E402  (a test dependency: if missing, this module fails loudly instead of skipping)
 v1 = tf.compat.v1
 
-import graphlint  # noqa: E402
 from graphlint.linter import Linter  # noqa: E402
 from graphlint.instrument import instrument  # noqa: E402
 from graphlint.probes import tf_graph  # noqa: E402
@@ -132,7 +132,7 @@ def test_public_instrument_is_callable_whatever_was_imported_first():
 def _per_graph_state(linter):
     """Every PerGraph a rule keeps, with the graph ids it holds."""
     held = {}
-    rules = [p for p in linter.pm.get_plugins() if isinstance(p, graphlint.Rule)]
+    rules = linter.main.rules
     assert rules
     for rule in rules:
         for attr, value in vars(rule).items():
@@ -308,3 +308,54 @@ def test_a_failing_function_probe_warns_once_and_the_program_goes_on(monkeypatch
             double(tf.constant(shape))
     said = [m for m in messages if "trace probe bug" in m]
     assert len(said) == 1, messages
+
+
+# -- (f) one type per id, whichever probe made it ------------------------------------------------
+def test_function_ids_are_distinct_ints_across_tensorflow_and_jax():
+    jax = pytest.importorskip("jax")
+    from graphlint._hookspecs import hookimpl
+    from graphlint.testing import recording
+
+    class Created:
+        def __init__(self):
+            self.seen = []
+
+        @hookimpl
+        def graphlint_function_created(self, function_id, framework):
+            self.seen.append((framework, function_id))
+
+    linter, warn = _quiet_linter()
+    with instrument(linter, warn=warn), recording(linter, Created()) as created:
+        tf.function(lambda x: x + 1)(tf.constant(1.0))
+        jax.jit(lambda x: x + 1)(1.0)
+        tf.function(lambda x: x * 2)(tf.constant(1.0))
+    frameworks = [framework for framework, _ in created.seen]
+    ids = [function_id for _, function_id in created.seen]
+    assert frameworks == ["tensorflow", "jax", "tensorflow"]
+    assert all(type(i) is int for i in ids) and len(set(ids)) == 3
+
+
+def test_op_added_gets_every_argument_of_its_spec_in_place():
+    """The graph probe hands op_added its values in the spec's order (no dictionary per op)."""
+    from graphlint._hookspecs import hookimpl
+    from graphlint.testing import recording
+
+    class Everything:
+        def __init__(self):
+            self.seen = []
+
+        @hookimpl
+        def graphlint_op_added(self, graph, graph_id, graph_kind, op, inputs, index, stack, site):
+            self.seen.append((graph, graph_id, graph_kind, op, inputs, index, stack.site, site))
+
+    linter, warn = _quiet_linter()
+    with instrument(linter, warn=warn), recording(linter, Everything()) as everything:
+        graph = tf.Graph()
+        with graph.as_default():
+            x = v1.placeholder(tf.float32, [2], name="x")
+            y = tf.identity(x, name="y")
+            line = sys._getframe(0).f_lineno - 1
+    got, seen_graph, seen_id = everything.seen[-1], everything.seen[0][0], everything.seen[0][1]
+    assert got[0] is graph is seen_graph and got[1] == seen_id and type(seen_id) is int
+    assert got[2] == "graph" and got[3] is y.op and [t is x for t in got[4]] == [True] and got[5] == graph.version
+    assert got[6] == got[7] and (got[7].line, got[7].function) == (line, "test_op_added_gets_every_argument_of_its_spec_in_place")

@@ -83,9 +83,8 @@ def test_a_zip_on_the_path_uses_importlib_metadata(tmp_path, monkeypatch):
     assert "ZZ400" in discover_rules()
 
 
-def test_hooks_are_isolated_from_the_first_instance_on_not_when_a_rule_is_loaded():
-    from graphlint.config import Config
-    from graphlint.linter import Sink
+def test_a_rule_class_is_used_as_defined_and_an_inherited_hook_is_isolated():
+    from graphlint.linter import Linter
     from graphlint.rules._base import Rule
 
     class Parent(Rule):
@@ -100,15 +99,11 @@ def test_hooks_are_isolated_from_the_first_instance_on_not_when_a_rule_is_loaded
         def graphlint_session_created(self, graph_id, site):
             raise ValueError("child")
 
-    # discovering the rules (`graphlint check`) compiles no wrapper
-    assert not any(getattr(cls.__dict__[hook], "_graphlint_isolated", False)
-                   for cls, hook in ((Parent, "graphlint_graph_entered"), (Child, "graphlint_session_created")))
-    sink = Sink(Config())
-    child = Child(sink)  # Parent never instantiated: its inherited hook is isolated all the same
-    child.graphlint_graph_entered(site=None)
-    child.graphlint_session_created(graph_id=1, site=None)
-    assert sorted(f.message for f in sink.findings()) == [
-        "rule XY911 failed in graphlint_graph_entered: KeyError: 'parent'",
-        "rule XY911 failed in graphlint_session_created: ValueError: child",
-    ]
-    assert Parent.graphlint_graph_entered._graphlint_isolated and Child.graphlint_session_created._graphlint_isolated
+    defined = {(cls, hook): cls.__dict__[hook] for cls, hook in
+               ((Parent, "graphlint_graph_entered"), (Child, "graphlint_session_created"))}
+    linter = Linter(rules=[Child], scoped=True)
+    scope = linter.open_scope()
+    linter.hook.graphlint_graph_entered(graph=None, graph_id=1, site=None)
+    linter.hook.graphlint_session_created(session_id=1, graph_id=1, site=None)  # failed before: not called
+    assert [f.message for f in scope.finish()] == ["rule XY911 failed in graphlint_graph_entered: KeyError: 'parent'"]
+    assert all(cls.__dict__[hook] is function for (cls, hook), function in defined.items())  # nothing wrapped

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import traceback
 
-from graphlint.stacks import Frame, capture, capture_lazy, is_user_file
+from graphlint.stacks import Frame, capture, capture_lazy, frame_of, in_init_of, is_user_file, user_site_from, walk_out
 
 
 def reference(depth: int = 1) -> list[tuple[int, str]]:
@@ -86,3 +86,37 @@ def test_a_stack_read_after_the_event_keeps_only_its_site():
     site = lazy.site
     lazy.release()
     assert isinstance(site, Frame) and lazy.frames == (site,)
+
+
+# -- walking out from a frame: the probes' one helper ---------------------------------------------
+class Made:
+    """A class whose __init__ chain the walk goes past (as a Keras model subclass's)."""
+
+    def __init__(self, seen):
+        seen.append(user_site_from(sys._getframe(0), skip_init_of=self))
+
+
+class MadeChild(Made):
+    def __init__(self, seen):
+        super().__init__(seen)
+
+
+def test_the_first_user_frame_past_an_objects_own_init_chain_is_where_it_was_made():
+    seen = []
+    MadeChild(seen)
+    made_here = sys._getframe(0).f_lineno - 1
+    [site] = seen
+    assert (site.line, site.function) == (made_here, "test_the_first_user_frame_past_an_objects_own_init_chain_is_where_it_was_made")
+    assert user_site_from(sys._getframe(0)) == frame_of(sys._getframe(0))  # (one line: the same Frame)
+
+
+def test_walk_out_stops_at_the_first_frame_not_passed_over():
+    def inner():
+        return walk_out(sys._getframe(0), lambda f: f.f_code.co_name in ("inner", "middle"))
+
+    def middle():
+        return inner()
+
+    assert walk_out(sys._getframe(0), lambda f: True) is None
+    assert middle().f_code.co_name == "test_walk_out_stops_at_the_first_frame_not_passed_over"
+    assert in_init_of(sys._getframe(0), object()) is False

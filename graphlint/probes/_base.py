@@ -1,4 +1,10 @@
-"""What every probe shares: install its patches step by step, fire hooks safely, restore."""
+"""What every probe shares: install its patches step by step, fire hooks safely, restore.
+
+A probe fires an event with ``self._fire(self.hook.graphlint_<event>, name=value, ...)``: every
+argument of the hook's specification (:mod:`graphlint._hookspecs`) by keyword, plain data or
+borrowed framework objects. What it cannot do — install a patch step, or handle one event — it
+says once per probe and place, through :meth:`Probe.cannot`, and the program goes on.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,6 @@ import sys
 import threading
 from typing import Callable
 
-from graphlint.probes._dispatch import FastHook
 from graphlint.probes.patching import Patcher
 
 
@@ -23,13 +28,13 @@ class Probe:
     library = "TensorFlow"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
-        self.hook = hook
+        self.hook = hook  # the linter's hooks (graphlint.dispatch.Hooks), by event name
         self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
         self.patcher = Patcher()
         self.unavailable: list[str] = []
         self.active = False
         self._local = threading.local()
-        self._fast: dict = {}  # HookCaller -> FastHook
+        self._said: set[str] = set()  # where this probe said it cannot watch something
         # Release events whose finalizer ran (a garbage collection) while a hook was busy in
         # this thread: delivered as soon as that hook returns, never dropped.
         self._deferred: collections.deque = collections.deque()
@@ -49,9 +54,9 @@ class Probe:
                 step()
             except Exception as exc:
                 self.unavailable.append(label)
-                self.warn(
-                    f"graphlint: cannot watch {label} in this {self.library} "
-                    f"({type(exc).__name__}: {exc}); rules that need it stay silent"
+                self.cannot(
+                    label,
+                    f"cannot watch {label} in this {self.library} ({type(exc).__name__}: {exc}); rules that need it stay silent",
                 )
 
     def uninstall(self) -> None:
@@ -61,42 +66,46 @@ class Probe:
         self._deferred.clear()
         self.forget()
 
+    # -- the one error policy --------------------------------------------------------------
+    def cannot(self, where: str, message: str) -> None:
+        """Say ``message`` (one line) once per probe and place: what this probe cannot watch."""
+        if where in self._said:
+            return
+        self._said.add(where)
+        self.warn(f"graphlint: {message}")
+
     def internal(self, exc: BaseException, where: str) -> None:
         """A probe wrapper failed (a graphlint bug): the program goes on, its events there are
         lost, and that is said once per probe and place, never silently."""
-        said = self.__dict__.setdefault("_said", set())
-        if where in said:
-            return
-        said.add(where)
-        self.warn(
-            f"graphlint: internal error in the {self.name or type(self).__name__} probe ({where}): "
-            f"{type(exc).__name__}: {exc}; some findings may be missing (please report it)"
+        self.cannot(
+            where,
+            f"internal error in the {self.name or type(self).__name__} probe ({where}): "
+            f"{type(exc).__name__}: {exc}; some findings may be missing (please report it)",
         )
 
-    # -- firing hooks ----------------------------------------------------------------------
-    @staticmethod
-    def fast_hook(hook):
-        """A :class:`FastHook` for a pluggy HookCaller; any other callable is called as is."""
-        if not hasattr(hook, "get_hookimpls"):
-            return hook
-        pm = getattr(getattr(hook, "_hookexec", None), "__self__", None)
-        return FastHook(hook, pm)
+    def guarded(self, where: str, function: Callable, *args):
+        """``function(*args)``, or ``None`` when it fails (said once: :meth:`internal`)."""
+        try:
+            return function(*args)
+        except Exception as exc:  # never break the program
+            self.internal(exc, where)
+            return None
 
-    def _fire(self, hook, **kwargs):
-        """Call a hook; never let graphlint's own failure reach the program."""
+    # -- firing hooks ----------------------------------------------------------------------
+    def _fire(self, hook, **event) -> None:
+        """Deliver ``event`` on ``hook`` (a :class:`graphlint.dispatch.Hook`), unless nobody
+        listens or this thread is inside a hook already; rules are isolated by the hook itself."""
         local = self._local
         if not self.active or getattr(local, "busy", False):
             return
-        fast = self._fast.get(hook)
-        if fast is None:
-            fast = self._fast[hook] = self.fast_hook(hook)
-        local.busy = True
-        try:
-            fast(**kwargs)
-        except Exception as exc:  # pragma: no cover - rules are isolated; this is a last guard
-            self.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
-        finally:
-            local.busy = False
+        if hook.listeners:
+            local.busy = True
+            try:
+                hook.deliver(hook.values(event))
+            except Exception as exc:  # an argument missing: the probe's bug, said once
+                self.internal(exc, hook.name)
+            finally:
+                local.busy = False
         if self._deferred:
             self._drain()
 

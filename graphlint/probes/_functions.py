@@ -4,6 +4,7 @@ traced and released — so both fire the same events the same way."""
 
 from __future__ import annotations
 
+import itertools
 import weakref
 
 from graphlint.stacks import Frame, is_user_file
@@ -60,11 +61,21 @@ class FunctionInfo:
         self.reduce_retracing = reduce_retracing
 
 
+#: Every watched function's ``function_id``, whichever probe watches it: one int per function
+#: in the process, so that a rule keeping TensorFlow's and JAX's functions apart needs no more.
+_function_ids = itertools.count(1)
+
+
 class WatchedFunctions:
     """Mixin for a :class:`~graphlint.probes._base.Probe`: the functions it watches, by a key
     every trace of them carries (TensorFlow's function cache, JAX's ``PjitInfo``)."""
 
     framework = ""  # the event's ``framework``
+
+    @staticmethod
+    def _new_id() -> int:
+        """A ``function_id`` no other watched function has (in any probe)."""
+        return next(_function_ids)
 
     def _watch(
         self, key: int, function, info: FunctionInfo, site: Frame | None, by_user: bool, api=None, target=None
@@ -88,7 +99,7 @@ class WatchedFunctions:
             target=target,
         )
 
-    def _function_released(self, key: int, fid) -> None:
+    def _function_released(self, key: int, fid: int) -> None:
         info = self._functions.get(key)
         if info is not None and info.fid == fid:
             del self._functions[key]

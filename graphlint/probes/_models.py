@@ -6,18 +6,34 @@ was given read — so both fire ``graphlint_keras_model_built`` and
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 
-from graphlint.stacks import Frame, user_site
+from graphlint.stacks import frame_of, user_site_from
+
+
+#: One number space for every probe's models and Keras sessions: a ``model_id`` or ``session`` is an
+#: int that no model or session of another probe (Keras 3, tf-keras) has.
+_model_ids = itertools.count(1)
+_session_ids = itertools.count(1)
 
 
 class WatchedModels:
     """Mixin for a :class:`~graphlint.probes._base.Probe`; the probe implements
-    ``_model_built(model)`` (where the model was built, in which Keras session)."""
+    ``_model_built(model, caller)`` (where the model was built, from the frame that called its
+    ``__init__``, in which Keras session)."""
 
     def _init_models(self) -> None:
         self._models: dict[int, weakref.ref] = {}
-        self._mids = itertools.count(1)
+
+    @staticmethod
+    def _new_model_id() -> int:
+        return next(_model_ids)
+
+    @staticmethod
+    def _new_session() -> int:
+        """The number of a Keras session just seen for the first time (``clear_session()``)."""
+        return next(_session_ids)
 
     def _patch_model_init(self, cls) -> None:
         probe = self
@@ -27,10 +43,7 @@ class WatchedModels:
                 original(self, *args, **kwargs)
                 seen = probe._models.get(id(self))
                 if probe.active and (seen is None or seen() is not self):
-                    try:
-                        probe._model_built(self)
-                    except Exception as exc:  # never break the program; said once
-                        probe.internal(exc, "model built")
+                    probe.guarded("model built", probe._model_built, self, sys._getframe(1))
 
             return __init__
 
@@ -42,10 +55,7 @@ class WatchedModels:
         def wrap(original):
             def predict(self, x, batch_size=None, *args, **kwargs):
                 if probe.active:
-                    try:
-                        probe._predict(self, x, batch_size)
-                    except Exception as exc:  # never break the program; said once
-                        probe.internal(exc, "predict")
+                    probe.guarded("predict", probe._predict, self, x, batch_size, sys._getframe(1))
                 return original(self, x, batch_size, *args, **kwargs)
 
             return predict
@@ -65,11 +75,11 @@ class WatchedModels:
             self.hook.graphlint_keras_model_built,
             model_id=model_id,
             class_name=type(model).__name__,
-            site=Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name),
+            site=frame_of(frame),
             session=session,
         )
 
-    def _predict(self, model, x, batch_size) -> None:
+    def _predict(self, model, x, batch_size, caller) -> None:
         leaf = x
         for _ in range(4):
             if isinstance(leaf, dict) and leaf:
@@ -90,5 +100,5 @@ class WatchedModels:
             model_class=type(model).__name__,
             rows=rows,
             batch_size=batch_size,
-            site=user_site(2),
+            site=user_site_from(caller),
         )

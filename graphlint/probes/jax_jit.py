@@ -12,7 +12,6 @@ library makes for itself are not watched. Installed only once the program has im
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import sys
 from typing import Callable, Iterator
@@ -21,7 +20,7 @@ from graphlint.events import ITEMS_MAX, Argument, shape_text, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes.patching import WRAPPER_FILENAME
-from graphlint.stacks import Frame, is_user_file, user_site
+from graphlint.stacks import frame_of, is_user_file, user_site_from, walk_out
 
 __tracebackhide__ = True
 
@@ -124,7 +123,6 @@ class JaxProbe(WatchedFunctions, Probe):
         # id(PjitInfo) -> info; the PjitInfo JAX passes to every trace of the function is the
         # info's handle (no user object)
         self._functions: dict[int, FunctionInfo] = {}
-        self._fids = itertools.count(1)
         self._dirs: tuple[str, ...] = ()
 
     def steps(self):
@@ -144,10 +142,7 @@ class JaxProbe(WatchedFunctions, Probe):
             def make_jit(fun, *args, **kwargs):
                 jitted = original(fun, *args, **kwargs)
                 if probe.active:
-                    try:
-                        probe._created(fun, jitted, sys._getframe(1))
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    probe.guarded("jit created", probe._created, fun, jitted, sys._getframe(1))
                 return jitted
 
             return make_jit
@@ -159,18 +154,21 @@ class JaxProbe(WatchedFunctions, Probe):
         # wrapper) only; any other JAX frame in between means JAX made it for itself (the
         # jitted helpers behind jnp.ones, .at[].set, ...).
         dirs = self._dirs
-        while frame is not None and frame.f_code.co_filename.startswith(dirs):
-            if not frame.f_code.co_filename.endswith(_API_FILES) and frame.f_code.co_filename != WRAPPER_FILENAME:
-                return
-            frame = frame.f_back
-        if frame is None or not is_user_file(frame.f_code.co_filename):
+
+        def api(frame) -> bool:  # between the user's call and make_jit
+            filename = frame.f_code.co_filename
+            return filename.startswith(dirs) and (filename.endswith(_API_FILES) or filename == WRAPPER_FILENAME)
+
+        frame = walk_out(frame, api)
+        if frame is None or frame.f_code.co_filename.startswith(dirs):
+            return  # JAX made it for itself
+        if not is_user_file(frame.f_code.co_filename):
             return  # made by another library
         ji = getattr(jitted, "_jit_info", None)
         if ji is None:
             return
-        info = FunctionInfo(f"jax-{next(self._fids)}", display_name(fun, "function"), definition(fun), ji)
-        code = frame.f_code
-        self._watch(id(ji), jitted, info, Frame(code.co_filename, frame.f_lineno, code.co_name), by_user=True)
+        info = FunctionInfo(self._new_id(), display_name(fun, "function"), definition(fun), ji)
+        self._watch(id(ji), jitted, info, frame_of(frame), by_user=True)
 
     # -- tracing ---------------------------------------------------------------------------
     def _patch_tracing(self):
@@ -181,24 +179,21 @@ class JaxProbe(WatchedFunctions, Probe):
         def wrap(original):
             def _trace_for_jit(fun, ji, *rest, **kw):
                 if probe.active:
-                    try:
-                        probe._traced(ji, rest, kw)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    probe.guarded("jit traced", probe._traced, ji, rest, kw, sys._getframe(1))
                 return original(fun, ji, *rest, **kw)
 
             return _trace_for_jit
 
         self.patcher.patch(pjit, "_trace_for_jit", wrap)
 
-    def _traced(self, ji, rest, kw) -> None:
+    def _traced(self, ji, rest, kw, caller) -> None:
         info = self._functions.get(id(ji))
         if info is None or info.handle is not ji:
             return
         # _trace_for_jit(fun, ji, ctx_mesh, dbg, avals, args, kwargs)
         args = kw.get("args", rest[3] if len(rest) > 3 else ())
         kwargs = kw.get("kwargs", rest[4] if len(rest) > 4 else {})
-        self._fire_traced(info, _arguments(ji, args, kwargs), user_site(3))
+        self._fire_traced(info, _arguments(ji, args, kwargs), user_site_from(caller))
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ import weakref
 from typing import Callable
 
 from graphlint.probes._base import Probe
-from graphlint.stacks import Frame, is_user_file
+from graphlint.stacks import user_site_from
 
 __tracebackhide__ = True
 
@@ -35,21 +35,6 @@ def _running():
     return calls[-1]
 
 
-def _user_frame(frame, skip_init_of=None) -> Frame | None:
-    """The first user frame from ``frame`` outwards; with ``skip_init_of``, past the
-    ``__init__``/``__new__`` frames of that object (a user's layer subclass calling super)."""
-    while frame is not None:
-        code = frame.f_code
-        if skip_init_of is not None and code.co_name in ("__init__", "__new__"):
-            if frame.f_locals.get("self") is skip_init_of:
-                frame = frame.f_back
-                continue
-        if is_user_file(code.co_filename):
-            return Frame(code.co_filename, frame.f_lineno, code.co_name)
-        frame = frame.f_back
-    return None
-
-
 class _Creation(Probe):
     """Fires the event for a part created while a layer call runs (shared by both probes)."""
 
@@ -59,19 +44,13 @@ class _Creation(Probe):
         def wrap(original):
             def __init__(self, *args, **kwargs):
                 if names and probe.active and isinstance(kwargs.get("name"), str):
-                    try:
-                        probe._named(self, kwargs["name"], sys._getframe(1))
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    probe.guarded("layer names", probe._named, self, kwargs["name"], sys._getframe(1))
                 running = _running() if probe.active else None
                 if running is None:
                     return original(self, *args, **kwargs)
                 _local.creating = True
                 try:
-                    try:
-                        probe._created(running, part, self, sys._getframe(1), skip_self)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    probe.guarded("layer parts", probe._created, running, part, self, sys._getframe(1), skip_self)
                     return original(self, *args, **kwargs)
                 finally:
                     _local.creating = False
@@ -82,7 +61,7 @@ class _Creation(Probe):
 
     def _created(self, running, part, obj, caller, skip_self) -> None:
         layer_id, layer_class, count, call_frame = running
-        site = _user_frame(caller, obj if skip_self else None)
+        site = user_site_from(caller, obj if skip_self else None)
         if site is None:
             return
         self._fire(
@@ -93,7 +72,7 @@ class _Creation(Probe):
             part=part,
             part_class=type(obj).__name__,
             site=site,
-            call_site=_user_frame(call_frame),
+            call_site=user_site_from(call_frame),
         )
 
 
@@ -154,10 +133,7 @@ class KerasLayerProbe(_Creation):
                 finally:
                     calls.pop()
                 if entry[1] == 1 and probe._model is not None and isinstance(self, probe._model):
-                    try:
-                        probe._check_subclassed(self)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    probe.guarded("layer names", probe._check_subclassed, self)
                 return result
 
             return __call__
@@ -170,7 +146,7 @@ class KerasLayerProbe(_Creation):
 
     # -- layer names: two layers of one model given the same name= -------------------------
     def _named(self, layer, name, caller) -> None:
-        site = _user_frame(caller, layer)
+        site = user_site_from(caller, layer)
         if site is None:
             return
         key = id(layer)
@@ -255,10 +231,7 @@ class KerasLayerProbe(_Creation):
                     return original(inputs, outputs, *args, **kwargs)
                 except ValueError as exc:
                     if probe.active and "times in the model" in str(exc):
-                        try:
-                            probe._duplicates(list(build(inputs, outputs)), rejected=True)
-                        except Exception:  # pragma: no cover - never break the program
-                            pass
+                        probe.guarded("layer names", lambda: probe._duplicates(list(build(inputs, outputs)), rejected=True))
                     raise
 
             return map_graph
@@ -266,10 +239,7 @@ class KerasLayerProbe(_Creation):
         def wrap_add(original):
             def add(self, layer, *args, **kwargs):
                 if probe.active:
-                    try:
-                        probe._duplicates([*probe._sequential_layers(self), layer], rejected=True)
-                    except Exception:  # pragma: no cover - never break the program
-                        pass
+                    probe.guarded("layer names", lambda: probe._duplicates([*probe._sequential_layers(self), layer], rejected=True))
                 return original(self, layer, *args, **kwargs)
 
             return add

@@ -127,8 +127,8 @@ class ProbeSet:
                     if wanted == module:
                         try:
                             callback()
-                        except Exception:  # pragma: no cover - never break the program's import
-                            pass
+                        except Exception as exc:  # never break the program's import
+                            self.warn(f"graphlint: internal error after importing {module} ({type(exc).__name__}: {exc})")
 
     def stop(self) -> None:
         try:

@@ -11,7 +11,6 @@ weak reference only.
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 import weakref
@@ -21,7 +20,7 @@ from graphlint.events import Argument, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes._models import WatchedModels
-from graphlint.stacks import is_user_file, user_site
+from graphlint.stacks import in_init_of, is_user_file, user_site_from, walk_out
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
@@ -54,7 +53,6 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}  # id(function cache) -> info
-        self._fids = itertools.count(1)
         self._init_models()
         self._tf_dir = ""
         self._applying_dirs: tuple[str, ...] = ()
@@ -93,10 +91,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
             def __init__(self, *args, **kwargs):
                 original(self, *args, **kwargs)
                 if probe.active:
-                    try:
-                        probe._function_created(self, sys._getframe(1))
-                    except Exception as exc:  # never break the program; said once
-                        probe.internal(exc, "function created")
+                    probe.guarded("function created", probe._function_created, self, sys._getframe(1))
 
             return __init__
 
@@ -106,7 +101,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         cache = function._function_cache
         python_function = function._python_function
         info = FunctionInfo(
-            next(self._fids),
+            self._new_id(),
             display_name(python_function, function._name),
             definition(python_function),
             weakref.ref(function),
@@ -117,20 +112,15 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         # itself (tf.data's map/filter functions, SavedModel loading) or by the per-instance
         # copy TensorFlow makes for a decorated method (Function._clone)? The frame that
         # applied tf.function is the first one outside tf.function's own code.
-        by_user = False
-        frame = caller
-        while frame is not None:
-            code = frame.f_code
-            filename = code.co_filename
-            if code.co_name == "_clone" and filename.startswith(self._tf_dir):
-                break
-            if not filename.startswith(self._applying_dirs):
-                by_user = is_user_file(filename)
-                break
-            frame = frame.f_back
+        frame = walk_out(caller, lambda f: f.f_code.co_filename.startswith(self._applying_dirs) and not self._clone(f))
+        by_user = frame is not None and not self._clone(frame) and is_user_file(frame.f_code.co_filename)
         if by_user and _building_tf1_graph():
             by_user = False  # made while building a TF1 graph: part of that graph's build (GL101/GL102)
-        self._watch(id(cache), function, info, user_site(2), by_user)
+        self._watch(id(cache), function, info, user_site_from(caller), by_user)
+
+    def _clone(self, frame) -> bool:
+        """TensorFlow's per-instance copy of a decorated method (``Function._clone``)."""
+        return frame.f_code.co_name == "_clone" and frame.f_code.co_filename.startswith(self._tf_dir)
 
     def _patch_tracing(self):
         from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
@@ -140,10 +130,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         def wrap(original):
             def _create_concrete_function(function_type, type_context, func_graph, tracing_options):
                 if probe.active:
-                    try:
-                        probe._traced(function_type, tracing_options, sys._getframe(1))
-                    except Exception as exc:  # never break the program; said once
-                        probe.internal(exc, "traced")
+                    probe.guarded("traced", probe._traced, function_type, tracing_options, sys._getframe(1))
                 return original(function_type, type_context, func_graph, tracing_options)
 
             return _create_concrete_function
@@ -168,16 +155,16 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
                 summarize(name, getattr(p, "type_constraint", None))
                 for name, p in getattr(function_type, "parameters", {}).items()
             )
-        self._fire_traced(info, arguments, user_site(3), self._ahead_of_time(caller))
+        self._fire_traced(info, arguments, user_site_from(caller), self._ahead_of_time(caller))
 
     def _ahead_of_time(self, frame) -> bool:
         """Was this trace asked for by ``get_concrete_function`` (for the function's graph or
         output signature: an export, shape inference), not by a call?"""
-        while frame is not None and frame.f_code.co_filename.startswith(self._tf_dir):
-            if frame.f_code.co_name == "get_concrete_function":
-                return True
-            frame = frame.f_back
-        return False
+        tf_dir = self._tf_dir
+        frame = walk_out(
+            frame, lambda f: f.f_code.co_filename.startswith(tf_dir) and f.f_code.co_name != "get_concrete_function"
+        )
+        return frame is not None and frame.f_code.co_filename.startswith(tf_dir)
 
     # -- Keras -----------------------------------------------------------------------------
     def _patch_keras_models(self):
@@ -189,25 +176,20 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         if "__init__" in vars(functional.Functional):
             self._patch_model_init(functional.Functional)
 
-    def _model_built(self, model) -> None:
+    def _model_built(self, model, caller) -> None:
         if not self.active:
             return
         self._track_model(model)
         tracker = self._global_state.GLOBAL_STATE_TRACKER
         if self._tracker is None or self._tracker() is not tracker:
-            self._session += 1  # clear_session() replaced Keras' global state
+            self._session = self._new_session()  # clear_session() replaced Keras' global state
             self._tracker = weakref.ref(tracker)
         # The line that builds the model, not the super().__init__() of a model subclass; a
         # model Keras builds for itself (Sequential's inner Functional) is not the user's.
-        frame = sys._getframe(2)
-        while frame is not None:
-            code = frame.f_code
-            if not (code.co_name == "__init__" and frame.f_locals.get("self") is model):
-                break
-            frame = frame.f_back
+        frame = walk_out(caller, lambda f: in_init_of(f, model))
         if frame is None or not is_user_file(frame.f_code.co_filename):
             return
-        self._fire_model_built(next(self._mids), model, frame, self._session)
+        self._fire_model_built(self._new_model_id(), model, frame, self._session)
 
     def _patch_predict(self):
         from keras.src.backend.tensorflow.trainer import TensorFlowTrainer

@@ -16,9 +16,8 @@ from sys import getrefcount
 from typing import Callable
 
 from graphlint.probes._base import Probe
-from graphlint.probes._dispatch import NOBODY
 from graphlint.probes.tf_sessions import SessionPatches, _SessionInfo
-from graphlint.stacks import capture, capture_lazy, is_user_file, user_site
+from graphlint.stacks import capture, capture_lazy, frame_of, is_user_file, user_site, user_site_from
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
@@ -111,38 +110,28 @@ class GraphProbe(SessionPatches, Probe):
         Graph = self._ops.Graph
 
         hook = self.hook.graphlint_op_added
-        fast = self.fast_hook(hook)
-        current = getattr(fast, "current", lambda: None)
         local = self._local
         graphs = self._graphs
         deferred = self._deferred
 
-        # Runs once per op: what _fire does, inlined, through the hook's compiled call, and no
-        # stack walk when no rule listens to op_added (_fire's effect would be nil).
+        # Runs once per op: what _fire does, inlined, the values given in the spec's order (no
+        # dictionary per op), and no stack walk when no rule listens to op_added.
         def emit(graph, op, inputs):
             if not probe.active or getattr(local, "busy", False):
                 return
             info = graphs.get(id(graph))
             if info is None or info.ref() is not graph:
                 info = probe.graph_info(graph)
-            call = current()
-            if call is NOBODY:
+            if not hook.listeners:
                 return
             stack = capture_lazy(2)
             local.busy = True
             try:
-                (call or fast)(
-                    graph=graph,
-                    graph_id=info.gid,
-                    graph_kind=info.kind,
-                    op=op,
-                    inputs=inputs,
-                    index=graph.version,
-                    stack=stack,
-                    site=stack.site,
-                )
-            except Exception as exc:  # pragma: no cover - rules are isolated; a last guard
-                probe.warn(f"graphlint: internal error in {hook.name}: {type(exc).__name__}: {exc}")
+                # the spec's arguments in its order: graph, graph_id, graph_kind, op, inputs,
+                # index, stack, site (tests/test_probes.py checks it)
+                hook.deliver((graph, info.gid, info.kind, op, inputs, graph.version, stack, stack.site))
+            except Exception as exc:  # the probe's bug, said once
+                probe.internal(exc, hook.name)
             finally:
                 local.busy = False
                 # A rule that kept the stack gets it whole; nobody keeps the live frame.
@@ -179,15 +168,17 @@ class GraphProbe(SessionPatches, Probe):
 
         def wrap(original):
             def __enter__(self):
-                caller = sys._getframe(1).f_code.co_filename
-                if not is_user_file(caller):  # TensorFlow's own `with graph:` is not the user's
-                    return original(self)
-                probe.fire_about(probe.hook.graphlint_graph_entered, self, site=user_site(1))
+                caller = sys._getframe(1)
+                if is_user_file(caller.f_code.co_filename):  # TensorFlow's own `with graph:` is not the user's
+                    probe.guarded("`with graph:`", probe._graph_entered, self, caller)
                 return original(self)
 
             return __enter__
 
         self.patcher.patch(self._ops.Graph, "__enter__", wrap)
+
+    def _graph_entered(self, graph, caller) -> None:
+        self.fire_about(self.hook.graphlint_graph_entered, graph, site=frame_of(caller))
 
     # -- variables -------------------------------------------------------------------------
     def _variable_created(self, var, requested):
@@ -220,7 +211,7 @@ class GraphProbe(SessionPatches, Probe):
             def creator(next_creator=None, **kwargs):
                 var = original(next_creator, **kwargs)
                 if not getattr(probe._local, "busy", False):
-                    probe._variable_created(var, kwargs.get("name"))
+                    probe.guarded("variable created", probe._variable_created, var, kwargs.get("name"))
                 return var
 
             return creator
@@ -239,48 +230,51 @@ class GraphProbe(SessionPatches, Probe):
 
         def wrap(original):
             def _get_single_variable(self, *args, **kwargs):
-                bound = signature.bind(self, *args, **kwargs)
-                name = bound.arguments.get("name")
-                reuse = bound.arguments.get("reuse")
-                exists = name in self._vars
-                graph = probe._ops.get_default_graph()
-                gid = probe.graph_info(graph).gid
                 stack = capture(1)
-                site = stack.site
-                probe._fire(
-                    probe.hook.graphlint_variable_requested,
-                    graph_id=gid,
-                    name=name,
-                    reuse=reuse,
-                    site=site,
-                )
+                request = probe.guarded("get_variable", probe._variable_requested, self, args, kwargs, stack)
                 local = probe._local
                 local.in_store = getattr(local, "in_store", 0) + 1
                 try:
                     return original(self, *args, **kwargs)
                 except ValueError as exc:
-                    reason = None
-                    if exists and reuse is False:
-                        reason = "exists"
-                    elif not exists and reuse is True:
-                        reason = "missing"
-                    if reason:
-                        probe._fire(
-                            probe.hook.graphlint_variable_refused,
-                            graph_id=gid,
-                            name=name,
-                            reason=reason,
-                            error=str(exc).splitlines()[0],
-                            site=site,
-                            stack=stack,
-                        )
+                    if request is not None:
+                        probe.guarded("get_variable", probe._variable_refused, request, exc, stack)
                     raise
                 finally:
                     local.in_store -= 1
 
             return _get_single_variable
 
+        self._store_signature = signature
         self.patcher.patch(store, "_get_single_variable", wrap)
+
+    def _variable_requested(self, store, args, kwargs, stack) -> tuple:
+        """Fire ``graphlint_variable_requested``; (graph id, name, reuse, whether it exists)."""
+        bound = self._store_signature.bind(store, *args, **kwargs)
+        name = bound.arguments.get("name")
+        reuse = bound.arguments.get("reuse")
+        exists = name in store._vars
+        gid = self.graph_info(self._ops.get_default_graph()).gid
+        self._fire(self.hook.graphlint_variable_requested, graph_id=gid, name=name, reuse=reuse, site=stack.site)
+        return gid, name, reuse, exists
+
+    def _variable_refused(self, request, exc: ValueError, stack) -> None:
+        gid, name, reuse, exists = request
+        if exists and reuse is False:
+            reason = "exists"
+        elif not exists and reuse is True:
+            reason = "missing"
+        else:
+            return
+        self._fire(
+            self.hook.graphlint_variable_refused,
+            graph_id=gid,
+            name=name,
+            reason=reason,
+            error=(str(exc).splitlines() or [""])[0],
+            site=stack.site,
+            stack=stack,
+        )
 
     def _patch_initializers(self):
         from tensorflow.python.ops import variables
@@ -290,19 +284,7 @@ class GraphProbe(SessionPatches, Probe):
         def wrap(original):
             def variables_initializer(var_list, name="init"):
                 init = original(var_list, name=name)
-                try:
-                    if not probe._ops.executing_eagerly_outside_functions():
-                        info = probe.graph_info(init.graph)
-                        info.init_ops.add(init.name)
-                        probe._fire(
-                            probe.hook.graphlint_initializer_built,
-                            graph_id=info.gid,
-                            name=init.name,
-                            variables=[v.op.name for v in var_list],
-                            site=user_site(1),
-                        )
-                except Exception as exc:  # never break the program; said once
-                    probe.internal(exc, "variables initializer")
+                probe.guarded("variables initializer", probe._initializer_built, init, var_list, sys._getframe(1))
                 return init
 
             return variables_initializer
@@ -319,5 +301,18 @@ class GraphProbe(SessionPatches, Probe):
             for attr in ("variables_initializer", "variables"):
                 if getattr(module, attr, None) is original:
                     self.patcher.patch(module, attr, lambda _orig: replacement)
+
+    def _initializer_built(self, init, var_list, caller) -> None:
+        if self._ops.executing_eagerly_outside_functions():
+            return
+        info = self.graph_info(init.graph)
+        info.init_ops.add(init.name)
+        self._fire(
+            self.hook.graphlint_initializer_built,
+            graph_id=info.gid,
+            name=init.name,
+            variables=[v.op.name for v in var_list],
+            site=user_site_from(caller),
+        )
 
     # -- sessions --------------------------------------------------------------------------

@@ -10,12 +10,11 @@ identity numbers the session.
 
 from __future__ import annotations
 
-import sys
 import weakref
 
 from graphlint.probes._base import Probe
 from graphlint.probes._models import WatchedModels
-from graphlint.stacks import is_user_file
+from graphlint.stacks import in_init_of, is_user_file, walk_out
 
 __tracebackhide__ = True
 
@@ -46,32 +45,25 @@ class TfKerasModelProbe(WatchedModels, Probe):
         self._backend = backend
         self._patch_model_init(training.Model)
 
-    def _session_number(self) -> tuple:
+    def _session_number(self) -> int:
         graph = getattr(self._backend._GRAPH, "graph", None)
         if graph is None:
             graph = self._backend.get_graph()
         if self._graph is None or self._graph() is not graph:
-            self._session += 1  # clear_session() replaced tf-keras' backend graph
+            self._session = self._new_session()  # clear_session() replaced tf-keras' backend graph
             self._graph = weakref.ref(graph)
-        return ("tf_keras", self._session)
+        return self._session
 
-    def _model_built(self, model) -> None:
+    def _model_built(self, model, caller) -> None:
         self._track_model(model)
         session = self._session_number()
         # The user's line that builds the model: past tf-keras' and TensorFlow's own frames
         # (its __init__ chain runs through tracking decorators) and a subclass's
         # super().__init__().
-        frame = sys._getframe(2)
-        while frame is not None:
-            code = frame.f_code
-            if is_user_file(code.co_filename) and not (
-                code.co_name == "__init__" and frame.f_locals.get("self") is model
-            ):
-                break
-            frame = frame.f_back
+        frame = walk_out(caller, lambda f: not is_user_file(f.f_code.co_filename) or in_init_of(f, model))
         if frame is None:
             return
-        self._fire_model_built(("tf_keras", next(self._mids)), model, frame, session)
+        self._fire_model_built(self._new_model_id(), model, frame, session)
 
     def _patch_predict(self):
         from tf_keras.src.engine import training

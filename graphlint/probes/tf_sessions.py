@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import weakref
 
-from graphlint.stacks import user_site
+from graphlint.stacks import user_site, user_site_from
 
 __tracebackhide__ = True
 
@@ -88,10 +88,7 @@ class SessionPatches:
         def wrap_init(original):
             def __init__(self, target="", graph=None, config=None):
                 original(self, target, graph, config)
-                try:
-                    probe._session_created(self)
-                except Exception as exc:  # never break the program; said once
-                    probe.internal(exc, "session created")
+                probe.guarded("session created", probe._session_created, self, sys._getframe(1))
 
             return __init__
 
@@ -99,7 +96,7 @@ class SessionPatches:
             def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
                 info = probe._sessions.get(id(self))
                 if info is not None and info.ref() is self:
-                    probe._session_run(self, info, fetches, feed_dict)
+                    probe.guarded("session run", probe._session_run, self, info, fetches, feed_dict, sys._getframe(1))
                 return original(self, fetches, feed_dict, options, run_metadata)
 
             return run
@@ -129,10 +126,10 @@ class SessionPatches:
         self.patcher.patch(Base, "run", wrap_run)
         self.patcher.patch(Base, "close", wrap_close)
 
-    def _session_created(self, session):
+    def _session_created(self, session, caller):
         graph = session.graph
         ginfo = self.graph_info(graph)
-        site = user_site(3)
+        site = user_site_from(caller, skip_init_of=session)  # past a subclass's super().__init__()
         info = _SessionInfo(next(self._sids), ginfo.gid, site, weakref.ref(session))
         self._sessions[id(session)] = info
         fin = weakref.finalize(session, self._session_released, id(session), info)
@@ -155,7 +152,7 @@ class SessionPatches:
             created_site=info.site,
         )
 
-    def _session_run(self, session, info, fetches, feed_dict):
+    def _session_run(self, session, info, fetches, feed_dict, caller):
         info.runs += 1
         try:
             signature = _signature(fetches, feed_dict)
@@ -171,7 +168,7 @@ class SessionPatches:
             return
         if new:
             signatures.add(key)
-        site = user_site(2)
+        site = user_site_from(caller)
         self._fire(
             self.hook.graphlint_session_run,
             session_id=info.sid,
@@ -205,17 +202,14 @@ class SessionPatches:
 
         def wrap(original):
             def restore(self, sess, save_path):
-                try:
-                    probe._restore(self, sess, save_path)
-                except Exception as exc:  # never break the program; said once
-                    probe.internal(exc, "restore")
+                probe.guarded("restore", probe._restore, self, sess, save_path, sys._getframe(1))
                 return original(self, sess, save_path)
 
             return restore
 
         self.patcher.patch(saver_lib.Saver, "restore", wrap)
 
-    def _restore(self, saver, sess, save_path):
+    def _restore(self, saver, sess, save_path, caller):
         from tensorflow.python.training import checkpoint_utils
         from tensorflow.python.training.saving import saveable_object_util
 
@@ -240,7 +234,7 @@ class SessionPatches:
             saver_names=saver_names,
             checkpoint_names=checkpoint_names,
             save_path=save_path,
-            site=user_site(2),
+            site=user_site_from(caller),
         )
 
 

@@ -47,7 +47,6 @@ class TorchApiProbe(WatchedFunctions, Probe):
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}
-        self._fids = itertools.count(1)
         self._tokens: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # target -> key
         self._next_token = itertools.count(1)
         self._torch_dir = ""
@@ -120,8 +119,8 @@ class TorchApiProbe(WatchedFunctions, Probe):
         else:
             name, wrapped = display_name(target, "function"), target
             key = _code_of(target)
-        fid = next(self._fids)
-        info = FunctionInfo(f"torch-{fid}", name, definition(wrapped) if wrapped is not None else None, None)
+        fid = self._new_id()
+        info = FunctionInfo(fid, name, definition(wrapped) if wrapped is not None else None, None)
         self._watch(fid, result, info, site, by_user, api=api, target=self._token(key))
 
     def _token(self, key) -> int | None:

@@ -23,7 +23,6 @@ warning line. Installed once the program has imported ``torch._dynamo`` (its fir
 from __future__ import annotations
 
 import inspect
-import itertools
 import sys
 import threading
 import weakref
@@ -57,10 +56,10 @@ def supported(version: str) -> bool:
 class _Compile:
     """One compile of a frame in progress (kept only while dynamo compiles it)."""
 
-    __slots__ = ("code", "info", "locals", "closure", "globals", "arguments", "guard", "limit", "count", "site")
+    __slots__ = ("frame_code", "info", "locals", "closure", "globals", "arguments", "guard", "limit", "count", "site")
 
     def __init__(self, code, info, f_locals, closure, f_globals, count, site):
-        self.code, self.info, self.count, self.site = code, info, count, site
+        self.frame_code, self.info, self.count, self.site = code, info, count, site
         self.locals, self.closure, self.globals = f_locals, closure, f_globals
         self.arguments: tuple = ()
         self.guard = None
@@ -77,7 +76,6 @@ class DynamoProbe(WatchedFunctions, Probe):
     def __init__(self, hook, warn: Callable[[str], None] | None = None):
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}  # id(code) -> the frame's function
-        self._fids = itertools.count(1)
         self._compiling = threading.local()
 
     def install(self) -> None:
@@ -86,9 +84,10 @@ class DynamoProbe(WatchedFunctions, Probe):
         if not supported(torch.__version__):
             low, high = TESTED
             self.unavailable = [label for label, _ in self.steps()]
-            self.warn(
-                f"graphlint: torch {torch.__version__} is not a version the torch.compile probe knows "
-                f"(>={low[0]}.{low[1]},<{high[0]}.{high[1]}); torch.compile is not watched"
+            self.cannot(
+                "version",
+                f"torch {torch.__version__} is not a version the torch.compile probe knows "
+                f"(>={low[0]}.{low[1]},<{high[0]}.{high[1]}); torch.compile is not watched",
             )
             return
         super().install()
@@ -172,10 +171,10 @@ class DynamoProbe(WatchedFunctions, Probe):
         definition = None
         if is_user_file(code.co_filename) and not values.is_resume(code):  # (a resume function: dynamo's code)
             definition = Frame(code.co_filename, code.co_firstlineno, values.frame_name(code))
-        import torch
+        from torch._dynamo import config as dynamo_config
 
-        info = FunctionInfo(f"torch-frame-{next(self._fids)}", values.frame_name(code), definition, weakref.ref(code))
-        info.reduce_retracing = bool(torch._dynamo.config.automatic_dynamic_shapes)
+        info = FunctionInfo(self._new_id(), values.frame_name(code), definition, weakref.ref(code))
+        info.reduce_retracing = bool(dynamo_config.automatic_dynamic_shapes)
         self._watch(id(code), code, info, site, by_user=False)
         return info
 
@@ -216,7 +215,7 @@ class DynamoProbe(WatchedFunctions, Probe):
         name = values.display_source(guard.source)
         if any(a.name == name for a in record.arguments):
             return ()
-        value = values.guarded_value(guard.source, record.locals, record.code, record.closure, record.globals)
+        value = values.guarded_value(guard.source, record.locals, record.frame_code, record.closure, record.globals)
         if values.is_missing(value):
             return ()
         import torch

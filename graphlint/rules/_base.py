@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import os
@@ -23,49 +22,6 @@ if TYPE_CHECKING:
 _SECTION = re.compile(r"^## (.+)$", re.M)
 
 
-def _isolated(method):
-    """Wrap a hook method so that an exception in it becomes a GL000 finding.
-
-    The wrapper keeps the method's exact parameter names, which is how pluggy decides what to
-    pass to it.
-    """
-    params = list(inspect.signature(method).parameters)
-    arglist = ", ".join(params)
-    source = (
-        f"def {method.__name__}({arglist}):\n"
-        f"    try:\n"
-        f"        return _method({arglist})\n"
-        f"    except Exception as exc:\n"
-        f"        {params[0]}._internal_error(exc, {method.__name__!r})\n"
-    )
-    namespace: dict[str, Any] = {"_method": method}
-    exec(compile(source, f"<graphlint isolation of {method.__qualname__}>", "exec"), namespace)
-    wrapper = namespace[method.__name__]
-    functools.update_wrapper(wrapper, method)
-    del wrapper.__wrapped__  # pluggy must see the wrapper's own parameters
-    wrapper._graphlint_isolated = True
-    # The probes' compiled dispatch (graphlint/probes/_dispatch.py) calls this method itself,
-    # inside the same try/except, one Python frame fewer per event.
-    wrapper._graphlint_method = method
-    return wrapper
-
-
-def _isolate_hooks(cls: type) -> None:
-    """Wrap (:func:`_isolated`) the ``graphlint_*`` methods of ``cls`` and of the rule classes it
-    inherits from, each class once."""
-    for klass in cls.__mro__:
-        if "_graphlint_hooks_isolated" in klass.__dict__ or not issubclass(klass, Rule):
-            continue
-        for attr, value in list(vars(klass).items()):
-            if (
-                attr.startswith("graphlint_")
-                and inspect.isfunction(value)
-                and not getattr(value, "_graphlint_isolated", False)
-            ):
-                setattr(klass, attr, _isolated(value))
-        klass._graphlint_hooks_isolated = True
-
-
 class Rule:
     """A graphlint rule: its metadata and docs, and the forms that find it.
 
@@ -76,7 +32,8 @@ class Rule:
     The forms, each optional:
 
     - *runtime* (``graphlint run``, the pytest plugin): ``graphlint_*`` hook methods (see
-      ``graphlint._hookspecs``) that call :meth:`report` for each finding;
+      ``graphlint._hookspecs``) that call :meth:`report` for each finding; a hook method that
+      raises is reported as GL000 and the rule gets no further event (:mod:`graphlint.dispatch`);
     - *static* (``graphlint check``): ``check(module, options) -> Iterable[Hit]``, a plain
       function of the module model (:mod:`graphlint.static.model`) and the rule's options;
     - *kernel* (``%load_ext graphlint``): a class judging a notebook cell's runs against each
@@ -124,14 +81,6 @@ class Rule:
         cls._unit = _unit(cls) or cls._unit
         cls._forms = {}
         cls.engines = _engines(cls)
-
-    def __new__(cls, *args, **kwargs):
-        # The hooks are wrapped when a class is first instantiated for the runtime engine, not
-        # when it is defined: `graphlint check` loads every rule and needs none of them (the
-        # wrapping compiles one function per hook: ~7 ms of its start-up for the built-in rules).
-        if "_graphlint_hooks_isolated" not in cls.__dict__:
-            _isolate_hooks(cls)
-        return super().__new__(cls)
 
     def __init__(self, sink, options: dict[str, Any] | None = None):
         self._sink = sink
@@ -204,7 +153,9 @@ class Rule:
         )
         self._sink.add(finding)
 
-    def _internal_error(self, exc: BaseException, hook: str) -> None:
+    def report_internal_error(self, exc: BaseException, hook: str) -> None:
+        """Report GL000: this rule's ``hook`` raised ``exc`` (graphlint's dispatcher calls it
+        once, then gives the rule no further event)."""
         self._sink.internal_error(self, exc, hook)
 
     # -- documentation ---------------------------------------------------------------------

@@ -8,8 +8,8 @@ class InternalError(Rule):
     """A rule or probe of graphlint failed while watching your program.
 
     ## What it does
-    Reports an exception raised inside a graphlint rule (built-in or plugin). The failing rule's
-    event is dropped; the program and every other rule carry on.
+    Reports an exception raised inside a graphlint rule (built-in or plugin), once: the failing
+    rule gets no further event; the program and every other rule carry on.
 
     ## Why is this bad?
     It is not a problem in your program: a rule could not judge it, so a finding may be
