@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from graphlint.rules import _jax
+from graphlint.rules import _jax, _torch
 from graphlint.rules.function_recreated import FunctionRecreated
 
 
@@ -33,10 +33,15 @@ class Runtime(FunctionRecreated):
         self.called: set[int] = set()  # functions traced for a call
         self.ahead: dict[int, int] = {}  # function id -> traces for get_concrete_function alone
         self.sites: dict[tuple, _Site] = {}  # ((path, line), owner) -> what was made there for it
+        self.torch_made: dict[tuple, _torch.Made] = {}  # ((path, line), api) -> targets made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework):
+    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework, api, target):
         # Made in __init__: the new object's own function, as a decorated method's per-instance copy.
+        if framework == "torch":  # counted as made: torch.compile compiles on a call, jit and export at once
+            if api is not None and target is not None and by_user and site is not None and site.function != "__init__":
+                _torch.made(self.torch_made, site, definition_site, name, api, target)
+            return
         if by_user and site is not None and site.function != "__init__":
             from graphlint.stacks import receiver
 
@@ -88,6 +93,15 @@ class Runtime(FunctionRecreated):
                     related=related,
                     fix=_jax.RECREATED_FIX if jax else None,
                 )
+        for entry in self.torch_made.values():
+            found = _torch.remade(entry, limit)
+            if found is not None:
+                defined = entry.definition
+                related = [(defined, f"`{defined.function}()` is defined here")] if defined is not None else []
+                if entry.definition is not None and entry.definition[:2] == entry.site[:2]:
+                    related = []  # a lambda: defined on the line that compiles it
+                self.report(found[0], entry.site, related=related, fix=found[1])
+        self.torch_made.clear()
         self.sites.clear()
         self.created.clear()
         self.called.clear()
