@@ -123,27 +123,34 @@ def graphlint_run_finished(exit_status: int):
     """The program (or test) finished; rules report what they found over its whole run."""
 
 
-# -- TensorFlow 2 and JAX: tf.function, jax.jit, Keras ------------------------------------------
-# ``framework`` is ``"tensorflow"`` (a tf.function) or ``"jax"`` (a jax.jit function);
+# -- TensorFlow 2, JAX and PyTorch: tf.function, jax.jit, torch.compile, Keras -----------------
+# ``framework`` is ``"tensorflow"`` (a tf.function), ``"jax"`` (a jax.jit function) or ``"torch"``;
 # ``definition_site`` is the ``def`` line of the wrapped function, ``None`` when that is not user
 # code; ``by_user`` is false when a library (Keras) or TensorFlow's per-instance copy of a
-# decorated method made it.
+# decorated method made it. For PyTorch, two kinds: what ``api`` (``"torch.compile"``,
+# ``"torch.jit.trace"``, ``"torch.jit.script"``, ``"torch.export.export"``) made at ``site``, and
+# (``api`` ``None``, ``by_user`` false) each frame dynamo compiles, whose compiles are its traces.
+# ``target`` is a plain key of what ``api`` was applied to, equal for the same function code or
+# the same ``nn.Module`` object (``None`` when unknown, and for the other frameworks).
 @hookspec
 def graphlint_function_created(
-    function_id: int, name, definition_site: Frame | None, site: Frame | None, by_user: bool, framework: str
+    function_id: int, name, definition_site: Frame | None, site: Frame | None, by_user: bool, framework: str, api, target
 ):
-    """A ``tf.function`` or ``jax.jit`` function around ``name`` was made at ``site``."""
+    """A ``tf.function``, ``jax.jit`` or torch compiled function around ``name`` was made at ``site``."""
 
 
 # ``arguments`` is a tuple of :class:`graphlint.events.Argument` (plain data: kind, type, shape,
 # dtype, truncated value, identity); ``trace_count`` counts the function's traces so far;
 # ``input_signature`` and ``reduce_retracing`` tell how it was declared; ``ahead_of_time`` is
 # true for a trace asked for by ``get_concrete_function`` (for its graph or output signature),
-# not by a call.
+# not by a call. For a frame torch.compile compiled: ``trace_count`` is dynamo's count of its
+# compiles, ``reduce_retracing`` whether automatic dynamic shapes were on, ``guard`` the
+# :class:`graphlint.events.Guard` whose failure made dynamo compile again (``None`` for a first
+# compile, and for the other frameworks); ``arguments`` also summarise the guarded value.
 @hookspec
 def graphlint_function_traced(
     function_id: int, name, definition_site: Frame | None, site: Frame | None, arguments: tuple[Argument, ...],
-    trace_count: int, input_signature, reduce_retracing, ahead_of_time: bool,
+    trace_count: int, input_signature, reduce_retracing, ahead_of_time: bool, guard,
 ):
     """Function ``function_id`` traced a new graph for the call at ``site``."""
 
@@ -173,10 +180,32 @@ def graphlint_keras_layer_name_reused(name, first_site: Frame | None, site: Fram
 
 
 # ``part`` is ``"layer"`` or ``"variable"``; ``layer_id`` (class ``layer_class``) is the innermost
-# layer call running, its call number ``call_count``; ``call_site`` is the user's line that called it.
+# layer call running, its call number ``call_count``; ``call_site`` is the user's line that called it;
+# ``state`` what the part holds: ``"weights"``, ``"seed generator"`` or ``"variable"`` (a layer that
+# holds none is not reported).
 @hookspec
 def graphlint_layer_part_created(
     layer_class: str, layer_id: int, call_count: int, part: str, part_class: str, site: Frame | None,
-    call_site: Frame | None,
+    call_site: Frame | None, state: str,
 ):
-    """A layer or variable was created while a Keras layer's ``call()`` ran."""
+    """A layer or variable that holds state was created while a Keras layer's ``call()`` ran."""
+
+
+# -- PyTorch 2: torch.compile ----------------------------------------------------------------------
+# ``compiles`` is how many times dynamo compiled the frame when it reached
+# ``torch._dynamo.config.<limit_type>`` (``limit``): from then on the frame runs eagerly.
+# ``arguments`` and ``guard`` as in ``graphlint_function_traced``.
+@hookspec
+def graphlint_recompile_limit_reached(
+    function_id: int, name, definition_site, site, arguments, guard, compiles, limit, limit_type
+):
+    """dynamo refused to compile the frame ``function_id`` once more for the call at ``site``."""
+
+
+# ``reason`` is dynamo's one-line cause (``"Failed to trace builtin operator"``), ``explanation``
+# and ``hints`` (a tuple of strings) what it says about it; ``skipped``: the whole frame runs
+# eagerly instead (a graph break in a loop); ``call_site`` is the user's line that called the
+# compiled code. Fired once per compile of the frame that breaks there.
+@hookspec
+def graphlint_graph_break(function_id: int, name, site, call_site, reason, explanation, hints, skipped):
+    """dynamo split the frame ``function_id`` (named ``name``) at the user's line ``site``."""

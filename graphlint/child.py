@@ -63,7 +63,7 @@ _monotonic = time.monotonic
 _PROBE_MODULES = (
     "graphlint.probes.lazy", "graphlint.dispatch", "graphlint.probes.tf_graph",
     "graphlint.probes.tf_function", "graphlint.probes.keras_layers", "graphlint.probes.tf_keras_models",
-    "graphlint.probes.jax_jit",
+    "graphlint.probes.jax_jit", "graphlint.probes.torch_api", "graphlint.probes.torch_dynamo",
 )
 
 

@@ -51,6 +51,17 @@ class Argument(NamedTuple):
         return f"`{self.type}` object"
 
 
+class Guard(NamedTuple):
+    """A guard of torch.compile's dynamo that failed, so that a frame compiled again, as plain
+    data: ``text`` is dynamo's (``self.step == 7``, ``tensor 'x' size mismatch at index 0.
+    expected 8, actual 9``), ``source`` the expression it guards when the text names one
+    (``self.step``, ``x``, ``G['scale']``), ``hint`` the advice dynamo appended to it, if any."""
+
+    text: str
+    source: str | None = None
+    hint: str | None = None
+
+
 def shape_text(shape) -> str:
     if shape is None:
         return "(unknown rank)"

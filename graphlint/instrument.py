@@ -18,7 +18,7 @@ _active = threading.Lock()
 
 
 class TensorFlowMissing(ConfigError):
-    """Neither TensorFlow nor JAX can be imported, so nothing can be instrumented."""
+    """Neither TensorFlow nor JAX nor PyTorch can be imported, so nothing can be instrumented."""
 
 
 def _available(module: str) -> bool:
@@ -59,12 +59,24 @@ def _jax_probes(linter: Linter, warn) -> list:
     return [JaxProbe(linter.hook, warn=warn)]
 
 
+def _torch_probes(linter: Linter, warn) -> list:
+    from graphlint.probes.torch_api import TorchApiProbe
+
+    return [TorchApiProbe(linter.hook, warn=warn)]
+
+
+def _dynamo_probes(linter: Linter, warn) -> list:
+    from graphlint.probes.torch_dynamo import DynamoProbe
+
+    return [DynamoProbe(linter.hook, warn=warn)]
+
+
 def require_framework() -> None:
-    """:class:`TensorFlowMissing` unless TensorFlow or JAX can be imported."""
-    if not _available("tensorflow") and not _available("jax"):
+    """:class:`TensorFlowMissing` unless TensorFlow, JAX or PyTorch can be imported."""
+    if not any(_available(name) for name in ("tensorflow", "jax", "torch")):
         raise TensorFlowMissing(
-            "TensorFlow is not installed (nor JAX); install it: pip install 'graphlint[tensorflow]' "
-            "(or 'graphlint[jax]' for JAX programs)"
+            "TensorFlow is not installed (nor JAX, nor PyTorch); install it: pip install 'graphlint[tensorflow]' "
+            "(or 'graphlint[jax]' for JAX programs, 'graphlint[torch]' for PyTorch ones)"
         )
 
 
@@ -78,8 +90,11 @@ def _probes(linter: Linter, warn):
             ("keras", lambda: _keras_probes(linter, warn, "keras")),
             ("tf_keras", lambda: _keras_probes(linter, warn, "tf_keras")),
             ("jax", lambda: _jax_probes(linter, warn)),
+            ("torch", lambda: _torch_probes(linter, warn)),
+            # dynamo is imported by the program's first torch.compile, not by `import torch`
+            ("torch._dynamo", lambda: _dynamo_probes(linter, warn)),
         ],
-        watched=("tensorflow", "keras", "tf_keras", "jax"),
+        watched=("tensorflow", "keras", "tf_keras", "jax", "torch", "torch._dynamo"),
         warn=warn,
     )
 
@@ -88,9 +103,10 @@ def _probes(linter: Linter, warn):
 def instrument(linter: Linter | None = None, *, config: Config | None = None, warn=None) -> Iterator[Linter]:
     """Install the probes for the duration of the ``with`` block.
 
-    The probes of TensorFlow (and Keras) and of JAX are installed when the block starts if the
-    framework is imported by then, else as soon as the code in the block imports it: graphlint
-    itself imports neither.
+    The probes of TensorFlow (and Keras), of JAX and of PyTorch are installed when the block
+    starts if the framework is imported by then, else as soon as the code in the block imports
+    it (torch.compile's, when the program imports ``torch._dynamo``): graphlint itself imports
+    none of them.
 
     Everything patched is restored to the identical object on exit, also when the block
     raises. Findings are in ``linter.finish()`` (or ``linter.sink``) afterwards::

@@ -390,3 +390,28 @@ def user_site_from(frame: FrameType | None, skip_init_of=None) -> Frame | None:
 
 
 _EMPTY = _tuple_new(Stack, ((), ()))
+
+
+def receiver(depth: int = 1) -> int | None:
+    """``id()`` of ``self`` in the innermost user frame above the caller's ``depth``-th frame:
+    the object the running method works for (``None`` outside a method). Only the id is
+    kept, never the object."""
+    frame = _user_frame(_getframe(depth + 1))
+    if frame is None:
+        return None
+    code = frame.f_code
+    if not code.co_argcount or code.co_varnames[0] != "self":
+        return None
+    value = frame.f_locals.get("self")
+    return None if value is None else id(value)
+
+
+def passes_through(function: str, depth: int = 1) -> bool:
+    """Whether a frame of a function named ``function`` (any file) is on the call stack above
+    the caller's ``depth``-th frame."""
+    frame: FrameType | None = _getframe(depth + 1)
+    while frame is not None:
+        if frame.f_code.co_name == function:
+            return True
+        frame = frame.f_back
+    return False

@@ -101,10 +101,24 @@ def assert_graph_not_growing(linter: Linter, fn: Callable | None = None, *args, 
 
 @contextlib.contextmanager
 def assert_max_traces(fn, n: int) -> Iterator[None]:
-    """Fail when the ``tf.function`` (or ``jax.jit`` function) ``fn`` is traced more than ``n``
-    times in the block."""
+    """Fail when the ``tf.function`` (or ``jax.jit`` function, or the function or module
+    ``torch.compile`` returned) ``fn`` is traced (compiled) more than ``n`` times in the block."""
     __tracebackhide__ = True
     from graphlint.probes.jax_jit import counting_traces, is_jitted
+    from graphlint.probes.torch_counting import counting_compiles, is_compiled
+
+    if is_compiled(fn):
+        with counting_compiles(fn) as counter:
+            yield
+        if counter[0] > n:
+            name = getattr(fn, "__name__", None) or type(getattr(fn, "_orig_mod", fn)).__name__
+            raise GraphlintAssertion(
+                f"{name} was compiled {counter[0]} times in the block (at most {n} expected); each compile "
+                "is a new dynamo trace and backend compile. fix: pass changing numbers as 0-d tensors, mark "
+                "varying dimensions with torch._dynamo.mark_dynamic (or drop dynamic=False), keep int "
+                "attributes of a module that change in a tensor buffer"
+            )
+        return
 
     if is_jitted(fn):
         with counting_traces(fn) as counter:
@@ -119,7 +133,9 @@ def assert_max_traces(fn, n: int) -> Iterator[None]:
         return
     count = getattr(fn, "experimental_get_tracing_count", None)
     if count is None:
-        raise TypeError(f"assert_max_traces needs a tf.function or jax.jit function, got {type(fn).__name__}")
+        raise TypeError(
+            f"assert_max_traces needs a tf.function, jax.jit or torch.compile function, got {type(fn).__name__}"
+        )
     before = count()
     yield
     traced = count() - before

@@ -161,7 +161,7 @@ def pre_commit_snapshot(tmp_path):
 
 
 def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False) -> dict:
-    """Run ``tests/sample_driver.py`` (``kind``: ``tf2`` or ``jax``) on sample ``paths`` in one
+    """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed."""
     import json
     import subprocess
@@ -184,14 +184,22 @@ def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool =
 # -- the samples: every bad program and its good twin, and how each runs ------------------------
 #: How a program of each framework runs: ``tf1`` in this process (``run_in_process``); ``tf2``
 #: (TF2, Keras) in one eager subprocess, since TF1 samples turn eager execution off for the
-#: whole process; ``jax`` in one subprocess that never imports TensorFlow. Both subprocesses
-#: are ``tests/sample_driver.py``.
-FRAMEWORK_DRIVERS = {"tensorflow-v1": "tf1", "tensorflow": "tf2", "keras": "tf2", "tf-keras": "tf2", "jax": "jax"}
-DRIVER_ENV = {"tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"}, "jax": {"JAX_PLATFORMS": "cpu"}}
+#: whole process; ``jax`` and ``torch`` each in one subprocess that never imports TensorFlow.
+#: The subprocesses are ``tests/sample_driver.py``.
+FRAMEWORK_DRIVERS = {
+    "tensorflow-v1": "tf1", "tensorflow": "tf2", "keras": "tf2", "tf-keras": "tf2", "jax": "jax", "torch": "torch",
+}
+DRIVER_ENV = {
+    "tf2": {"TF_CPP_MIN_LOG_LEVEL": "3"},
+    "jax": {"JAX_PLATFORMS": "cpu"},
+    "torch": {"TORCHINDUCTOR_COMPILE_THREADS": "1"},  # inductor compiles in-process: no worker pool
+}
 #: The story's programs: a bad one, its fix that is still bad, and the right one (TF1 programs).
 STORY_BAD = {"forecast_1_rebuilt.py", "forecast_2_reuse_fix.py"}
 STORY_FRAMEWORK = "tensorflow-v1"
-SAMPLE_PATHS = sorted(p for folder in ("rules", "runtime", "story", "jax") for p in (SAMPLES / folder).glob("*.py"))
+SAMPLE_PATHS = sorted(
+    p for folder in ("rules", "runtime", "story", "jax", "torch") for p in (SAMPLES / folder).glob("*.py")
+)
 _SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
 
 
@@ -231,7 +239,7 @@ def sample_needs(path: Path) -> str | None:
     """The optional package a sample needs and this environment lacks, if any."""
     import importlib.util
 
-    needs = ["jax"] if sample_driver(path) == "jax" else []
+    needs = [sample_driver(path)] if sample_driver(path) in ("jax", "torch") else []
     if "tf_keras" in path.read_text():
         needs.append("tf_keras")
     return next((package for package in needs if importlib.util.find_spec(package) is None), None)

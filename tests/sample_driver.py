@@ -1,13 +1,14 @@
 """Run sample programs under graphlint in ONE fresh process; write what each did as JSON.
 
-``python tests/sample_driver.py {tf2,jax} [--plain] OUT.json SAMPLE.py...``: each sample runs as
+``python tests/sample_driver.py {tf2,jax,torch} [--plain] OUT.json SAMPLE.py...``: each sample runs as
 ``__main__`` with fresh rules (as ``graphlint run`` would), one after the other; the tests read
 OUT.json (sample path -> status, findings, stdout, stderr, whether ``tensorflow`` was imported).
 
 - ``tf2``: TensorFlow in eager mode, seeded before each sample (the same values with and without
   graphlint). TF1 samples must not be given: they turn eager execution off for the whole process.
-- ``jax``: TensorFlow is never imported here, so ``tensorflow_imported`` tells whether graphlint
-  imported it for a JAX program.
+- ``jax``, ``torch``: TensorFlow is never imported here, so ``tensorflow_imported`` tells whether
+  graphlint imported it for a JAX or PyTorch program. dynamo's caches are emptied before each
+  torch sample (``torch._dynamo.reset()``), as a fresh process would have them.
 - ``--plain``: the samples run under no instrumentation (what python prints and returns).
 """
 
@@ -37,6 +38,8 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
         if tf is not None:
             assert tf.executing_eagerly(), f"eager execution is off before {path}"
             tf.keras.utils.set_random_seed(0)
+        if kind == "torch" and "torch._dynamo" in sys.modules:
+            sys.modules["torch._dynamo"].reset()
         linter = Linter()
         cwd = os.getcwd()
         os.chdir(os.path.dirname(path))
@@ -62,7 +65,7 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
 
 if __name__ == "__main__":
     kind, *args = sys.argv[1:]
-    assert kind in ("tf2", "jax"), f"usage: {sys.argv[0]} {{tf2,jax}} [--plain] OUT.json SAMPLE.py..."
+    assert kind in ("tf2", "jax", "torch"), f"usage: {sys.argv[0]} {{tf2,jax,torch}} [--plain] OUT.json SAMPLE.py..."
     plain = args[0] == "--plain"
     if plain:
         args = args[1:]

@@ -302,6 +302,7 @@ def test_missing_tensorflow_is_one_line_and_exit_2(cli, program, monkeypatch):
     path = program(CLEAN)
     monkeypatch.setitem(sys.modules, "tensorflow", None)  # `import tensorflow` now fails
     monkeypatch.setitem(sys.modules, "jax", None)  # and so does `import jax`
+    monkeypatch.setitem(sys.modules, "torch", None)  # and `import torch`
     result = cli.invoke(main, ["run", str(path)])
     assert result.exit_code == 2
     (line,) = result.output.strip().splitlines()

@@ -356,7 +356,9 @@ def test_graphlint_report_that_cannot_be_written_is_a_usage_error_at_start(pytes
 
 
 def test_graphlint_fixture_without_tensorflow_is_one_line(pytester):
-    pytester.makeconftest("import sys\nsys.modules['tensorflow'] = None\nsys.modules['jax'] = None\n")
+    pytester.makeconftest(
+        "import sys\nsys.modules['tensorflow'] = None\nsys.modules['jax'] = None\nsys.modules['torch'] = None\n"
+    )
     pytester.makepyfile(test_fx="def test_uses_it(graphlint):\n    pass\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)

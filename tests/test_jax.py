@@ -350,11 +350,11 @@ def test_graphlint_rules_shows_each_rules_frameworks():
 
     result = CliRunner().invoke(main, ["rules", "--format", "json"])
     frameworks = {r["code"]: r["frameworks"] for r in json.loads(result.output)}
-    assert frameworks["GL501"] == frameworks["GL502"] == ["tensorflow", "jax"]
+    assert frameworks["GL501"] == frameworks["GL502"] == ["tensorflow", "jax", "torch"]
     assert frameworks["GL505"] == ["keras", "tf-keras"]
     assert frameworks["GL101"] == ["tensorflow-v1"] and frameworks["GL001"] == []
     text = CliRunner().invoke(main, ["rules"]).output
-    assert any(line.startswith("GL501") and " tensorflow+jax " in line for line in text.splitlines())
+    assert any(line.startswith("GL501") and " tensorflow+jax+torch " in line for line in text.splitlines())
 
 
 @pytest.mark.parametrize(

@@ -174,7 +174,10 @@ STATIC = [
     ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        return keras.layers.Dense(2)(x)\n", [4]),
     ("import tensorflow as tf\nclass B(tf.keras.Model):\n    def call(self, x):\n        v = tf.Variable(1.0)\n        return x * v\n", [4]),
     ("from tf_keras import layers\nclass B(layers.Layer):\n    def call(self, x):\n        w = self.add_weight(shape=(2,))\n        return x * w\n", [4]),
-    ("import keras\nclass Base(keras.layers.Layer):\n    pass\nclass Inner(Base):\n    pass\nclass Outer(Base):\n    def call(self, x):\n        return Inner()(x)\n", [8]),
+    ("import keras\nclass Base(keras.layers.Layer):\n    pass\nclass Inner(Base):\n    def build(self, s):\n        self.w = self.add_weight(shape=(2,))\nclass Outer(Base):\n    def call(self, x):\n        return Inner()(x)\n", [9]),
+    ("import keras\nclass Base(keras.layers.Layer):\n    pass\nclass Inner(Base):\n    pass\nclass Outer(Base):\n    def call(self, x):\n        return Inner()(x)\n", []),
+    ("import keras\nclass B(keras.layers.Layer):\n    def call(self, x):\n        return keras.layers.Dropout(0.1)(keras.layers.Flatten()(x))\n", [4]),
+    ("import tf_keras\nclass B(tf_keras.layers.Layer):\n    def call(self, x):\n        return tf_keras.layers.Dropout(0.1)(tf_keras.layers.MaxPooling2D()(x))\n", []),
     ("import keras\nclass B(keras.layers.Dense):\n    def call(self, x):\n        return keras.layers.Dropout(0.1)(x)\n", [4]),
     # clean: build/__init__, guards, not a Keras class, nested helper
     ("import keras\nclass B(keras.layers.Layer):\n    def __init__(self):\n        super().__init__()\n        self.d = keras.layers.Dense(2)\n    def build(self, s):\n        self.w = self.add_weight(shape=(2,))\n    def call(self, x):\n        return self.d(x) * self.w\n", []),

@@ -1,7 +1,7 @@
-"""Every sample under samples/ (rules, runtime, story, jax): a bad program yields exactly the
+"""Every sample under samples/ (rules, runtime, story, jax, torch): a bad program yields exactly the
 findings its ``# GLnnn`` markers declare, its good twin yields nothing at all — run the way its
 framework needs (conftest's ``sample_driver``, by its rule's declared frameworks: TF1 in this
-process, TF2/Keras and JAX each in one subprocess)."""
+process, TF2/Keras, JAX and PyTorch each in one subprocess)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_a_sample_is_bad_exactly_when_it_declares_markers():
     """So that a bad sample that lost its markers is not taken for a good one, nor the reverse."""
     wrong = [_id(p) for p in SAMPLE_PATHS if is_bad_sample(p) != bool(expected_markers(p))]
     assert wrong == []
-    assert {sample_driver(p) for p in SAMPLE_PATHS} == {"tf1", "tf2", "jax"}
+    assert {sample_driver(p) for p in SAMPLE_PATHS} == {"tf1", "tf2", "jax", "torch"}
 
 
 @pytest.mark.parametrize("path", SAMPLE_PATHS, ids=_id)
@@ -52,5 +52,5 @@ def test_bad_sample_yields_exactly_its_markers_and_good_twin_nothing(path, sampl
         # also no TF1 finding (GL101, GL102, GL201...) for FuncGraphs and Keras fit/evaluate/predict
         assert findings == [], [(f.code, f.location.line, f.message) for f in findings]
     assert (status != 0) == (path.name in FAILING), status
-    if kind == "jax":  # a JAX program's fix names no TensorFlow API
+    if kind in ("jax", "torch"):  # a JAX or PyTorch program's fix names no TensorFlow API
         assert not [f.fix for f in findings if "tf." in f.fix or "input_signature" in f.fix]

@@ -89,8 +89,9 @@ RULES = PACKAGE / "rules"
 #: The files of a rule unit: its class, docs and metadata; its runtime, static and kernel forms.
 UNIT_FORMS = {"__init__.py", "runtime.py", "check.py", "kernel.py"}
 #: What a static form (a unit's check.py, and the unit's modules it imports) may import of
-#: graphlint: the model, the hits it returns, findings, plural(), the rules' JAX wording.
-CHECK_MAY_IMPORT = ("graphlint.static.model", "graphlint.static.hits", "graphlint.findings", "graphlint.text", "graphlint.rules._jax")
+#: graphlint: the model, the hits it returns, findings, plural(), the rules' JAX and torch wording.
+CHECK_MAY_IMPORT = ("graphlint.static.model", "graphlint.static.hits", "graphlint.findings", "graphlint.text", "graphlint.rules._jax",
+                    "graphlint.rules._torch")
 
 
 def units() -> list[Path]:
@@ -202,8 +203,10 @@ def test_the_static_engine_makes_no_rule_instance(monkeypatch):
     from graphlint.static import check_file
 
     made = []
-    real = Rule.__new__
-    monkeypatch.setattr(Rule, "__new__", lambda cls, *a, **k: made.append(cls) or real(cls, *a, **k))
+    real = Rule.__init__
+    # (__init__, not __new__: deleting a patched __new__ leaves CPython's tp_new slot calling
+    # object.__new__ with the arguments, which breaks every later Rule(...) in the process)
+    monkeypatch.setattr(Rule, "__init__", lambda self, *a, **k: made.append(type(self)) or real(self, *a, **k))
     rules = [cls for cls in discover_rules(plugins=False).values() if cls.checks_statically()]
     samples = sorted((PACKAGE.parent / "samples" / "rules").glob("gl*_bad*.py"))
     found = [f for path in samples for f in check_file(str(path), rules, Config()).findings]
@@ -219,11 +222,11 @@ def test_the_static_layout_is_the_model_and_the_engine():
     assert {p.name for p in (PACKAGE / "static").iterdir() if p.is_dir() and p.name != "__pycache__"} == {"model"}
 
 
-FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax")
+FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax", "torch")
 
 
 def test_only_probes_import_a_framework_or_name_its_internals():
-    """TensorFlow, Keras and JAX knowledge lives in graphlint/probes (static analysis names
+    """TensorFlow, Keras, JAX and PyTorch knowledge lives in graphlint/probes (static analysis names
     APIs as text and imports nothing)."""
     wrong = []
     for path in modules():

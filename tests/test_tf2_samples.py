@@ -124,7 +124,7 @@ def _trace_events(rule, values, name="lr"):
 
     site = Frame("/prog.py", 10, "<module>")
     for i, value in enumerate(values, 1):
-        rule.graphlint_function_traced(1, "step", Frame("/prog.py", 3, "step"), site, (summarize(name, value),), False, False)
+        rule.graphlint_function_traced(1, "step", Frame("/prog.py", 3, "step"), site, (summarize(name, value),), False, False, None)
 
 
 @pytest.mark.parametrize("traces, options, fires", [(5, {}, False), (6, {}, True), (6, {"max-traces": 6}, False)])
@@ -169,7 +169,7 @@ def test_gl501_lists_only_the_arguments_that_changed_an_eager_and_a_graph_tensor
     site = Frame("/prog.py", 10, "<module>")
     for i in range(6):
         arguments = (summarize("inputs", eager if i % 2 else symbolic), summarize("is_training", i // 2))
-        rule.graphlint_function_traced(1, "call", Frame("/prog.py", 3, "call"), site, arguments, False, False)
+        rule.graphlint_function_traced(1, "call", Frame("/prog.py", 3, "call"), site, arguments, False, False, None)
     rule.graphlint_run_finished()
     (finding,) = sink.findings
     assert "`is_training` (int) 0 → 1 → 2" in finding.message

@@ -6,7 +6,7 @@ folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Pyth
 
 - takes its folder off ``sys.path`` again: the program sees the path python gives it;
 - watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
-  tf-keras, JAX): only then is graphlint's engine loaded (graphlint.child), with imports resolved
+  tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
 - leaves the process's last report to an ``atexit`` handler registered before any of the
   program's (handlers run last-registered-first: it runs after all of them, after the threads'
@@ -28,7 +28,7 @@ CHANNEL_ENV = "GRAPHLINT_RUN"
 #: The settings of the run (config, plugins), pickled by the parent for every process of it.
 SETTINGS = "settings.pickle"
 #: The first import of one of these starts graphlint's engine in the process.
-FRAMEWORKS = frozenset(("tensorflow", "keras", "tf_keras", "jax"))
+FRAMEWORKS = frozenset(("tensorflow", "keras", "tf_keras", "jax", "torch"))
 
 
 def _quoted(text):

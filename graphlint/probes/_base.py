@@ -25,6 +25,8 @@ class Probe:
     """
 
     name = ""
+    #: The library whose internals it patches, as a warning names it.
+    library = "TensorFlow"
 
     def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None):
         self.hook = hook  # the linter's hooks (graphlint.dispatch.Hooks), by event name
@@ -55,7 +57,7 @@ class Probe:
                 self.unavailable.append(label)
                 self.cannot(
                     label,
-                    f"cannot watch {label} in this TensorFlow ({type(exc).__name__}: {exc}); rules that need it stay silent",
+                    f"cannot watch {label} in this {self.library} ({type(exc).__name__}: {exc}); rules that need it stay silent",
                 )
 
     def uninstall(self) -> None:

@@ -86,7 +86,9 @@ class WatchedFunctions:
         """A ``function_id`` no other watched function has (in any probe)."""
         return next(_function_ids)
 
-    def _watch(self, key: int, function, info: FunctionInfo, site: Frame | None, by_user: bool) -> None:
+    def _watch(
+        self, key: int, function, info: FunctionInfo, site: Frame | None, by_user: bool, api=None, target=None
+    ) -> None:
         """Watch ``function`` (released with it) and fire ``graphlint_function_created``."""
         self._functions[key] = info
         try:
@@ -102,6 +104,8 @@ class WatchedFunctions:
             site=site,
             by_user=by_user,
             framework=self.framework,
+            api=api,
+            target=target,
         )
 
     def _function_released(self, key: int, fid: int) -> None:
@@ -111,10 +115,12 @@ class WatchedFunctions:
         self._fire_release(self.hook.graphlint_function_released, function_id=fid)
 
     def _fire_traced(
-        self, info: FunctionInfo, arguments: tuple, site: Frame | None, ahead_of_time: bool = False
+        self, info: FunctionInfo, arguments: tuple, site: Frame | None, ahead_of_time: bool = False,
+        guard=None, trace_count: int | None = None,
     ) -> None:
         """Count a trace of a watched function and fire ``graphlint_function_traced``
-        (``ahead_of_time``: asked for by ``get_concrete_function``, not by a call)."""
+        (``ahead_of_time``: asked for by ``get_concrete_function``, not by a call; ``guard`` and
+        ``trace_count``: dynamo's failed guard and compile count, for a torch.compile frame)."""
         info.traces += 1
         self._fire(
             self.hook.graphlint_function_traced,
@@ -123,8 +129,9 @@ class WatchedFunctions:
             definition_site=info.definition,
             site=site,
             arguments=arguments,
-            trace_count=info.traces,
+            trace_count=info.traces if trace_count is None else trace_count,
             input_signature=info.input_signature,
             reduce_retracing=info.reduce_retracing,
             ahead_of_time=ahead_of_time,
+            guard=guard,
         )

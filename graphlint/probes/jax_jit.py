@@ -115,6 +115,7 @@ class JaxProbe(WatchedFunctions, Probe):
     """Watches the ``jax.jit`` functions the user's code makes, and their traces."""
 
     name = "jax-jit"
+    library = "JAX"
     framework = "jax"
 
     def __init__(self, hook, warn: Callable[[str], None] | None = None):

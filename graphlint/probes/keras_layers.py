@@ -4,7 +4,9 @@
 (``flavor="tf_keras"``) to keep, per thread, the stack of layer calls running and, per layer
 object, how many times it was called; it wraps ``Layer.__init__`` and (Keras 3) the Keras
 ``Variable`` constructor to fire ``graphlint_layer_part_created`` when a layer or variable is
-created while a layer call runs. :class:`TFVariableProbe` does the same for ``tf.Variable``
+created while a layer call runs and holds state: a variable, a layer with weights (known when
+its first call has built it) or a Keras 3 seed generator; a layer that never makes a variable
+(``Flatten``, pooling) fires nothing. :class:`TFVariableProbe` does the same for ``tf.Variable``
 (tf-keras' ``add_weight``, or a ``tf.Variable`` made in ``call()``). Only the outermost creation
 is reported (a layer's own sublayers and a Keras variable's inner ``tf.Variable`` are part of
 it). Whether it is a mistake is the rules' business: the first call of a layer builds it.
@@ -26,6 +28,15 @@ __tracebackhide__ = True
 
 _order = itertools.count()  # creation order of layers given a name=
 _local = threading.local()  # .calls: [(layer id, class name, call count, caller frame)], .creating
+
+
+def _drop_with(obj, table: dict, key) -> None:
+    """Drop ``table[key]`` when ``obj`` is collected (not at exit)."""
+    try:
+        fin = weakref.finalize(obj, table.pop, key, None)
+        fin.atexit = False
+    except TypeError:  # pragma: no cover
+        pass
 
 
 def _running():
@@ -50,10 +61,11 @@ class _Creation(Probe):
                     return original(self, *args, **kwargs)
                 _local.creating = True
                 try:
-                    probe.guarded("layer parts", probe._created, running, part, self, sys._getframe(1), skip_self)
-                    return original(self, *args, **kwargs)
+                    result = original(self, *args, **kwargs)
                 finally:
                     _local.creating = False
+                probe.guarded("layer parts", probe._created, running, part, self, sys._getframe(1), skip_self)
+                return result
 
             return __init__
 
@@ -64,8 +76,7 @@ class _Creation(Probe):
         site = user_site_from(caller, obj if skip_self else None)
         if site is None:
             return
-        self._fire(
-            self.hook.graphlint_layer_part_created,
+        event = dict(
             layer_class=layer_class,
             layer_id=layer_id,
             call_count=count,
@@ -74,6 +85,51 @@ class _Creation(Probe):
             site=site,
             call_site=user_site_from(call_frame),
         )
+        if part == "variable" and _in_layer_init(caller, call_frame):
+            return  # a part of a layer under construction (a Keras 3 seed generator): the layer's
+        state = "variable" if part == "variable" else _layer_state(obj)
+        if state is None:
+            self._await_build(obj, event)  # a layer makes its weights when first called
+        else:
+            self._fire(self.hook.graphlint_layer_part_created, state=state, **event)
+
+    def _await_build(self, obj, event) -> None:
+        """A layer holding no variable yet: the event waits for its first call (see
+        :class:`KerasLayerProbe`); by default it is dropped."""
+
+    def _built(self, obj, event) -> None:
+        """A layer that was made in a call has run its first call: the event, if it made state."""
+        state = _layer_state(obj)
+        if state is not None:
+            self._fire(self.hook.graphlint_layer_part_created, state=state, **event)
+
+
+def _is_layer(obj) -> bool:
+    return any(
+        c.__name__ == "Layer" and c.__module__.split(".", 1)[0] in ("keras", "tf_keras") for c in type(obj).__mro__
+    )
+
+
+def _in_layer_init(frame, stop) -> bool:
+    """Whether a frame from ``frame`` out to ``stop`` is the ``__init__`` of a Keras layer."""
+    while frame is not None and frame is not stop:
+        if frame.f_code.co_name == "__init__" and _is_layer(frame.f_locals.get("self")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _layer_state(layer) -> str | None:
+    """What a Keras layer holds: ``"weights"``, ``"seed generator"`` (Keras 3 seed variables,
+    which ``layer.weights`` leaves out) or None."""
+    try:
+        if list(getattr(layer, "weights", ()) or ()):
+            return "weights"
+        if list(getattr(layer, "variables", ()) or ()):
+            return "seed generator"
+    except Exception:  # pragma: no cover - a layer whose properties fail
+        pass
+    return None
 
 
 class KerasLayerProbe(_Creation):
@@ -85,6 +141,7 @@ class KerasLayerProbe(_Creation):
         super().__init__(hook, warn)
         self.flavor = flavor
         self._counts: dict[int, list] = {}  # id(layer) -> [weak reference, calls]
+        self._unbuilt: dict[int, tuple] = {}  # id(layer) -> (weak reference, event): made in a call, no state yet
         self._names: dict[int, tuple] = {}  # id(layer) -> (weak reference, name, site): name= given
         self._model = self._functional = None
 
@@ -97,7 +154,13 @@ class KerasLayerProbe(_Creation):
 
     def forget(self) -> None:
         self._counts.clear()
+        self._unbuilt.clear()
         self._names.clear()
+
+    def _await_build(self, obj, event) -> None:
+        key = id(obj)
+        self._unbuilt[key] = (weakref.ref(obj), event)
+        _drop_with(obj, self._unbuilt, key)
 
     def _layer_class(self):
         if self.flavor == "keras":
@@ -118,11 +181,7 @@ class KerasLayerProbe(_Creation):
                 entry = counts.get(key)
                 if entry is None or entry[0]() is not self:
                     entry = counts[key] = [weakref.ref(self), 0]
-                    try:
-                        fin = weakref.finalize(self, counts.pop, key, None)
-                        fin.atexit = False
-                    except TypeError:  # pragma: no cover
-                        pass
+                    _drop_with(self, counts, key)
                 entry[1] += 1
                 calls = getattr(_local, "calls", None)
                 if calls is None:
@@ -132,6 +191,10 @@ class KerasLayerProbe(_Creation):
                     result = original(self, *args, **kwargs)
                 finally:
                     calls.pop()
+                if entry[1] == 1 and key in probe._unbuilt:
+                    ref, event = probe._unbuilt.pop(key)
+                    if ref() is self:
+                        probe.guarded("layer parts", probe._built, self, event)
                 if entry[1] == 1 and probe._model is not None and isinstance(self, probe._model):
                     probe.guarded("layer names", probe._check_subclassed, self)
                 return result
@@ -151,11 +214,7 @@ class KerasLayerProbe(_Creation):
             return
         key = id(layer)
         self._names[key] = (weakref.ref(layer), name, site, next(_order))
-        try:
-            fin = weakref.finalize(layer, self._names.pop, key, None)
-            fin.atexit = False
-        except TypeError:  # pragma: no cover
-            pass
+        _drop_with(layer, self._names, key)
 
     def _named_entry(self, layer):
         """(site, creation order) of a layer created with ``name=`` that still has that name."""

@@ -48,11 +48,11 @@ MAX_BYTES = 10 * 1024 * 1024
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Files that may name TensorFlow, Keras or JAX are decoded before parsing (the others are
+#: Files that may name TensorFlow, Keras, JAX or PyTorch are decoded before parsing (the others are
 #: ASCII without a coding cookie); whether the analysis runs is decided from the parsed
 #: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
 #: non-ASCII byte) or a source in another encoding (a coding cookie) count here.
-_RELEVANT = re.compile(rb"tensorflow|keras|jax|[\x80-\xff]|coding[:=]")
+_RELEVANT = re.compile(rb"tensorflow|keras|jax|torch|[\x80-\xff]|coding[:=]")
 
 
 @dataclass

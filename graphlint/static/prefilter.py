@@ -2,13 +2,13 @@
 
 Every file is parsed (a syntax error is GL001 wherever it is), but building the
 :class:`~graphlint.static.model.module.Module` model and running the rules costs several times the
-parse. A rule matches only names that the file's imports resolve to a TensorFlow, Keras or
-JAX API (see :mod:`graphlint.static.model.names`), or a user's function or class that a call reaches
+parse. A rule matches only names that the file's imports resolve to a TensorFlow, Keras,
+JAX or PyTorch API (see :mod:`graphlint.static.model.names`), or a user's function or class that a call reaches
 in another module of the checked tree (:mod:`graphlint.static.model.project`). So a file needs the
 analysis when one of its imports, wherever it sits:
 
-* binds a name whose dotted target names ``tensorflow``, ``keras`` or ``jax`` (``tf_keras``,
-  ``jax.numpy``, ``tensorflow_hub`` too) — except TensorFlow's own internals
+* binds a name whose dotted target names ``tensorflow``, ``keras``, ``jax`` or ``torch``
+  (``tf_keras``, ``jax.numpy``, ``tensorflow_hub`` too) — except TensorFlow's own internals
   (``from tensorflow.python.ops import array_ops``, ``tensorflow.core.protobuf``): those
   targets never canonicalise to a public API name, and no rule matches them (an attribute
   path reaches ``tensorflow.python.keras``, Keras, only from ``tensorflow.python`` itself,
@@ -36,7 +36,7 @@ import re
 from graphlint.static.model import project
 from graphlint.static.model.scopes import NESTED
 
-_FAMILY = re.compile(r"tensorflow|keras|jax")
+_FAMILY = re.compile(r"tensorflow|keras|jax|torch")
 #: TensorFlow's own packages, not its public API (``tf.core`` does not exist; ``tf.tools``,
 #: ``tf.security`` and ``tf.dtensor`` are only the packages, left as attributes by the import).
 _INTERNAL = frozenset({"python", "core", "compiler", "security", "tools", "dtensor"})

@@ -10,10 +10,12 @@ class FunctionRecreated(Rule):
     """`tf.function(...)` applied inside a loop or on every call.
 
     ## What it does
-    Checks for `tf.function` (or `jax.jit`) applied — as a call or as the decorator of a nested
-    `def` — inside a loop, or inside a function that runs again and again: a per-call method
-    (`predict`, `__call__`, ...) or a function called in a loop. At runtime it reports a line
-    that made more than `max-per-site` functions of one wrapped function, each traced.
+    Checks for `tf.function`, `jax.jit`, `torch.compile`, `torch.jit.trace`/`script` or
+    `torch.export` applied — as a call or as the decorator of a nested `def` — inside a loop,
+    or inside a function that runs again and again: a per-call method (`predict`, `__call__`,
+    ...) or a function called in a loop. At runtime it reports a line that made more than
+    `max-per-site` functions of one wrapped function (for PyTorch: of one function or
+    `nn.Module`), each traced.
 
     ## Why is this bad?
     Every `tf.function(...)` makes a new function object with an empty trace cache. Calling it
@@ -37,8 +39,12 @@ class FunctionRecreated(Rule):
 
     ## Known exemptions
     - At runtime: functions that Keras makes, the per-instance copies of a decorated method and
-      those an `__init__` makes for its object, functions made while another `tf.function` is
+      those an `__init__` makes for its object, one function per object that a method makes it
+      for (four models, each with its `make_train_function()`), functions made while another `tf.function` is
       traced, and functions only traced by `get_concrete_function` (never called).
+    - For PyTorch: a new module object each time (a sweep that compiles each new model once)
+      and a compile in `__init__`; statically also a target the loop or function makes itself
+      (`net = Net(cfg)`), the loop's own items and a parameter (its object is not known).
     - Statically: a function made behind a first-time guard (`if self._fn is None:`), in a
       memoized function, over a loop's own distinct functions, in a loop of no more literal
       passes than `max-per-site`, or in a loop that runs only while another `tf.function` is
@@ -49,10 +55,10 @@ class FunctionRecreated(Rule):
     repetition = True
     name = "function-recreated"
     severity = Severity.WARNING
-    summary = "`tf.function` or `jax.jit` applied inside a loop or on every call"
+    summary = "`tf.function`, `jax.jit`, `torch.compile` or `torch.jit.trace` applied inside a loop or on every call"
     fix = (
         "Apply tf.function once — at module level, in __init__, or as the decorator of a method "
         "— and call the resulting function in the loop."
     )
-    frameworks = ("tensorflow", "jax")
+    frameworks = ("tensorflow", "jax", "torch")
     options = {"max-per-site": 2}

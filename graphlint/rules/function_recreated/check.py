@@ -3,7 +3,8 @@ function that runs again and again (called in a loop, from a per-call method, or
 module of the user's) — but not in a loop that runs only while another ``tf.function`` is
 traced, not in a function called once (setup), not over a loop's own distinct functions, and
 not in a loop of no more literal iterations than the runtime's ``max-per-site``. Its JAX form:
-``jax.jit`` applied in a loop or on every call (:mod:`.jax_jit`).
+``jax.jit`` applied in a loop or on every call (:mod:`.jax_jit`); its PyTorch form:
+``torch.compile``, ``torch.jit`` and ``torch.export`` applied again to one target.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import ast
 import os
 
 from graphlint.rules._jax import RECREATED_FIX
+from graphlint.rules._torch import recreated_fix
 from graphlint.rules.function_recreated.jax_jit import jit_recreated
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import TF_FUNCTION
@@ -25,7 +27,8 @@ from graphlint.static.model.tf_functions import traced_at_trace_time
 def check(module, options) -> list[Hit]:
     tf_functions = once_per_line(recreated_functions(module, options))
     jitted = once_per_line(jit_recreated(module))
-    return [*tf_functions, *(hit._replace(fix=RECREATED_FIX) for hit in jitted)]
+    compiled = once_per_line(torch_recreated(module, options))
+    return [*tf_functions, *(hit._replace(fix=RECREATED_FIX) for hit in jitted), *compiled]
 
 
 def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
@@ -44,7 +47,7 @@ def _repeat_reason(module: Module, fn: Function, limit: int, seen: set):
         return None
     seen.add(id(fn))
     for site in fn.callers:
-        if isolated(site) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
+        if isolated(site, module) or traced_at_trace_time(module, site.scope) or guarded(site.ifs):
             continue  # once per trace of an outer tf.function, or once behind a first-time guard
         if site.loops and not loops_run_at_most(module, site.loops, limit):
             return (f"is called in a loop (line {site.line})", site, site.loops[-1].node)
@@ -191,3 +194,91 @@ def _applies_tf_function(module: Module) -> dict:
                 found.setdefault(id(call.scope), call)
         module.cache["applies-tf-function"] = found
     return found
+
+
+# -- PyTorch: torch.compile, torch.jit and torch.export applied again and again ------------------
+#: The APIs that compile (or trace) what they are given, each with what doing it again costs.
+_TORCH_COSTS = {
+    "torch.compile": "a new compiled wrapper, set up again (and compiled again when dynamo's cached code no longer matches)",
+    "torch.jit.trace": "the function run and traced into a new TorchScript graph again",
+    "torch.jit.trace_module": "the module run and traced into a new TorchScript graph again",
+    "torch.jit.script": "a new TorchScript program compiled",
+    "torch.export.export": "the whole program traced and exported again",
+}
+#: The keyword that names what is compiled, when it is not the first argument.
+_TORCH_TARGETS = ("model", "func", "obj", "mod")
+
+
+def torch_recreated(module: Module, options: dict) -> list[Hit]:
+    """``torch.compile``, ``torch.jit.script``/``trace``/``trace_module`` or
+    ``torch.export.export`` applied, in a loop or in a function that runs again and again, to
+    the same function or module: a global, an attribute, a nested ``def`` or lambda (dynamo
+    and the runtime form count code made afresh as the same). A target made anew on every pass
+    (``model = Net(cfg)`` beside it, the loop's own item) is compiled once each, as a sweep
+    over models is, and a parameter's object is not known: neither is reported."""
+    limit = options.get("max-per-site", 2)
+    out = []
+    for call in module.calls:
+        name = call.name
+        cost = _TORCH_COSTS.get(name) if name is not None else None
+        if name is None or cost is None or guarded(call.ifs):
+            continue
+        target = _torch_target(call)
+        if call.loops:
+            if loops_run_at_most(module, call.loops, limit) or _made_each_pass(target, [loop.node for loop in call.loops], call):
+                continue
+            out.append(Hit(
+                call.node, f"{_torch_what(call)} inside a loop: {cost}, on every iteration",
+                ((call.loops[-1].node, "the loop"),), fix=recreated_fix(name),
+            ))
+            continue
+        if call.scope is None or _made_each_pass(target, [call.scope.node], call, call.scope.params):
+            continue
+        reason = repeat_reason(module, call.scope, limit)
+        if reason is None:
+            continue
+        text, site, loop = reason
+        related = [(site.node, f"{call.scope.display} is called here")] if site is not None else []
+        if loop is not None:
+            related.append((loop, "in this loop"))
+        out.append(Hit(
+            call.node, f"{_torch_what(call)} in {call.scope.display}, which {text}: {cost}, on every call",
+            tuple(related), fix=recreated_fix(name),
+        ))
+    return out
+
+
+def _torch_what(call) -> str:
+    if call.decorator or _torch_target(call) is None:
+        return f"`@{call.name}` on a nested def"
+    return f"`{call.name}(...)`"
+
+
+def _torch_target(call) -> ast.expr | None:
+    node = call.node
+    if not isinstance(node, ast.Call):
+        return None
+    if node.args:
+        return node.args[0]
+    return next((k.value for k in node.keywords if k.arg in _TORCH_TARGETS), None)
+
+
+def _made_each_pass(target, regions, call, params=()) -> bool:
+    """``target`` is new on every pass of ``regions`` (loops, or the function): a name bound by
+    a loop there or assigned there from a call (``model = Net(cfg)``), or a parameter."""
+    if not isinstance(target, ast.Name):
+        return False
+    if target.id in params:
+        return True
+    for region in regions:
+        for node in ast.walk(region):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and target.id in _names(node.target):
+                return True
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value is not call.node:
+                if any(target.id in _names(t) for t in node.targets):
+                    return True
+    return False
+
+
+def _names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from graphlint.rules import _jax
+from graphlint.rules import _jax, _torch
 from graphlint.rules.function_recreated import FunctionRecreated
 
 
@@ -32,14 +32,24 @@ class Runtime(FunctionRecreated):
         self.created: dict[int, tuple] = {}  # function id -> (site, definition, framework, wrapped)
         self.called: set[int] = set()  # functions traced for a call
         self.ahead: dict[int, int] = {}  # function id -> traces for get_concrete_function alone
-        self.sites: dict[tuple, _Site] = {}  # (path, line) -> what was made there
+        self.sites: dict[tuple, _Site] = {}  # ((path, line), owner) -> what was made there for it
+        self.torch_made: dict[tuple, _torch.Made] = {}  # ((path, line), api) -> targets made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework):
+    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework, api, target):
         # Made in __init__: the new object's own function, as a decorated method's per-instance copy.
+        if framework == "torch":  # counted as made: torch.compile compiles on a call, jit and export at once
+            if api is not None and target is not None and by_user and site is not None and site.function != "__init__":
+                _torch.made(self.torch_made, site, definition_site, name, api, target)
+            return
         if by_user and site is not None and site.function != "__init__":
+            from graphlint.stacks import receiver
+
+            # Counted per object a method makes it for: a model's make_train_function() makes
+            # one function for each model (four models, four functions, none made again).
+            owner = receiver(0)
             wrapped = definition_site[:2] if definition_site is not None else name
-            self.created[function_id] = (site, definition_site, framework, wrapped)
+            self.created[function_id] = (site, definition_site, framework, wrapped, owner)
 
     def graphlint_function_traced(self, function_id, ahead_of_time):
         made = self.created.get(function_id)
@@ -48,10 +58,10 @@ class Runtime(FunctionRecreated):
         if ahead_of_time:  # traced for its graph or output signature only (get_concrete_function)
             self.ahead[function_id] = self.ahead.get(function_id, 0) + 1
             return
-        site, definition, framework, wrapped = made
-        entry = self.sites.get(site[:2])
+        site, definition, framework, wrapped, owner = made
+        entry = self.sites.get((site[:2], owner))
         if entry is None:
-            entry = self.sites[site[:2]] = _Site(site, definition, framework)
+            entry = self.sites[(site[:2], owner)] = _Site(site, definition, framework)
         entry.traces += 1
         if function_id not in self.called:  # its first trace for a call: a new function at work
             self.called.add(function_id)
@@ -83,6 +93,15 @@ class Runtime(FunctionRecreated):
                     related=related,
                     fix=_jax.RECREATED_FIX if jax else None,
                 )
+        for entry in self.torch_made.values():
+            found = _torch.remade(entry, limit)
+            if found is not None:
+                defined = entry.definition
+                related = [(defined, f"`{defined.function}()` is defined here")] if defined is not None else []
+                if entry.definition is not None and entry.definition[:2] == entry.site[:2]:
+                    related = []  # a lambda: defined on the line that compiles it
+                self.report(found[0], entry.site, related=related, fix=found[1])
+        self.torch_made.clear()
         self.sites.clear()
         self.created.clear()
         self.called.clear()

@@ -10,11 +10,12 @@ class FunctionRetraced(Rule):
     """A `tf.function` traced again and again, with the argument that changed.
 
     ## What it does
-    Checks for a `tf.function` (or a `jax.jit` function) traced more than `max-traces` times,
-    naming the call that retraces, the definition and, for each argument that changed between
-    traces, how: a Python value (`lr: float 0.1 → 0.05 → …`), a tensor shape, a dtype, a new
-    object. `graphlint check` finds it before anything runs: a call in a loop that passes a
-    Python value changing on every iteration.
+    Checks for a `tf.function`, `jax.jit` or `torch.compile` function traced more than
+    `max-traces` times, naming the retracing call, the definition and what changed between
+    traces: a Python value (`lr: float 0.1 → 0.05 → …`), a shape, a dtype, a new object,
+    dynamo's failed guard. A torch frame past dynamo's recompile limit (run eagerly from then on)
+    is an error, whatever `max-traces` says. `graphlint check` finds a call in a loop passing a
+    Python value that changes on every iteration.
 
     ## Why is this bad?
     `tf.function` runs the Python code once per *trace* to build a graph, then reuses that
@@ -22,6 +23,12 @@ class FunctionRetraced(Rule):
     Python values, the same Python objects. Any other call traces the function again, which is
     usually far slower than running it, and keeps one more graph alive. TensorFlow's own
     warning only says that retracing happened and lists three guesses.
+
+    `torch.compile`'s dynamo guards each compiled frame on what it assumed (a shape under
+    `dynamic=False`, a Python number, an `int` attribute of an `nn.Module`, a global, a dtype or
+    `requires_grad`) and compiles the frame again when a guard fails. After
+    `torch._dynamo.config.recompile_limit` compiles it gives up on the frame, which then runs
+    uncompiled for the rest of the program, with one warning.
 
     ## Example
     ```python
@@ -44,6 +51,8 @@ class FunctionRetraced(Rule):
     ```
     For `jax.jit`, JAX's fix for each cause: pad or bucket shapes, make a static argument traced
     or keep its values few, pass arrays of one dtype.
+    For `torch.compile`, the fix for the cause: a 0-d tensor for a changing scalar,
+    `torch._dynamo.mark_dynamic` (or `dynamic=None`) for shapes, a tensor buffer for a step counter.
 
     ## Known exemptions
     - Traces that only combine a few fixed values: flags of at most two values, or dtypes and
@@ -57,10 +66,13 @@ class FunctionRetraced(Rule):
     repetition = True
     name = "function-retraced"
     severity = Severity.WARNING
-    summary = "a `tf.function` or `jax.jit` function traced more times than the limit, naming the argument that changed"
+    summary = (
+        "a `tf.function`, `jax.jit` or `torch.compile` function traced (compiled) more times than the limit, "
+        "naming the argument that changed"
+    )
     fix = (
         "Pass tensors instead of Python numbers or objects, and give tf.function an "
         "input_signature with None for the dimensions that vary (or reduce_retracing=True)."
     )
-    frameworks = ("tensorflow", "jax")
+    frameworks = ("tensorflow", "jax", "torch")
     options = {"max-traces": 5}

@@ -128,7 +128,7 @@ def _from_caller(module: Module, site, arg):
     if any(kind != "?" for kind, _ in assignments(module, fn).get(arg.id, ())):
         return None, None
     for caller in fn.callers:
-        if not caller.loops or isolated(caller) or traced_at_trace_time(module, caller.scope):
+        if not caller.loops or isolated(caller, module) or traced_at_trace_time(module, caller.scope):
             continue
         bound = fn.is_method and isinstance(caller.node.func, ast.Attribute)
         params = tf_params(fn, bound)

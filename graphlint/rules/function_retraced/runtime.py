@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from graphlint.rules import _jax
+
+from graphlint.findings import Severity
+from graphlint.rules import _jax, _torch
 from graphlint.rules.function_retraced import FunctionRetraced
 
 
@@ -14,7 +16,7 @@ _SHOWN = 4  # values shown per changing argument
 
 
 class _Traces:
-    __slots__ = ("name", "definition", "calls", "count", "reduce_retracing", "input_signature", "framework")
+    __slots__ = ("name", "definition", "calls", "count", "reduce_retracing", "input_signature", "framework", "guard", "limit")
 
     def __init__(self, name, definition, reduce_retracing, input_signature, framework="tensorflow"):
         self.framework = framework
@@ -24,6 +26,8 @@ class _Traces:
         self.count = 0
         self.reduce_retracing = reduce_retracing
         self.input_signature = input_signature
+        self.guard = None  # torch: dynamo's last failed guard
+        self.limit = None  # torch: (site, compiles, limit, limit_type) once dynamo stopped compiling it
 
 
 def _changes(calls) -> list[tuple[str, str, list]]:
@@ -144,16 +148,29 @@ class Runtime(FunctionRetraced):
         self.framework_of: dict[int, str] = {}  # function id -> framework, for the ones not TensorFlow's
 
     def graphlint_function_traced(
-        self, function_id, name, definition_site, site, arguments, reduce_retracing, input_signature
+        self, function_id, name, definition_site, site, arguments, reduce_retracing, input_signature, guard
     ):
-        state = self.functions.get(function_id)
-        if state is None:
-            state = self.functions[function_id] = _Traces(
-                name, definition_site, reduce_retracing, input_signature, self.framework_of.get(function_id, "tensorflow")
-            )
+        # a guard is torch's: also when the frame's first compile was in an earlier scope (test)
+        state = self._state(function_id, name, definition_site, reduce_retracing, input_signature, guard is not None)
         state.count += 1
+        state.guard = guard or state.guard
         if len(state.calls) < _TRACES_KEPT:
             state.calls.append((site, arguments))
+
+    def _state(self, function_id, name, definition_site, reduce_retracing=False, input_signature=False, torch=False):
+        state = self.functions.get(function_id)
+        if state is None:
+            framework = "torch" if torch else self.framework_of.get(function_id, "tensorflow")
+            state = self.functions[function_id] = _Traces(
+                name, definition_site, reduce_retracing, input_signature, framework
+            )
+        return state
+
+    def graphlint_recompile_limit_reached(self, function_id, name, definition_site, site, guard, compiles, limit, limit_type):
+        """torch.compile: dynamo stopped compiling the frame (reported at error severity)."""
+        state = self._state(function_id, name, definition_site, torch=True)
+        state.guard = guard or state.guard
+        state.limit = (site, compiles, limit, limit_type)
 
     def graphlint_function_created(self, function_id, framework):
         if framework != "tensorflow":
@@ -170,19 +187,31 @@ class Runtime(FunctionRetraced):
     # -- judgement -------------------------------------------------------------------------
     def _judge(self, state: _Traces | None) -> None:
         limit = self.config["max-traces"]
-        if state is None or state.count <= limit:
+        if state is None or (state.count <= limit and state.limit is None):
             return
-        site = state.calls[min(limit, len(state.calls) - 1)][0] or next(
+        site = state.limit[0] if state.limit else None
+        site = site or (state.calls and state.calls[min(limit, len(state.calls) - 1)][0]) or next(
             (s for s, _ in state.calls if s is not None), None
         )
         if site is None:
             return
         changes = _changes(state.calls)
-        if changes and all(len({a.key for a in seq}) <= 2 for _, _, seq in changes):
-            return  # flags and optional arguments in combination: a bounded set of traces, on purpose
-        if _sweep(changes):
-            return  # every combination of a few fixed sets (dtypes x shapes), each value coming back
+        if state.limit is None:  # reaching torch's limit is reported whatever changed
+            if changes and all(len({a.key for a in seq}) <= 2 for _, _, seq in changes):
+                return  # flags and optional arguments in combination: a bounded set of traces, on purpose
+            if _sweep(changes):
+                return  # every combination of a few fixed sets (dtypes x shapes), each value coming back
         name = f"`{state.name}()`"
+        if state.framework == "torch":
+            limited = state.limit[1:] if state.limit else None
+            message, fix = _torch.recompiled(
+                name, state.count, limit, changes, state.guard, limited, state.reduce_retracing
+            )
+            self.report(
+                message, site, related=_related(state, site, name), fix=fix,
+                severity=Severity.ERROR if state.limit else None,
+            )
+            return
         fix = _fix(changes, state) or self.fix
         if state.framework == "jax":
             what, fix = _jax.retraced(changes, _arrow)
@@ -195,13 +224,17 @@ class Runtime(FunctionRetraced):
                 f"{name} was traced {state.count} times (limit {limit}) with arguments that look "
                 "the same: it is traced again in new contexts (devices, outer functions, variables created)"
             )
-        related = []
-        if state.definition is not None:
-            related.append((state.definition, f"{name} is defined here"))
-        others: list = []
-        for where, _ in state.calls:
-            if where is not None and where[:2] != site[:2] and where[:2] not in {o[:2] for o in others}:
-                others.append(where)
-        related.extend((where, "it is also retraced by this call") for where in others[:2])
-        self.report(message, site, related=related, fix=fix or self.fix)
+        self.report(message, site, related=_related(state, site, name), fix=fix or self.fix)
 
+
+def _related(state: _Traces, site, name: str) -> list:
+    related = []
+    if state.definition is not None:
+        related.append((state.definition, f"{name} is defined here"))
+    others: list = []
+    for where, _ in state.calls:
+        if where is not None and where[:2] != site[:2] and where[:2] not in {o[:2] for o in others}:
+            others.append(where)
+    again = "compiled again" if state.framework == "torch" else "retraced"
+    related.extend((where, f"it is also {again} by this call") for where in others[:2])
+    return related

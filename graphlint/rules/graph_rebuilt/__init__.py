@@ -48,14 +48,22 @@ class GraphRebuilt(Rule):
     ```
 
     ## Known exemptions
-    - A copy that makes no placeholder or variable (ops only) counts when the calls come again and
-      again from one line (a loop) and each applies the same tensors again, not when they come
-      from several lines (a layer helper, `bijector.forward(x)` then `forward(y)`).
+    - A copy that makes no placeholder (ops only, or ops over fresh variables) counts when the
+      calls come again and again from one line (a loop) and each applies the same tensors again,
+      not when they come from several lines (a layer helper, `bijector.forward(x)` then
+      `forward(y)`).
+    - At runtime, copies that compute something else: other op types (a check helper called with
+      another op per case), or another model's weights and inputs (several models, each fitted
+      once).
     - Towers built before any run, and ops built inline in a loop (that is GL102).
-    - A function that builds under its own `tf.Graph().as_default()`, resets the default graph,
+    - A function that builds under its own `tf.Graph().as_default()`, resets the default graph
+      (itself, or through a helper or constructor of the file; a loop also through one of
+      another module of the tree),
       is decorated with `@tf.function`, or runs once per object (`__init__`, `build`); a call
       behind a first-time guard (`if self.model is None:`).
     - Statically, a loop the source bounds to one pass; models kept side by side (an ensemble).
+    - The target of a `multiprocessing.Process` started in a loop (an A3C's worker processes):
+      each process has its own default graph and builds its copy once.
     """
 
     code = "GL101"

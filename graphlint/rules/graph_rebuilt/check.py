@@ -29,7 +29,7 @@ def rebuilt_elsewhere(module) -> list[Hit]:
     such a function."""
     found = []
     for loop in module.loops:
-        if loop.is_comprehension or loop.resets_state():
+        if loop.is_comprehension or project.loop_starts_fresh(module, loop):
             continue
         for call in loop.calls:
             if call.target is not None or call.under_graph_default() or guarded(call.ifs):

@@ -15,15 +15,16 @@ if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
 class _Copy:
     """One invocation of a building function: the ops it added to one graph."""
 
-    __slots__ = ("stack", "start", "end", "model", "made", "reads")
+    __slots__ = ("stack", "start", "end", "model", "made", "reads", "types")
 
     def __init__(self, stack: Stack, index: int):
         self.stack = stack
         self.start = index
         self.end = index
-        self.model = False  # it made a placeholder or a variable: a model's inputs or weights
+        self.model = False  # it made a placeholder: a model's inputs, to be fed
         self.made: set[int] = set()  # ids of its ops
         self.reads: set[int] = set()  # ids of the ops its ops read
+        self.types: set = set()  # the types of its ops (and its state's shapes): what it computes
 
 
 class _Group:
@@ -44,16 +45,27 @@ class _Build:
     start: int  # the graph's op count at its first op
     end: int  # ... and at its last
     stack: Stack
-    model: bool  # it made a placeholder or a variable
+    model: bool  # it made a placeholder
     made: set[int] = field(default_factory=set)
     reads: set[int] = field(default_factory=set)
+    types: set = field(default_factory=set)
+
+    def add(self, copy: _Copy) -> None:
+        """Count ``copy``, built during this call, as part of it."""
+        self.model = self.model or copy.model
+        self.made |= copy.made
+        self.reads |= copy.reads
+        self.types |= copy.types
 
 
 class _GraphOps:
-    __slots__ = ("groups", "ran", "last_index", "run_index", "base")
+    __slots__ = ("groups", "ran", "last_index", "run_index", "base", "state")
 
     def __init__(self):
         self.groups: dict[tuple, _Group] = {}
+        # ids of the graph's variables and placeholders (and of a reference variable's
+        # snapshot, which its readers read): a model's state, which tells models apart
+        self.state: set[int] = set()
         self.ran: set[int] = set()  # invocations that were on the stack when a session ran the graph
         self.last_index = 0
         self.run_index = -1  # the op count at the last run whose stack was read
@@ -64,45 +76,89 @@ class _GraphOps:
 
 
 _same_calls = -1  # the two copies differ only in the innermost invocation
-
-
-# Ops that make a model's inputs or weights: a copy that makes them is a whole model again.
-_MODEL_OPS = frozenset({"Placeholder", "PlaceholderV2", "VariableV2", "Variable", "VarHandleOp"})
-
-
-_MIN_FROM_ONE_LINE = 3  # op-only copies (no inputs, no weights): this many calls from one line
-
-
+# Ops that hold a model's state: its weights and the inputs it is fed.
+_STATE_OPS = frozenset({"Placeholder", "PlaceholderV2", "VariableV2", "Variable", "VarHandleOp"})
+# Ops that make a model's inputs: a copy that makes one is a whole model again (it could have
+# been fed instead). A fresh variable alone is not: a check helper wraps each case's values in
+# one (`backend.variable(x)`), and the copy is that case's computation.
+_INPUT_OPS = frozenset({"Placeholder", "PlaceholderV2"})
+_MIN_FROM_ONE_LINE = 3  # copies without inputs: this many calls from one line
 _IDS_KEPT = 5_000  # op ids remembered per copy
 
 
-def _rebuilt_copies(calls: dict[int, _Build], ran: set[int], depth: int) -> list[_Build] | None:
+def _state_shape(op) -> tuple | None:
+    """The shape of the variable or placeholder ``op`` makes (``None``: unknown rank)."""
+    try:
+        shape = op.get_attr("shape")
+    except ValueError:  # an op without the attribute
+        return None
+    if getattr(shape, "unknown_rank", True):  # a TensorShapeProto
+        return None
+    return tuple(d.size for d in shape.dim)
+
+
+def _fill(builds: dict[tuple, dict[int, _Build]], groups: dict[tuple, _Group]) -> None:
+    """Add to each build every op made during its call, by any function (a helper called once
+    per call included): what the call computed, not only what its repeated parts did."""
+    index = {(depth, token): build for (_, _, depth), calls in builds.items() for token, build in calls.items()}
+    if not index:
+        return
+    for group in groups.values():
+        for copy in group.copies.values():
+            for depth, token in enumerate(copy.stack.calls):
+                build = index.get((depth, token))
+                if build is not None:
+                    build.add(copy)
+
+
+def _same_computation(previous: _Build, build: _Build, state: set[int]) -> bool:
+    """Does ``build`` compute what ``previous`` did, again?
+
+    Not when each builds an op type the other never does (a loop over a list of ops, a test
+    helper called with another op per case), nor when each reads the state — variables,
+    placeholders — of another model (three models, each fitted once)."""
+    if not (previous.types <= build.types or build.types <= previous.types):
+        return False
+    theirs = (previous.reads - previous.made) & state
+    mine = (build.reads - build.made) & state
+    return not (theirs and mine and not mine & (previous.reads | previous.made))
+
+
+def _rebuilt_copies(calls: dict[int, _Build], graph: _GraphOps, depth: int) -> list[_Build] | None:
     """The copies of one build function that make a rebuild, in order; ``None`` when none do.
 
     The function must build and run: one of its calls ran a session on the graph (a call may
     die before it runs, as the second `forecast()` does on "already exists"). Two or more
-    calls that each made a placeholder or a variable are a model rebuilt; copies of ops only
-    count when at least ``_MIN_FROM_ONE_LINE`` come from one calling line (a loop, a
-    per-request handler) and each reads a tensor the call before read too (the same model
-    applied again, not cases looped over), never a few calls from different lines.
+    calls in a row that each made a placeholder and compute the same thing again
+    (:func:`_same_computation`) are a model rebuilt; other copies only count when at least
+    ``_MIN_FROM_ONE_LINE`` come from one calling line (a loop, a per-request handler) and each
+    reads a tensor the call before read too (the same model applied again, not cases looped
+    over), never a few calls from different lines.
     """
-    if not any(token in ran for token in calls):
+    if not any(token in graph.ran for token in calls):
         return None
     copies = sorted(calls.values(), key=lambda b: b.start)
-    models = [b for b in copies if b.model]
-    if len(models) >= 2:
-        return models
+    best: list[_Build] = []
+    run: list[_Build] = []
+    for b in (b for b in copies if b.model):  # the longest run of the same model again
+        if run and not _same_computation(run[-1], b, graph.state):
+            run = []
+        run.append(b)
+        if len(run) > len(best):
+            best = list(run)
+    if len(best) >= 2:
+        return best
     if depth == 0:
         return None
     by_line: dict[tuple, list[_Build]] = {}
     for b in copies:
         by_line.setdefault(b.stack.frames[depth - 1][:2], []).append(b)
-    best: list[_Build] = []
+    best = []
     for line_copies in by_line.values():  # the longest run of calls applying the same tensors
-        run: list[_Build] = []
+        run = []
         for b in line_copies:
             outside = b.reads - b.made
-            if run and not outside & (run[-1].reads - run[-1].made):
+            if run and not (outside & (run[-1].reads - run[-1].made) and _same_computation(run[-1], b, graph.state)):
                 run = []
             run.append(b)
             if len(run) > len(best):
@@ -128,7 +184,9 @@ def _build_level(a: Stack, b: Stack) -> int | None:
         if a.calls[depth] != b.calls[depth]:
             return depth
         if fa[depth].line != fb[depth].line:
-            return depth + 1
+            # different lines of one call: the function each calls there is the repeated
+            # build, if it is one function (not fit() on one line and test_on_batch() on the next)
+            return depth + 1 if fa[depth + 1][:3:2] == fb[depth + 1][:3:2] else None
     return _same_calls
 
 
@@ -163,11 +221,18 @@ class Runtime(GraphRebuilt):
         else:
             copy = group.copies[token]
         copy.end = index
-        # (placeholders and variables take no inputs: only input-less ops need their type read)
-        if not copy.model and not inputs and op.type in _MODEL_OPS:
-            copy.model = True
         made = copy.made
         if len(made) < _IDS_KEPT:
+            kind = op.type
+            if not inputs and kind in _STATE_OPS:  # (placeholders and variables take no inputs)
+                state.state.add(id(op))
+                if kind in _INPUT_OPS:
+                    copy.model = True
+                copy.types.add((kind, _state_shape(op)))  # a wider model is another model
+            else:
+                copy.types.add(kind)
+                if kind == "Identity" and inputs and len(inputs) == 1 and id(inputs[0].op) in state.state:
+                    state.state.add(id(op))  # a reference variable's snapshot: what reads it read
             made.add(id(op))
             if inputs:  # ops from the C API (import_graph_def, while loops) left out: reading is costly
                 reads = copy.reads
@@ -213,11 +278,9 @@ class Runtime(GraphRebuilt):
                     elif c.start < build.start:
                         build.frame, build.start = c.stack.frames[depth], c.start
                     build.end = max(build.end, c.end)
-                    build.model = build.model or c.model
-                    build.made |= c.made
-                    build.reads |= c.reads
+        _fill(builds, state.groups)
         for (_path, function, depth), calls in builds.items():
-            rebuilt = _rebuilt_copies(calls, state.ran, depth)
+            rebuilt = _rebuilt_copies(calls, state, depth)
             if rebuilt is None:
                 continue
             base = state.base
@@ -238,4 +301,3 @@ class Runtime(GraphRebuilt):
                 rebuilt[1].frame,
                 related=related,
             )
-

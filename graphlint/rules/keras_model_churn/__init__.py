@@ -39,7 +39,10 @@ class KerasModelChurn(Rule):
 
     ## Known exemptions
     Models kept side by side (appended to a list, stored, returned: an ensemble), and loops the
-    source bounds to `max-per-site` passes.
+    source bounds to `max-per-site` passes (the folds of `np.array_split(x, k)` or of a
+    scikit-learn splitter's `split()`, `KFold(n_splits=k)`, count as `k` passes). At runtime
+    models count per call path: three built from three lines of a test through one line of a
+    wrapper (a decorator's `return fn(*args)`) are three lines, one model each.
     """
 
     code = "GL503"

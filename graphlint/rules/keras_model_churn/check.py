@@ -11,6 +11,7 @@ from graphlint.static.model.api import CLEAR_SESSION, is_keras_model
 from graphlint.static.model.models import builder, is_model, kept, model_classes
 from graphlint.static.model.repeats import runs_at_most
 from graphlint.static.model.scopes import ClassInfo
+from graphlint.static.model.values import folds
 
 
 def check(module, options) -> list[Hit]:
@@ -33,8 +34,11 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
         model = is_model(call, classes)
         if not (inner is not None or elsewhere or model):
             continue
-        if runs_at_most(module, call, options.get("max-per-site", 2)) or kept(module, call, loops[-1]):
+        limit = options.get("max-per-site", 2)
+        if runs_at_most(module, call, limit) or kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
+        if all(_few_folds(module, loop, limit) for loop in loops):
+            continue  # a k-fold cross-validation with k <= max-per-site
         if elsewhere is not None:
             what, where = elsewhere
             found.append(
@@ -63,6 +67,14 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                 )
             )
     return found
+
+
+def _few_folds(module, loop, limit: int) -> bool:
+    iterable = getattr(loop.node, "iter", None)
+    if iterable is None:
+        return False
+    n = folds(module, loop.scope, iterable)
+    return n is not None and n <= limit
 
 
 def _clears(loop, memo: dict) -> bool:

@@ -25,13 +25,17 @@ class Runtime(KerasModelChurn):
 
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
-        self.sites: dict[tuple, _Site] = {}  # (path, line, session) -> the models built there
+        self.sites: dict[tuple, _Site] = {}  # (call path, session) -> the models built there
 
     # -- runtime form ----------------------------------------------------------------------
     def graphlint_keras_model_built(self, class_name, site, session):
         if site is None:
             return
-        key = (site.path, site.line, session)
+        from graphlint.stacks import capture
+
+        # The same line reached the same way: three models built from three lines of a test
+        # all pass through one line of a wrapper (a decorator's `return fn(*args)`).
+        key = (tuple(frame[:2] for frame in capture(0).frames), session)
         entry = self.sites.get(key)
         if entry is None:
             entry = self.sites[key] = _Site(site, class_name)

@@ -13,7 +13,9 @@ class LayerCreatedInCall(Rule):
     Checks for a layer (`Dense(...)`, your own layer class) or a variable (`add_weight`,
     `tf.Variable`, `keras.Variable`) created inside `call()` of a Keras layer or model: at
     runtime while the same layer object runs its second or later call, statically in the method
-    `call` of a class deriving from a Keras `Layer` or `Model`.
+    `call` of a class deriving from a Keras `Layer` or `Model`. Only what creates state counts,
+    and the message says which: a variable, a layer with weights, or a Keras 3 layer with a seed
+    generator (`Dropout`, `GaussianNoise`).
 
     ## Why is this bad?
     A layer created in `call()` is a new layer with new random weights on every call: in eager
@@ -42,7 +44,12 @@ class LayerCreatedInCall(Rule):
 
     ## Known exemptions
     The first call, when Keras builds the layer (`build()`), may create; statically, a creation
-    guarded by `if not hasattr(self, ...)`, `if not self.built` or `if self.x is None`.
+    guarded by `if not hasattr(self, ...)`, `if not self.built` or `if self.x is None`. Layers
+    that hold no variable lose nothing when made per call: activations (`LeakyReLU`,
+    `Activation`; not `PReLU`), `Reshape`, `Flatten`, padding, cropping, up-sampling, pooling,
+    merging layers, `Lambda`, a layer class of your own made only of those, and tf-keras'
+    `Dropout` family (no seed variable there; Keras 3's, also through `tf.keras` from TF 2.16,
+    fails under `tf.function`).
     """
 
     code = "GL505"

@@ -2,7 +2,10 @@
 class (:mod:`graphlint.static.model.keras_layers`): in its method ``call``, a ``keras.layers``
 class, a Keras layer class of the file, ``tf.Variable``/``keras.Variable`` or
 ``self.add_weight(...)`` constructed outside a guard (``if not hasattr(self, ...)``, ``if not
-self.built``, ``if self.x is None``) is a hit; ``__init__`` and ``build()`` are where they belong.
+self.built``, ``if self.x is None``) is a hit when it creates state: a variable, a layer with
+weights, or (Keras 3) a layer with a seed generator; a layer that creates none (``Flatten``,
+``LeakyReLU``, pooling, a class of the file made only of those) loses nothing. ``__init__`` and
+``build()`` are where they belong.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit, once_per_line
-from graphlint.static.model.keras_layers import is_self, keras_layer_classes, layer_part
+from graphlint.static.model.keras_layers import SEED, is_self, keras_layer_classes, part_state
 
 
 def _guarded(call) -> bool:
@@ -45,18 +48,28 @@ def layers_created_in_call(module) -> list[Hit]:
             continue
         if scope.cls.name not in layer_classes or layer_classes[scope.cls.name] is not scope.cls:
             continue
-        part = layer_part(call, layer_classes)
+        part = part_state(call, module, layer_classes)
         if part is None or _guarded(call):
             continue
-        kind, what = part
-        made = f"a new `{what}` layer" if kind == "layer" else (
-            f"a new variable with `{what}`" if what.startswith("self.") else "a new `tf.Variable`"
-        )
+        kind, what, state = part
+        if state == SEED:
+            made = (
+                f"a new `{what}` layer, and with it a new seed generator (a Keras 3 variable), on every call: "
+                "under `tf.function` (as in `fit`) it fails with \"tf.function only supports singleton "
+                "tf.Variables created on the first call\""
+            )
+        else:
+            if kind == "layer":
+                made = f"a new `{what}` layer with weights"
+            elif what.startswith("self."):
+                made = f"a new variable with `{what}`"
+            else:
+                made = "a new `tf.Variable`"
+            made += " on every call: its weights start from fresh values each time and no optimizer ever trains them"
         found.append(
             Hit(
                 call.node,
-                f"`{scope.qualname}()` creates {made} on every call: its weights start from fresh "
-                "values each time and no optimizer ever trains them",
+                f"`{scope.qualname}()` creates {made}",
                 ((scope.node, f"`{scope.cls.name}.call()` runs on every call of the layer"),),
             )
         )

@@ -22,6 +22,7 @@ class _Site:
     layer_class: str  # the layer whose call() made it
     part: str  # "layer" or "variable"
     part_class: str
+    state: str  # "weights", "seed generator" or "variable"
     call_count: int  # the layer object's call that made the first one
     call_site: Frame | None  # where that call was made
     n: int = 1
@@ -35,12 +36,12 @@ class Runtime(LayerCreatedInCall):
         self.sites: dict[tuple, _Site] = {}  # (path, line) -> the parts made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_layer_part_created(self, layer_class, call_count, part, part_class, site, call_site):
+    def graphlint_layer_part_created(self, layer_class, call_count, part, part_class, site, call_site, state):
         if call_count < 2 or site is None:
             return  # the first call builds the layer
         entry = self.sites.get(site[:2])
         if entry is None:
-            self.sites[site[:2]] = _Site(site, layer_class, part, part_class, call_count, call_site)
+            self.sites[site[:2]] = _Site(site, layer_class, part, part_class, state, call_count, call_site)
         else:
             entry.n += 1
 
@@ -49,7 +50,10 @@ class Runtime(LayerCreatedInCall):
             site, layer_class, part_class, call_count, n = (
                 entry.site, entry.layer_class, entry.part_class, entry.call_count, entry.n
             )
-            if entry.part == "layer":
+            if entry.part == "layer" and entry.state == "seed generator":
+                what = f"a new `{part_class}` layer, and with it a new seed generator (a variable),"
+                made = f"the `{part_class}`"
+            elif entry.part == "layer":
                 what, made = f"a new `{part_class}` layer", f"the `{part_class}`"
             else:
                 what = made = "a new variable" if part_class in _TF_VARIABLES else f"a new `{part_class}`"
@@ -57,10 +61,15 @@ class Runtime(LayerCreatedInCall):
             again = f", {n} times in all" if n > 1 else ""
             call_site = entry.call_site
             related = [(call_site, f"call {call_count} of the `{layer_class}` object is made here")] if call_site else []
+            why = (
+                "under `tf.function` (as in `fit`) it fails with \"tf.function only supports singleton "
+                "tf.Variables created on the first call\""
+                if entry.state == "seed generator"
+                else "its weights start from fresh values on every call and no optimizer ever trains them"
+            )
             self.report(
                 f"`{layer_class}.{site.function}()` created {what} on call {call_count} of the same "
-                f"`{layer_class}` object{again}: its weights start from fresh values on every call "
-                "and no optimizer ever trains them",
+                f"`{layer_class}` object{again}: {why}",
                 site,
                 related=related,
                 fix=(

@@ -37,11 +37,16 @@ class OpInRunLoop(Rule):
     - One addition after training (a single `Saver()`), and a test that builds and evaluates a
       handful of times from different lines.
     - A function that builds and runs per call (that is GL101).
+    - At runtime, steps that build other ops or other shapes each time (a test's loop over
+      configurations).
     - Ops under the iteration's own `as_default()` graph or a first-time guard (`if op is
       None:`), `get_variable` under `reuse=True` (no op), and a loop over the model's own
-      variables (a weight load or an inspection: one op per variable).
+      variables (a weight load, its placeholder per variable included, or an inspection: one
+      op per variable; a function that repeats the whole walk is GL101's).
     - Statically, loops the source says run fewer than `min-repeats` times, and a loop that runs
-      a whole training of its own per pass (a sweep, not a run loop).
+      a whole training of its own per pass (a sweep, not a run loop), or starts each pass from
+      a fresh graph (`reset_default_graph()`, directly or through a helper or a constructor of
+      the file or of another module of the tree).
     """
 
     code = "GL102"

@@ -210,7 +210,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         entry.related.extend(related)
 
     for loop in module.loops:
-        if loop.resets_state() or loop.is_comprehension:
+        if loop.is_comprehension or project.loop_starts_fresh(module, loop):
             continue
         runs_here = _runs(module, loop)
         for call in loop.calls:  # how many times the loops run it is asked last: the dearest

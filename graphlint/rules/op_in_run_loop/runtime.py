@@ -19,8 +19,9 @@ class _Built:
 
     stack: Stack
     ops: int = 0
-    inputs: set[int] = field(default_factory=set)  # ids of the ops they read
+    inputs: set[int] = field(default_factory=set)  # ids of the ops they read (or wait for)
     made: set[int] = field(default_factory=set)  # their ids
+    kind: int = 0  # a hash of their types and shapes, in order
 
 
 @dataclass(slots=True)
@@ -31,38 +32,46 @@ class _Step:
     inner: Frame  # the line that built the first op
     ops: int = 0
     outside: set[int] = field(default_factory=set)  # ids of ops older than this step it read
-    made: set[int] = field(default_factory=set)
+    kind: int = 0  # what it built (types and shapes)
 
 
 class _Loop:
     """One line of a run loop that builds ops: how many steps in a row built the same thing.
 
-    A step repeats the previous one when what it builds reads only tensors the previous step
-    read too or built (`assign_add(total, x)` again, `x = x + 1` on the last step's `x`); a test
-    looping over a few configurations reads other tensors at each step and never repeats.
+    A step repeats the previous one when it builds the same ops (types and shapes) and they
+    read only tensors the previous step read too or built (`assign_add(total, x)` again, `x = x
+    + 1` on the last step's `x`, an initializer waiting on every earlier step's variable); a
+    test looping over a few configurations reads other tensors, or builds other shapes or
+    other ops, at each step and never repeats.
     """
 
-    __slots__ = ("where", "inner", "steps", "best", "ops", "outside", "made")
+    __slots__ = ("where", "inner", "steps", "best", "ops", "outside", "made", "kind")
 
     def __init__(self, where, inner):
         self.where, self.inner = where, inner
         self.steps = self.best = self.ops = 0
         self.outside: set[int] = set()
         self.made: set[int] = set()
+        self.kind = 0
 
-    def step(self, ops: int, outside: set[int], made: set[int]) -> None:
+    def step(self, ops: int, outside: set[int], made: set[int], kind: int) -> None:
+        """Count a step that built ``ops`` ops here (``kind``) reading ``outside``; ``made``: what
+        the whole step built, from every line."""
         # (a step that reads nothing older builds from Python values only: a case, not a rebuild)
-        repeats = self.steps and outside and outside <= (self.outside | self.made)
+        repeats = self.steps and kind == self.kind and outside and outside <= (self.outside | self.made)
         self.steps = self.steps + 1 if repeats else 1
         if self.steps >= self.best:
             self.best = self.steps
             self.ops = ops if self.steps == 1 else self.ops + ops
-        self.outside, self.made = outside, made
+        self.outside, self.made, self.kind = outside, made, kind
+
+
+def _dims(tensor) -> tuple | None:
+    shape = tensor.shape
+    return None if shape.rank is None else tuple(shape.as_list())
 
 
 _MAX_KEYS = 20_000
-
-
 _MAX_INPUTS = 10_000  # input op ids remembered per line and step
 
 
@@ -76,6 +85,9 @@ class Runtime(OpInRunLoop):
         self.pending: dict[int, dict[tuple, _Built]] = defaultdict(dict)
         # (graph, run-loop invocation, its line that builds) -> _Loop
         self.loops: dict[tuple, _Loop] = {}
+        # graph -> the invocations on the stack of its last run: ops built afterwards inside
+        # one of them were built by a function that runs the graph itself, once per call
+        self.last_run: dict[int, set[int]] = {}
 
     def graphlint_op_added(self, graph_id, graph_kind, op, inputs, site, stack):
         if graph_id not in self.ran or graph_kind != "graph" or site is None:
@@ -88,17 +100,25 @@ class Runtime(OpInRunLoop):
             entry = pending[site[:2]] = _Built(kept(stack))
         entry.ops += 1
         entry.made.add(id(op))
-        if inputs and len(entry.inputs) < _MAX_INPUTS:  # C-API ops (inputs None) left out: costly to read
-            entry.inputs.update(id(t.op) for t in inputs)
+        # What the op computes: its type and the shapes it makes (a test's loop over
+        # configurations builds other shapes at each step; a run loop the same ones again).
+        entry.kind = hash((entry.kind, op.type, tuple(_dims(t) for t in op.outputs)))
+        if len(entry.inputs) < _MAX_INPUTS:
+            if inputs:  # C-API ops (inputs None) left out: costly to read
+                entry.inputs.update(id(t.op) for t in inputs)
+            control = op.control_inputs  # an initializer waits on every variable's assignment
+            if control:
+                entry.inputs.update(id(c) for c in control)
 
     def graphlint_session_run(self, graph_id, ops_added):
         self.ran.add(graph_id)
         pending = self.pending.pop(graph_id, None)
-        if not pending or not ops_added:
-            return
         from graphlint.stacks import capture
 
         run = capture(0).calls  # the user's invocations running the graph now
+        previous, self.last_run[graph_id] = self.last_run.get(graph_id, ()), set(run)
+        if not pending or not ops_added:
+            return
         created = set().union(*(entry.made for entry in pending.values()))
         steps: dict[tuple, _Step] = {}
         for built in pending.values():
@@ -111,6 +131,11 @@ class Runtime(OpInRunLoop):
                 common += 1
             if not common:
                 continue  # built in another thread's code: not this loop's step
+            if any(call in previous for call in calls[common:]):
+                # Built inside a call that had run the graph itself (a per-call function
+                # that builds and runs, as a Keras backend function fed variables does):
+                # one cause, GL101's, not a second finding here.
+                continue
             # The innermost invocation that both built these ops and ran the graph: a run loop
             # keeps it from step to step (a function that builds and runs per call is a new
             # invocation each time: GL101's case). Its line that led to the ops is the loop's.
@@ -121,19 +146,20 @@ class Runtime(OpInRunLoop):
                 step = steps[key] = _Step(where, stack.site)
             step.ops += built.ops
             step.outside |= built.inputs - created  # tensors that existed before this step
-            step.made |= built.made
+            step.kind = hash((step.kind, built.kind))
         for key, step in steps.items():
             loop = self.loops.get(key)
             if loop is None:
                 if len(self.loops) >= _MAX_KEYS:  # bounded: forget what has not repeated
                     self.loops = {k: v for k, v in self.loops.items() if v.best > 1}
                 loop = self.loops[key] = _Loop(step.where, step.inner)
-            loop.step(step.ops, step.outside, step.made)
+            loop.step(step.ops, step.outside, created, step.kind)  # (what the whole step built)
 
     def graphlint_graph_released(self, graph_id):
         self._judge(graph_id)
         self.ran.discard(graph_id)
         self.pending.pop(graph_id, None)
+        self.last_run.pop(graph_id, None)
 
     def graphlint_run_finished(self):
         for graph_id in {key[0] for key in self.loops}:
@@ -158,4 +184,3 @@ class Runtime(OpInRunLoop):
                 loop.where,
                 related=related,
             )
-

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from graphlint.static.model.rebuilds import builds_and_runs
 from graphlint.static.model.repeats import bound_in, per_call
 
 
@@ -46,7 +47,8 @@ def per_variable(module, loop, call) -> bool:
         if not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(iterable)):
             return False  # the outer loop repeats the whole load
     if call.scope is not None and per_call(module, call.scope) is not None:
-        return False
+        # the function is what repeats the walk: GL101 names it (one cause, one finding)
+        return builds_and_runs(module, call.scope) is not None
     if call.method in ASSIGN_METHODS and call.name is None:
         target = call.receiver
     elif call.api in ASSIGN_APIS and call.node.args:
@@ -77,21 +79,42 @@ _VARIABLE_MAKERS = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.get_v
 
 def _reads_each_variable(module, loop, call) -> bool:
     """An op on the loop's own item, in a loop over the model's variables (``for w in
-    self.weights: sess.run(tf.shape(w))``, ``for v in tf.trainable_variables():``): one op
-    per variable, as a weight load — the graph does not grow with the steps of a run.
+    self.weights: sess.run(tf.shape(w))``, ``for v in tf.trainable_variables():``, the
+    placeholder of a weight load ``tf.placeholder(v.dtype, v.get_shape())``): one op per
+    variable, as a weight load — the graph does not grow with the steps of a run.
     A list of the user's (``self.weights``) counts when every value appended to it anywhere
     in the file was made by ``tf.Variable`` / ``get_variable``."""
+    item = _variable_item(module, loop)
+    if item is None:
+        return False
+    passed = [*call.node.args, *(k.value for k in call.node.keywords)]
+    return any(isinstance(n, ast.Name) and n.id == item for arg in passed for n in ast.walk(arg))
+
+
+def _variable_item(module, loop) -> str | None:
+    """The name a loop binds to each of the model's variables: ``v`` in ``for v in
+    tf.global_variables():`` (or ``for v, value in zip(tf.global_variables(), values):``)."""
     node = getattr(loop.node, "target", None)
-    if not isinstance(node, ast.Name) or not call.node.args:
-        return False
-    arg = call.node.args[0]
-    if not isinstance(arg, ast.Name) or arg.id != node.id:
-        return False
-    iterable = loop.node.iter
+    iterable = getattr(loop.node, "iter", None)
+    if isinstance(node, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
+        if iterable.func.id == "zip" and iterable.args and len(node.elts) == len(iterable.args):
+            pairs = list(zip(node.elts, iterable.args))
+        elif iterable.func.id == "enumerate" and iterable.args and len(node.elts) == 2:
+            pairs = [(node.elts[1], iterable.args[0])]
+        else:
+            return None
+        for target, source in pairs:
+            if isinstance(target, ast.Name) and _lists_variables(module, source):
+                return target.id
+        return None
+    if isinstance(node, ast.Name) and iterable is not None and _lists_variables(module, iterable):
+        return node.id
+    return None
+
+
+def _lists_variables(module, iterable) -> bool:
     if isinstance(iterable, ast.Call):
-        if module.bindings.resolve(iterable.func) in _VARIABLE_LISTS:
-            return True
-        return False
+        return module.bindings.resolve(iterable.func) in _VARIABLE_LISTS
     if isinstance(iterable, ast.Attribute) and iterable.attr in _VARIABLE_ATTRIBUTES:
         return True
     return _variables_only(module, iterable)

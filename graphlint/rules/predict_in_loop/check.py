@@ -6,7 +6,8 @@ this file by ``keras.Sequential``/``keras.Model``/``load_model``/``clone_model``
 of the file that derives from a Keras model, or ``self.model = self._build_model()`` with a
 builder of the file that makes one), the input is one sample (``x[None]``,
 ``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``, ``np.reshape(x, [1, ...])``,
-``x.reshape(1, ...)``, ``np.array([x])``; a name by its nearest binding before the call; a
+``x.reshape(1, ...)``, ``np.array([x])``, and those cast or scaled by a number, which keeps
+the shape: ``.astype(...)``, ``np.float32(...)``, ``/ 255.0``; a name by its nearest binding before the call; a
 parameter by what every caller passes: the RL agent's ``act(state)``), and
 the call runs again and again (in a loop the source does not bound to ``max-calls`` runs, or
 in a function that runs per call). ``model.predict(batch)`` per batch, ``model(x)``, a
@@ -149,6 +150,17 @@ def _one_sample(module, expr, scope, line: int, depth: int = 0) -> bool:
             return bool(args) and isinstance(args[0], ast.List) and _one_sample(module, args[0], scope, line, depth)
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "reshape" and args:
             return _leads_with_one(args[0]) if len(args) == 1 else _is_int(args[0], 1)
+        if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "astype":
+            return _one_sample(module, expr.func.value, scope, line, depth)  # a cast keeps the shape
+        if name in _CASTS and len(args) == 1:
+            return _one_sample(module, args[0], scope, line, depth)
+        return False
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _SCALAR_OPS):
+        # ``np.expand_dims(frame, 0) / 255.0``, ``(row - mean) * scale``: a number keeps the shape
+        if _is_number(expr.right):
+            return _one_sample(module, expr.left, scope, line, depth)
+        if _is_number(expr.left):
+            return _one_sample(module, expr.right, scope, line, depth)
         return False
     if isinstance(expr, ast.Name) and depth < 2:
         binding = _binding_before(module, scope, expr.id, line)
@@ -202,6 +214,17 @@ def _binding_before(module, scope, name: str, line: int):
     if scope is not None and name in scope.params:
         return "param", name
     return None
+
+
+#: Casts that keep an array's shape.
+_CASTS = frozenset({"numpy.float32", "numpy.float64", "numpy.float16", "numpy.int32", "numpy.uint8"})
+_SCALAR_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
+
+
+def _is_number(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 def _is_newaxis(module, node) -> bool:

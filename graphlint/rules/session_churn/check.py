@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit, once_per_line
+from graphlint.static.model import project
 from graphlint.static.model.repeats import bound_in, guarded, loop_count, per_call, runs_at_most
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS
 from graphlint.static.model.sessions import has_run_loop, is_session_run
@@ -108,7 +109,7 @@ def session_churn(module, options: dict) -> list[Hit]:
         fn = call.scope
         if call.loops:
             limit = options.get("max-per-site", 2)
-            if any(loop.resets_state() for loop in call.loops) or runs_at_most(module, call, limit):
+            if any(project.loop_starts_fresh(module, loop) for loop in call.loops) or runs_at_most(module, call, limit):
                 continue  # a fresh graph per iteration needs its own session
             if _own_graph(module, call) or _kept_or_shared(module, call):
                 continue

@@ -15,6 +15,16 @@ class _GraphSessions:
     sites: list = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class _Pending:
+    """A session not yet counted for its graph or for its line (see ``Runtime.pending``)."""
+
+    graph_id: int
+    site: object
+    again: bool  # its line had made a session for the same graph before
+    for_graph: bool = False  # counted for its graph (it ran)
+
+
 def _frame(path, line):
     from graphlint.stacks import Frame
 
@@ -31,10 +41,38 @@ class Runtime(SessionChurn):
         self.by_graph: dict[int, _GraphSessions] = {}
         # graphs released with too many sessions: (site, count) -> (site, the first two sites)
         self.released: dict[tuple, tuple] = {}
+        # sessions not counted yet: session -> _Pending. A session counts for its graph when
+        # it first runs (one made and never used, as a test of get_session() itself after
+        # clear_session(), did no work afresh), and for its line when it runs again what a
+        # session from that line ran before on the same graph, or feeds inputs: a model
+        # rebuilt in a fresh graph per call that could have been kept and fed. A session per
+        # fresh graph that holds its own case's values (a test's client graphs) is that
+        # graph's one session.
+        self.pending: dict[int, _Pending] = {}
+        self.graph_sites: dict[int, set] = {}  # graph -> the lines that made a session for it
 
-    def graphlint_session_created(self, graph_id, site):
-        if site is not None:
-            self.by_site[site[:2]] += 1
+    def graphlint_session_created(self, session_id, graph_id, site):
+        key = site[:2] if site is not None else None
+        sites = self.graph_sites.setdefault(graph_id, set())
+        self.pending[session_id] = _Pending(graph_id, site, key in sites)
+        sites.add(key)
+
+    def graphlint_session_run(self, session_id, feed_dict):
+        entry = self.pending.get(session_id)
+        if entry is None:
+            return
+        if not entry.for_graph:
+            entry.for_graph = True
+            self._count_for_graph(entry.graph_id, entry.site)
+        if entry.again or feed_dict:
+            del self.pending[session_id]
+            if entry.site is not None:
+                self.by_site[entry.site[:2]] += 1
+
+    def graphlint_session_released(self, session_id):
+        self.pending.pop(session_id, None)
+
+    def _count_for_graph(self, graph_id, site):
         entry = self.by_graph.get(graph_id)
         if entry is None:
             entry = self.by_graph[graph_id] = _GraphSessions()
@@ -46,6 +84,9 @@ class Runtime(SessionChurn):
         entry = self.by_graph.pop(graph_id, None)
         if entry is not None:
             self._keep(entry)
+        self.graph_sites.pop(graph_id, None)
+        if self.pending:
+            self.pending = {s: entry for s, entry in self.pending.items() if entry.graph_id != graph_id}
 
     def _keep(self, entry: _GraphSessions) -> None:
         """Remember a graph with too many sessions by its site, not by the graph."""
@@ -57,6 +98,8 @@ class Runtime(SessionChurn):
         self.released.setdefault((where[:2], entry.count), (where, entry.sites[:2]))
 
     def graphlint_run_finished(self):
+        self.pending.clear()
+        self.graph_sites.clear()
         reported = set()
         for (path, line), n in self.by_site.items():
             if n > self.config["max-per-site"]:
@@ -76,4 +119,3 @@ class Runtime(SessionChurn):
                 where,
                 related=[(s, "an earlier session for this graph") for s in first],
             )
-

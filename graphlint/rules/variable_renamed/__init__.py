@@ -37,9 +37,12 @@ class VariableRenamed(Rule):
     ```
 
     ## Known exemptions
-    Statically only the Keras form is found: names written in one Keras class's
+    At runtime, weights a Keras layer, metric or optimizer makes for itself (`add_weight`:
+    `total`, `gamma`, `moving_mean`): nobody chose those names, and Keras keeps and saves them
+    by object. Statically only the Keras form is found: names written in one Keras class's
     `__init__`/`build()` or in one `keras.Sequential([...])`; layers made in a loop and layers
-    of separate functional models are left alone.
+    of separate functional models are left alone, and so is a `name=` given to a layer class of
+    your own that never passes it to `super().__init__()` (Keras names each object uniquely).
     """
 
     code = "GL201"

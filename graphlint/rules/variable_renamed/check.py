@@ -7,7 +7,7 @@ import ast
 
 from graphlint.rules.variable_renamed import VariableRenamed
 from graphlint.static.hits import Hit, once_per_line
-from graphlint.static.model.keras_layers import is_keras_layer_class, keras_layer_classes, layer_part
+from graphlint.static.model.keras_layers import forwards_name, is_keras_layer_class, keras_layer_classes, layer_part
 
 
 def check(module, options) -> list[Hit]:
@@ -69,6 +69,8 @@ def duplicate_layer_names(module) -> list[Hit]:
             continue
         part = layer_part(call, layer_classes)
         name = _given_name(node) if part is not None else None
+        if name is not None and call.local_class is not None and not forwards_name(call.local_class, layer_classes):
+            continue  # the class keeps (or drops) the name: Keras names each object uniquely
         if name is not None and part is not None and part[0] == "layer":
             by_class.setdefault(id(scope.cls), []).append((name, node))
     for made in by_class.values():

@@ -13,6 +13,10 @@ _DEFAULT_NAMES = {None, "", "Variable"}
 _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
 
 
+# TensorFlow's Trackable API, through which Keras' add_weight() makes every weight it tracks
+_TRACKED_BY_OBJECT = "_add_variable_with_custom_getter"
+
+
 class Runtime(VariableRenamed, SeesVariables):
     """VariableRenamed at runtime: the hooks, and the state they keep."""
 
@@ -24,6 +28,13 @@ class Runtime(VariableRenamed, SeesVariables):
         prefix, _, got = name.rpartition("/")
         match = _SUFFIX.match(got)
         if got == wanted or not match or match.group("base") != wanted:
+            return
+        from graphlint.stacks import passes_through
+
+        if passes_through(_TRACKED_BY_OBJECT):
+            # A weight a Keras layer, metric or optimizer made for itself (`add_weight`:
+            # 'total', 'gamma', 'moving_mean'): nobody chose that name, and the object that
+            # made it keeps the variable and saves it by object, not by its graph name.
             return
         original = f"{prefix}/{wanted}" if prefix else wanted
         self.report(

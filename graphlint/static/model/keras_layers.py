@@ -77,3 +77,122 @@ def layer_part(call, layer_classes) -> tuple[str, str] | None:
     return None
 
 
+
+
+# -- what a layer made in call() creates ----------------------------------------------------------
+#: Keras layers that create no variable at all, built or not (checked on Keras 3.15 and tf-keras
+#: 2.21: ``layer.variables`` empty after a call): activations, reshaping, padding, cropping,
+#: pooling, merging. Made anew in ``call()``, they lose nothing.
+_STATELESS_LAYERS = frozenset(
+    {
+        "Activation", "ReLU", "LeakyReLU", "ELU", "Softmax", "ThresholdedReLU",
+        "Reshape", "Flatten", "Permute", "RepeatVector", "Lambda", "Identity", "InputLayer",
+        "Masking", "ActivityRegularization", "Rescaling", "Resizing", "CenterCrop",
+        "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot",
+    }
+)
+_STATELESS_PREFIXES = (
+    "Cropping", "UpSampling", "ZeroPadding", "MaxPooling", "AveragePooling", "MaxPool", "AvgPool",
+    "GlobalMaxPooling", "GlobalAveragePooling", "GlobalMaxPool", "GlobalAvgPool",
+)
+#: Layers whose only state is a seed generator: in Keras 3 (``keras``, and ``tf.keras`` from TF
+#: 2.16) a variable made in ``__init__``, so a second ``tf.function`` trace (``fit``) fails with
+#: "tf.function only supports singleton tf.Variables"; tf-keras makes none.
+_SEEDED_LAYERS = frozenset(
+    {"Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout",
+     "GaussianNoise", "AlphaDropout"}
+)
+WEIGHTS, SEED = "weights", "seed generator"
+
+
+def keras_layer_state(class_name: str, legacy: bool) -> str | None:
+    """What a Keras layer class (its last name) creates: :data:`WEIGHTS`, :data:`SEED` or None
+    (nothing); ``legacy``: spelled through ``tf_keras``. A layer not known to be stateless has
+    weights."""
+    if class_name in _STATELESS_LAYERS or class_name.startswith(_STATELESS_PREFIXES):
+        return None
+    if class_name in _SEEDED_LAYERS:
+        return None if legacy else SEED
+    return WEIGHTS
+
+
+def is_legacy_keras(call, module) -> bool:
+    """The call's callee is spelled through ``tf_keras`` (Keras 2)."""
+    dotted = module.bindings.dotted(call.node.func) if isinstance(call.node, ast.Call) else None
+    return dotted is not None and dotted.split(".", 1)[0] == "tf_keras"
+
+
+def part_state(call, module, layer_classes) -> tuple[str, str, str] | None:
+    """(kind, class name, state) when the call creates a layer or variable that holds state:
+    a layer with weights or (Keras 3) a seed generator, a variable; None for a layer that
+    creates none (``Flatten``, ``LeakyReLU``, pooling, your own layer made only of those)."""
+    part = layer_part(call, layer_classes)
+    if part is None:
+        return None
+    kind, what = part
+    if kind == "variable":
+        return kind, what, "variable"
+    if call.local_class is not None and call.local_class.name in layer_classes:
+        state = _local_class_state(call.local_class, module, layer_classes, set())
+    else:
+        state = keras_layer_state(what, is_legacy_keras(call, module))
+    return None if state is None else (kind, what, state)
+
+
+def _local_class_state(cls, module, layer_classes, seen: set) -> str | None:
+    """What the file's own layer class creates: the first state a part made in its body, or a
+    base class, holds (weights before a seed generator)."""
+    if id(cls) in seen:
+        return None
+    seen.add(id(cls))
+    states = set()
+    for base, node in zip(cls.bases, cls.node.bases):
+        if isinstance(node, ast.Name) and node.id in layer_classes:
+            states.add(_local_class_state(layer_classes[node.id], module, layer_classes, seen))
+        elif is_keras_layer_class(base) and keras_api(base) not in _MODEL_BASES:
+            states.add(keras_layer_state(base.rpartition(".")[2], False))
+    for call in module.calls:
+        if call.cls is not cls:
+            continue
+        part = layer_part(call, layer_classes)
+        if part is None:
+            continue
+        if part[0] == "variable":
+            states.add(WEIGHTS)
+        elif call.local_class is not None and call.local_class.name in layer_classes:
+            states.add(_local_class_state(call.local_class, module, layer_classes, seen))
+        else:
+            states.add(keras_layer_state(part[1], is_legacy_keras(call, module)))
+    return WEIGHTS if WEIGHTS in states else SEED if SEED in states else None
+
+
+def forwards_name(cls, layer_classes, seen=None) -> bool:
+    """Whether the file's own layer class hands a ``name=`` it is given on to Keras (its
+    ``__init__`` passes ``name`` or ``**kwargs`` to ``super().__init__``, or it has no
+    ``__init__`` of its own). A class that keeps it for itself, or drops it, lets Keras make a
+    unique name for each object."""
+    seen = set() if seen is None else seen
+    if id(cls) in seen:
+        return True
+    seen.add(id(cls))
+    init = next(
+        (s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"),
+        None,
+    )
+    if init is None:
+        local = [layer_classes[b.id] for b in cls.node.bases if isinstance(b, ast.Name) and b.id in layer_classes]
+        return all(forwards_name(base, layer_classes, seen) for base in local)
+    args = init.args
+    named = any(a.arg == "name" for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+    kwargs = args.kwarg.arg if args.kwarg is not None and not named else None
+    for node in ast.walk(init):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+            continue
+        passed = [*node.args, *(k.value for k in node.keywords)]
+        if named and any(isinstance(v, ast.Name) and v.id == "name" for v in passed):
+            return True
+        if named and any(isinstance(v, ast.Starred) for v in node.args):
+            return True
+        if kwargs is not None and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs for k in node.keywords):
+            return True
+    return False

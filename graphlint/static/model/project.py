@@ -23,7 +23,7 @@ from typing import Iterable
 
 from graphlint.reading import read_regular
 from graphlint.static.model.module import Module
-from graphlint.static.model.scopes import ClassInfo, Function
+from graphlint.static.model.scopes import ClassInfo, Function, resets_unconditionally
 
 try:  # the interpreter's own SHA-256: hashlib would load OpenSSL first (~3 ms of a one-file check)
     from _sha256 import sha256  # Python 3.10, 3.11
@@ -366,3 +366,30 @@ def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
     if found is not None and isinstance(found[1], Function):
         return found[0], found[1]
     return None
+
+
+def loop_starts_fresh(module: Module, loop) -> bool:
+    """Whether each pass of ``loop`` starts from a fresh graph (or Keras state): itself
+    (:meth:`~graphlint.static.model.scopes.Loop.resets_state`, helpers of the file included), or
+    through a function or class of another module of the checked tree that does on its straight
+    path (``utils.reset_graph()``, a model class whose ``__init__`` resets the default graph)."""
+    if loop.resets_state():
+        return True
+    memo = module.cache.get("fresh-loops")
+    if memo is None:
+        memo = module.cache["fresh-loops"] = {}
+    key = id(loop.node)
+    if key not in memo:
+        memo[key] = any(_fresh_elsewhere(module, call) for call in loop.calls)
+    return memo[key]
+
+
+def _fresh_elsewhere(module: Module, call) -> bool:
+    if call.entered or call.target is not None or call.local_class is not None:
+        return False
+    found = resolve_call(module, call)
+    if found is None:
+        return False
+    target = found[1]
+    fn = target.methods.get("__init__") if isinstance(target, ClassInfo) else target
+    return isinstance(fn, Function) and resets_unconditionally(fn)

@@ -45,7 +45,7 @@ def rebuilds(module: Module) -> list[Rebuild]:
         builds = builds_of.get(id(fn))
         if builds is None or fn.name in ONCE_METHODS or fn.resets_state() or compiled(module, fn):
             continue
-        callers = [s for s in fn.callers if not isolated(s) and not guarded(s.ifs)]
+        callers = [s for s in fn.callers if not isolated(s, module) and not guarded(s.ifs)]
         reason = None
         if any(is_session_run(module, c) for c in fn.calls):
             why = per_call(module, fn)
@@ -91,7 +91,7 @@ def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
             continue
         sites, reason = [], None
         for site in made.get(id(cls), ()):
-            if guarded(site.ifs) or isolated(site):
+            if guarded(site.ifs) or isolated(site, module):
                 continue
             loops = [loop for loop in site.loops if not loop.is_comprehension]
             if loops and runs_more_than_once(module, site) and not kept(module, site, loops[-1]):

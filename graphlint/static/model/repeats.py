@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from graphlint.static.model.project import loop_starts_fresh
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Reason
 from graphlint.static.model.values import RANGES, dotted_name, iterations, unwrapped
 
@@ -283,9 +284,14 @@ def _cached_by_key(node) -> bool:
 
 
 # -- functions that run again and again ------------------------------------------------------
-def isolated(site: CallSite) -> bool:
-    """A call made under its own default graph, or in a loop that starts afresh each time."""
-    return site.under_graph_default() or any(loop.resets_state() for loop in site.loops)
+def isolated(site: CallSite, module=None) -> bool:
+    """A call made under its own default graph, or in a loop that starts afresh each time
+    (with ``module``, also through a helper of another module of the checked tree)."""
+    if site.under_graph_default():
+        return True
+    if module is None:
+        return any(loop.resets_state() for loop in site.loops)
+    return any(loop_starts_fresh(module, loop) for loop in site.loops)
 
 def per_call(module: Module, fn: Function) -> Reason | None:
     """Why ``fn`` runs again and again (a per-call method, called in a loop or from one)."""
@@ -308,7 +314,7 @@ def per_call(module: Module, fn: Function) -> Reason | None:
         reason = Reason(f"runs in a thread started in a loop (line {site.line})", site)
     else:
         for site in fn.callers:
-            if isolated(site) or guarded(site.ifs):
+            if isolated(site, module) or guarded(site.ifs):
                 continue  # its own graph; or get-or-create: made once
             if site.loops:
                 reason = Reason(f"is called in a loop (line {site.line})", site)
@@ -320,7 +326,7 @@ def per_call(module: Module, fn: Function) -> Reason | None:
     return reason
 
 def _thread_targets(module) -> dict:
-    """The functions a loop starts a thread or process on (``Thread(target=self.handle)``
+    """The functions a loop starts a thread on (``Thread(target=self.handle)``
     per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
     found = module.cache.get("thread-targets")
     if found is None:
@@ -347,8 +353,10 @@ def _thread_targets(module) -> dict:
     return found
 
 
-#: What starts a function in a thread or a process of its own.
-_SPAWNERS = frozenset({"threading.Thread", "multiprocessing.Process", "threading.Timer"})
+#: What starts a function in a thread of its own. Not ``multiprocessing.Process`` (nor a
+#: ``Pool``): each process has its own default graph, sessions and Keras state, so a target that
+#: builds its model builds it once in each process (an A3C's worker processes).
+_SPAWNERS = frozenset({"threading.Thread", "threading.Timer"})
 #: The decorators that make a function a web handler: Flask's ``@app.route``, FastAPI's and
 #: Starlette's ``@app.get`` / ``@router.post``..., Sanic's and Quart's alike.
 _ROUTES = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})

@@ -105,7 +105,7 @@ class Loop:
         the loop: answered once."""
         found = self.__dict__.get("_resets")
         if found is None:
-            found = self._resets = any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+            found = self._resets = any(starts_fresh(c) for c in self.calls)
         return found
 
 class _stored:
@@ -191,11 +191,39 @@ class Function:
 
     def resets_state(self) -> bool:
         """Whether it makes (or resets) its own graph, so what it builds lands in a fresh one
-        (answered once)."""
+        (answered once; a helper of the file that does it counts, see :func:`starts_fresh`)."""
         found = self.__dict__.get("_resets")
         if found is None:
-            found = self._resets = any(c.name in FRESH_STATE and not c.entered for c in self.calls)
+            self._resets = False  # recursion guard
+            found = self._resets = any(starts_fresh(c) for c in self.calls)
         return found
+
+
+def starts_fresh(call: CallSite) -> bool:
+    """Whether what is built after this call lands in a fresh graph (or Keras state):
+    ``tf.Graph()``, ``reset_default_graph()`` or ``clear_session()`` called; or a function of
+    the file that calls one on its straight path (a notebook's ``reset_graph()`` helper); or a
+    class of the file whose ``__init__`` does (a model class starting with
+    ``tf.reset_default_graph()``)."""
+    if call.entered:
+        return False
+    if call.name in FRESH_STATE:
+        return True
+    target = call.target
+    if target is None and call.local_class is not None:
+        target = call.local_class.methods.get("__init__")
+    return target is not None and resets_unconditionally(target)
+
+
+def resets_unconditionally(fn: "Function") -> bool:
+    """Whether ``fn`` starts a fresh graph on its straight path (not under an ``if``, a loop or
+    a ``try``), itself or through a helper of the file."""
+    if not fn.resets_state():
+        return False
+    return any(
+        not (c.ifs or c.loops or c.trys) and (c.name in FRESH_STATE or (c.target is not fn and starts_fresh(c)))
+        for c in fn.calls
+    )
 
 
 @dataclass(eq=False)

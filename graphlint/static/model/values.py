@@ -276,6 +276,56 @@ def iterations(module: Module, scope, iterable) -> int | None:
     return None
 
 
+#: scikit-learn's cross-validation splitters: ``splitter.split(X)`` yields ``n_splits`` folds
+#: (the first argument), by default these many.
+_SPLITTERS = {
+    "KFold": 5, "StratifiedKFold": 5, "GroupKFold": 5, "StratifiedGroupKFold": 5, "TimeSeriesSplit": 5,
+    "ShuffleSplit": 10, "StratifiedShuffleSplit": 10, "GroupShuffleSplit": 5,
+}
+
+
+_NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})
+
+
+def folds(module: Module, scope, iterable) -> int | None:
+    """How many folds a cross-validation loop's iterable yields, when the source fixes it:
+    ``KFold(n_splits=k).split(X)`` (the splitter made there, or bound once to a name),
+    ``np.array_split(x, k)`` / ``np.split(x, k)``, or ``zip``/``enumerate`` of those. Not part
+    of :func:`iterations`: a loop over data pieces is a loop over items for the other rules."""
+    call = unwrapped(module, iterable)
+    if not isinstance(call, ast.Call):
+        return None
+    if dotted_name(module, call.func) in ("zip", "enumerate") and call.args and not call.keywords:
+        known = [n for n in (folds(module, scope, a) for a in call.args) if n is not None]
+        return min(known) if known else None
+    func = call.func
+    if dotted_name(module, func) in _NUMPY_SPLITS and len(call.args) >= 2:
+        return const_int(module, scope, call.args[1])  # sections given as a list: None
+    if not (isinstance(func, ast.Attribute) and func.attr == "split"):
+        return None
+    splitter = func.value
+    if isinstance(splitter, ast.Name):
+        for s in (scope, None) if scope is not None else (None,):
+            found = assignments(module, s).get(splitter.id)
+            if found:
+                if len(found) != 1 or found[0][0] != "=":
+                    return None
+                splitter = found[0][1]
+                break
+    if not isinstance(splitter, ast.Call):
+        return None
+    name = dotted_name(module, splitter.func)
+    if name is None or not name.startswith("sklearn."):
+        return None
+    default = _SPLITTERS.get(name.rpartition(".")[2])
+    if default is None:
+        return None
+    given = next((k.value for k in splitter.keywords if k.arg == "n_splits"), splitter.args[0] if splitter.args else None)
+    if given is None:
+        return default
+    return const_int(module, scope, given)
+
+
 def loop_values(module: Module, target, iterable, loop=None, scope=None) -> dict:
     """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
     times the loop runs when the source fixes it."""
