@@ -30,13 +30,14 @@ _LAZY = {
     "hookimpl": "graphlint._hookspecs",
     "Linter": "graphlint.linter",
     "Finding": "graphlint.findings",
+    "FindingSink": "graphlint.findings",
     "Location": "graphlint.findings",
     "Related": "graphlint.findings",
     "Severity": "graphlint.findings",
     "Rule": "graphlint.rules._base",
 }
 
-__all__ = ["Finding", "Linter", "Location", "Related", "Rule", "Severity", "__version__", "hookimpl", "instrument"]
+__all__ = ["Finding", "FindingSink", "Linter", "Location", "Related", "Rule", "Severity", "__version__", "hookimpl", "instrument"]
 
 
 def load_ipython_extension(ipython) -> None:

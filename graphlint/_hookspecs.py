@@ -20,7 +20,13 @@ Hooks marked *plugin-only* have no built-in rule: they are fired for third-party
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pluggy
+
+if TYPE_CHECKING:
+    from graphlint.events import Argument
+    from graphlint.stacks import Frame, LazyStack, Stack
 
 hookspec = pluggy.HookspecMarker("graphlint")
 #: Marks a hook implementation on a plugin that is not a :class:`graphlint.Rule`.
@@ -29,7 +35,7 @@ hookimpl = pluggy.HookimplMarker("graphlint")
 
 # -- TensorFlow 1: graphs, ops, variables, sessions ---------------------------------------------
 @hookspec
-def graphlint_graph_created(graph, graph_id: int, kind, site):
+def graphlint_graph_created(graph, graph_id: int, kind, site: Frame | None):
     """A graph was seen for the first time (``kind``: ``"graph"`` or ``"function"``)."""
 
 
@@ -39,7 +45,7 @@ def graphlint_graph_released(graph_id: int):
 
 
 @hookspec
-def graphlint_graph_entered(graph, graph_id: int, site):
+def graphlint_graph_entered(graph, graph_id: int, site: Frame | None):
     """``with graph:`` was entered directly, without ``.as_default()``."""
 
 
@@ -48,39 +54,41 @@ def graphlint_graph_entered(graph, graph_id: int, site):
 # ``op.inputs``, which is slower). ``stack`` is lazy: its ``site`` and ``call`` (the innermost
 # frame's invocation id) are free, ``frames`` and ``calls`` walk the outer frames when first read.
 @hookspec
-def graphlint_op_added(graph, graph_id: int, graph_kind, op, inputs, index, stack, site):
+def graphlint_op_added(
+    graph, graph_id: int, graph_kind, op, inputs, index, stack: Stack | LazyStack, site: Frame | None
+):
     """An operation was added to a graph."""
 
 
 @hookspec
-def graphlint_variable_requested(graph_id: int, name, reuse, site):
+def graphlint_variable_requested(graph_id: int, name, reuse, site: Frame | None):
     """``get_variable`` asked the variable store for ``name`` in ``reuse`` mode (plugin-only)."""
 
 
 # ``name`` is the variable's final name, ``requested_name`` the name asked for; ``via`` is
 # ``"get_variable"`` or ``"Variable"``.
 @hookspec
-def graphlint_variable_created(graph, graph_id: int, name, requested_name, via, site, stack):
+def graphlint_variable_created(graph, graph_id: int, name, requested_name, via, site: Frame | None, stack: Stack):
     """A graph variable was created."""
 
 
 @hookspec
-def graphlint_variable_refused(graph_id: int, name, reason, error, site, stack):
+def graphlint_variable_refused(graph_id: int, name, reason, error, site: Frame | None, stack: Stack):
     """``get_variable`` refused ``name``: ``reason`` is ``"exists"`` or ``"missing"``."""
 
 
 @hookspec
-def graphlint_initializer_built(graph_id: int, name, variables, site):
+def graphlint_initializer_built(graph_id: int, name, variables, site: Frame | None):
     """A variables initializer op ``name`` was built covering ``variables`` (their names)."""
 
 
 @hookspec
-def graphlint_initializer_run(graph_id: int, name, session_id: int, site):
+def graphlint_initializer_run(graph_id: int, name, session_id: int, site: Frame | None):
     """A session ran the initializer op ``name`` (plugin-only)."""
 
 
 @hookspec
-def graphlint_session_created(session_id: int, graph_id: int, site):
+def graphlint_session_created(session_id: int, graph_id: int, site: Frame | None):
     """A ``Session`` (or ``InteractiveSession``) was created for the graph ``graph_id``."""
 
 
@@ -89,28 +97,29 @@ def graphlint_session_created(session_id: int, graph_id: int, site):
 # Identical repeated runs are only counted: ``runs`` is the session's run count so far.
 @hookspec
 def graphlint_session_run(
-    session_id: int, graph_id: int, site, signature, new_signature, ops_added, runs, fetches, feed_dict
+    session_id: int, graph_id: int, site: Frame | None, signature, new_signature: bool, ops_added: int, runs: int,
+    fetches, feed_dict,
 ):
     """A session run that differs from every run before it."""
 
 
 @hookspec
-def graphlint_session_closed(session_id: int, graph_id: int, site, runs):
+def graphlint_session_closed(session_id: int, graph_id: int, site: Frame | None, runs: int):
     """``close()`` was called on an open session."""
 
 
 @hookspec
-def graphlint_session_released(session_id: int, graph_id: int, closed, created_site):
+def graphlint_session_released(session_id: int, graph_id: int, closed: bool, created_site: Frame | None):
     """A session was garbage-collected; ``closed`` tells whether it had been closed."""
 
 
 @hookspec
-def graphlint_checkpoint_restore(graph, graph_id: int, saver_names, checkpoint_names, save_path, site):
+def graphlint_checkpoint_restore(graph, graph_id: int, saver_names, checkpoint_names, save_path, site: Frame | None):
     """``Saver.restore`` is about to run: the saver's variable names and the checkpoint's."""
 
 
 @hookspec
-def graphlint_run_finished(exit_status):
+def graphlint_run_finished(exit_status: int):
     """The program (or test) finished; rules report what they found over its whole run."""
 
 
@@ -124,7 +133,9 @@ def graphlint_run_finished(exit_status):
 # ``target`` is a plain key of what ``api`` was applied to, equal for the same function code or
 # the same ``nn.Module`` object (``None`` when unknown, and for the other frameworks).
 @hookspec
-def graphlint_function_created(function_id: int, name, definition_site, site, by_user, framework, api, target):
+def graphlint_function_created(
+    function_id: int, name, definition_site: Frame | None, site: Frame | None, by_user: bool, framework: str, api, target
+):
     """A ``tf.function``, ``jax.jit`` or torch compiled function around ``name`` was made at ``site``."""
 
 
@@ -138,8 +149,8 @@ def graphlint_function_created(function_id: int, name, definition_site, site, by
 # compile, and for the other frameworks); ``arguments`` also summarise the guarded value.
 @hookspec
 def graphlint_function_traced(
-    function_id: int, name, definition_site, site, arguments, trace_count, input_signature, reduce_retracing,
-    ahead_of_time, guard,
+    function_id: int, name, definition_site: Frame | None, site: Frame | None, arguments: tuple[Argument, ...],
+    trace_count: int, input_signature, reduce_retracing, ahead_of_time: bool, guard,
 ):
     """Function ``function_id`` traced a new graph for the call at ``site``."""
 
@@ -151,20 +162,20 @@ def graphlint_function_released(function_id: int):
 
 # ``session`` numbers Keras' global state: ``clear_session()`` starts a new one.
 @hookspec
-def graphlint_keras_model_built(model_id: int, class_name, site, session: int):
+def graphlint_keras_model_built(model_id: int, class_name: str, site: Frame | None, session: int):
     """A Keras model was constructed at ``site``."""
 
 
 # ``rows`` is ``None`` when unknown (a dataset), ``batch_size`` ``None`` for Keras' default of 32.
 @hookspec
-def graphlint_predict_called(model_class, rows, batch_size, site):
+def graphlint_predict_called(model_class: str, rows: int | None, batch_size: int | None, site: Frame | None):
     """``Model.predict`` was called at ``site`` on ``rows`` samples with ``batch_size``."""
 
 
 # ``rejected``: Keras refuses the model (Functional, Sequential); else (a subclassed model) it
 # keeps both layers, their weights under one path.
 @hookspec
-def graphlint_keras_layer_name_reused(name, first_site, site, rejected):
+def graphlint_keras_layer_name_reused(name, first_site: Frame | None, site: Frame | None, rejected: bool):
     """Two layers of one Keras model were given the same ``name=`` at ``first_site`` and ``site``."""
 
 
@@ -173,9 +184,11 @@ def graphlint_keras_layer_name_reused(name, first_site, site, rejected):
 # ``state`` what the part holds: ``"weights"``, ``"seed generator"`` or ``"variable"`` (a layer that
 # holds none is not reported).
 @hookspec
-def graphlint_layer_part_created(layer_class, layer_id: int, call_count, part, part_class, site, call_site, state):
+def graphlint_layer_part_created(
+    layer_class: str, layer_id: int, call_count: int, part: str, part_class: str, site: Frame | None,
+    call_site: Frame | None, state: str,
+):
     """A layer or variable that holds state was created while a Keras layer's ``call()`` ran."""
-
 
 
 # -- PyTorch 2: torch.compile ----------------------------------------------------------------------

@@ -71,7 +71,8 @@ class Outcome:
             return None
         if self.returncode > 0:
             return f"the program exited with status {self.returncode}"
-        return f"the program was killed by signal {self.signal} ({signal_name(self.signal)})"
+        signum = -self.returncode  # < 0 here: killed by signal N
+        return f"the program was killed by signal {signum} ({signal_name(signum)})"
 
     def exit_code(self, exit_zero: bool) -> int:
         """graphlint's: the program's own status when it failed (128 + N for signal N, which

@@ -219,7 +219,7 @@ def noqa_warnings(findings, stdin=None) -> None:
     """One warning per invalid ``# noqa`` directive in a file with findings (they are kept)."""
     from graphlint.suppression import invalid_directives
 
-    paths = {}
+    paths: dict[str, object] = {}
     for f in findings:
         paths.setdefault(f.location.path, f)
     for path in sorted(paths):

@@ -231,7 +231,7 @@ def judged_copy(scope) -> list:
     for finding in scope.sink.findings():
         sink.add(finding)
     for rule in scope.rules:
-        finished = _finisher(type(rule))
+        finished = _finisher(type(rule))  # type: ignore[arg-type]  # a class is hashable; mypy doubts type[Any]
         if finished is None:
             continue
         clone = _copied(rule, scope.sink, sink)
@@ -298,7 +298,7 @@ def _zipped_source(archive: str, name: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _finisher(cls):
+def _finisher(cls: type):
     """``finished(rule, status)`` calling the class's ``graphlint_run_finished`` (isolated, as
     every hook of a rule) with the arguments it names; None when it has none."""
     method = getattr(cls, "graphlint_run_finished", None)

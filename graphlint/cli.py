@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from typing import NoReturn  # click imports typing already: no cost at start
 
 import click
 
@@ -22,7 +23,7 @@ from graphlint.output import check_writable, flush, fresh_line, write_report
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
-def _fail(message: str) -> "NoReturn":  # noqa: F821
+def _fail(message: str) -> NoReturn:
     click.echo(f"graphlint: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
 
@@ -76,7 +77,7 @@ TRACEBACK_ENV = "GRAPHLINT_TRACEBACK"
 _OUTPUT_ERRORS = {errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF}
 
 
-def _internal_error(exc: BaseException) -> "NoReturn":  # noqa: F821
+def _internal_error(exc: BaseException) -> NoReturn:
     """One line and exit 2; the traceback only on request, so CI tells a crash from findings."""
     if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRORS and exc.filename is None:
         message = f"cannot write the output: {exc.strerror}"
@@ -217,7 +218,7 @@ def run(module, xoptions, warnoptions, script, args, select, extend_select, igno
     _end_run(outcome, outcome.exit_code(exit_zero))
 
 
-def _end_run(outcome, code: int) -> "NoReturn":  # noqa: F821
+def _end_run(outcome, code: int) -> NoReturn:
     """graphlint's exit; as its own process, a program killed by a signal kills it by the same
     signal, once the report is out (so that a shell sees what it would have seen)."""
     signum = outcome.signal
@@ -238,7 +239,7 @@ def _end_run(outcome, code: int) -> "NoReturn":  # noqa: F821
 _OWN_PROCESS = False
 
 
-def _end(code: int) -> "NoReturn":  # noqa: F821
+def _end(code: int) -> NoReturn:
     """The end of ``graphlint check``. In its own process (:func:`console`) the output is
     flushed and the process ends without the interpreter's teardown, which would free every
     tree and model kept for the run one by one: up to a second after a large tree checked in

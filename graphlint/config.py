@@ -17,7 +17,10 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphlint.rules._base import Rule
 
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
 KEYS = frozenset(
@@ -97,7 +100,7 @@ class Config:
         """Ruff's semantics: the most specific of select/ignore wins, ignore on a tie; the
         default set is every rule but :data:`DEFAULT_OFF`."""
         default = self.select is None
-        chosen = _longest_match(code, ([""] if default else self.select) + self.extend_select)
+        chosen = _longest_match(code, ([""] if self.select is None else self.select) + self.extend_select)
         if chosen < 0 or (default and chosen == 0 and code in DEFAULT_OFF and "" not in self.extend_select):
             return False
         ignored = _longest_match(code, self.ignore)
@@ -141,7 +144,7 @@ class Config:
             merged.update(self.rule_options.get(key, {}))
         return merged
 
-    def validate(self, rule_classes: dict[str, type]) -> None:
+    def validate(self, rule_classes: dict[str, type[Rule]]) -> None:
         """Raise ConfigError for codes, rules or rule options (or their values) that do not exist."""
         from graphlint.findings import INTERNAL_ERROR_CODE
 
@@ -284,7 +287,7 @@ def _codes(value: Any, key: str, where: str) -> list[str]:
     return ["" if c == "ALL" else c for c in codes]
 
 
-def check_rule_options(config: Config, rule_classes: dict[str, type]) -> None:
+def check_rule_options(config: Config, rule_classes: dict[str, type[Rule]]) -> None:
     """Thresholds must name a known option of a known rule and have its type; numbers >= 0."""
     by_name = {cls.name: cls for cls in rule_classes.values()}
     for key, opts in config.rule_options.items():

@@ -98,11 +98,11 @@ class Resolver:
         self.cwd = cwd or os.getcwd()
         self.layer = layer or Layer()
         self._by_dir: dict[str, Config] = {}
-        self._files: dict[str, Config] = {}
-        self.fixed = None
+        self._files: dict[tuple[str, str | None], Config] = {}  # (path, root) -> its config
+        self.fixed: Config | None = None
         if config_file is not None:
             # `--config FILE`: for every file, its relative paths from the current folder
-            self.fixed = self._top(self._load(os.path.abspath(config_file), root=self.cwd, shown=config_file))
+            self.fixed = self._top(self._named(os.path.abspath(config_file), root=self.cwd, shown=config_file))
 
     def for_path(self, path: str) -> Config:
         if self.fixed is not None:
@@ -166,6 +166,12 @@ class Resolver:
                 return self.cwd
             here = parent
 
+    def _named(self, path: str, **how) -> Config:
+        """:meth:`_load` of a file named (``--config``, ``extend``), not searched for: never None."""
+        config = self._load(path, **how)
+        assert config is not None, "only a file searched for may lack [tool.graphlint]"
+        return config
+
     def _load(self, path: str, *, root: str | None = None, searched: bool = False, depth: int = 0,
               shown: str | None = None) -> Config | None:
         key = (path, root)
@@ -184,7 +190,7 @@ class Resolver:
             if depth >= _MAX_EXTENDS:
                 raise ConfigError(f"extend: a chain of more than {_MAX_EXTENDS} files (a cycle?) in {shown}")
             base_path = os.path.normpath(os.path.join(os.path.dirname(path), os.path.expanduser(base_name)))
-            base = self._load(base_path, depth=depth + 1)
+            base = self._named(base_path, depth=depth + 1)
             config = _extended(base, config, section)
         self._files[key] = config
         return config

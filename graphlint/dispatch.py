@@ -38,7 +38,7 @@ import itertools
 import threading
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 #: A listener: (bound method, what it takes of the event's values, its member, whether it takes
 #: several). What it takes is ``None`` (no argument), an ``int`` (one: its position in the spec)
@@ -163,7 +163,11 @@ def _fail(member: Member, exc: BaseException, hook_name: str) -> None:
 class Hooks:
     """Every hook by name, as attributes: ``hooks.graphlint_op_added``."""
 
-    def __iter__(self):
+    if TYPE_CHECKING:  # the attributes Dispatcher.add_hook sets; a missing one stays AttributeError
+
+        def __getattr__(self, name: str) -> Hook: ...
+
+    def __iter__(self) -> Iterator[Hook]:
         return iter(list(vars(self).values()))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 
 class Severity(str, enum.Enum):
@@ -80,6 +81,19 @@ class Finding:
 
     def with_count(self, count: int) -> "Finding":
         return replace(self, count=count)
+
+
+class FindingSink(Protocol):
+    """Where findings go: what a rule's :meth:`~graphlint.Rule.report` and the static engine's
+    checks write into (the runtime engine's ``graphlint.linter.Sink``, the static engine's
+    per-file sink, a plugin's or a test's own). A rule is made with one: ``Rule(sink, options)``."""
+
+    def add(self, finding: Finding) -> None:
+        """Take ``finding`` (the sink applies ``# noqa`` and merges repeats as it sees fit)."""
+
+    def internal_error(self, rule: Any, exc: BaseException, hook: str) -> None:
+        """``rule`` (the rule, or its class for a static form) raised ``exc`` in ``hook``:
+        record it (as GL000) and go on."""
 
 
 def _location(loc: Location) -> list:

@@ -30,7 +30,7 @@ class TextEdit:
     cell: int | None = None
 
     def as_dict(self) -> dict:
-        out = {
+        out: dict[str, object] = {
             "content": self.content,
             "location": {"line": self.line, "column": self.column},
             "end_location": {"line": self.end_line, "column": self.end_column},

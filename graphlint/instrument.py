@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 from graphlint.config import Config, ConfigError
 
 if TYPE_CHECKING:  # the engine (pluggy, entry points) is imported when a block is entered
+    from graphlint.probes._base import Probe
     from graphlint.linter import Linter
 
 _active = threading.Lock()
@@ -44,7 +45,7 @@ def _tf_probes(linter: Linter, warn) -> list:
 def _keras_probes(linter: Linter, warn, flavor: str) -> list:
     from graphlint.probes.keras_layers import KerasLayerProbe
 
-    probes = [KerasLayerProbe(linter.hook, flavor=flavor, warn=warn)]
+    probes: list[Probe] = [KerasLayerProbe(linter.hook, flavor=flavor, warn=warn)]
     if flavor == "tf_keras":
         from graphlint.probes.tf_keras_models import TfKerasModelProbe
 

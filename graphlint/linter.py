@@ -254,13 +254,18 @@ class Linter:
         self.validate(config)
         return RuleScope(self, config)
 
+    def _main(self) -> RuleScope:
+        if self.main is None:
+            raise AttributeError("a scoped Linter has no main scope: use open_scope()")
+        return self.main
+
     @property
     def sink(self) -> Sink:
-        return self.main.sink
+        return self._main().sink
 
     def finish(self, exit_status: int = 0) -> list[Finding]:
         """Tell the rules the run is over and return every finding, in report order."""
-        return self.main.finish(exit_status)
+        return self._main().finish(exit_status)
 
     def relay(self, other: "Linter"):
         """Deliver every event of this linter's hooks to ``other``'s hooks as well (an

@@ -357,7 +357,7 @@ def _warning_action(text: str, path: str, line: int) -> str:
             and (lineno == 0 or lineno == line)
         ):
             return action
-    return warnings.defaultaction
+    return warnings.defaultaction  # type: ignore[attr-defined]  # the module's own, not in typeshed
 
 
 @pytest.fixture

@@ -21,15 +21,19 @@ What the reporters need to know of a rule reaches them as data, :class:`RuleDesc
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from graphlint import DISTRIBUTION
 from graphlint.findings import Severity
+
+if TYPE_CHECKING:
+    from graphlint.rules._base import Rule
 
 ENTRY_POINT_GROUP = "graphlint"
 _SECTION = "[" + ENTRY_POINT_GROUP + "]"
@@ -132,7 +136,7 @@ def builtin_units() -> list[str]:
     return [f"{RULES_PACKAGE}.{name}" for name in sorted(names)]
 
 
-def unit_rule(module) -> type | None:
+def unit_rule(module) -> type[Rule] | None:
     """The rule class a unit's module defines (not one it imports), or None."""
     from graphlint.rules._base import Rule
 
@@ -199,14 +203,18 @@ def discover_rules(*, plugins: bool = True, warn: Callable[[str], None] | None =
     return dict(sorted(found.items()))
 
 
+def _unit_rule_of(unit: str) -> type[Rule] | None:
+    return unit_rule(importlib.import_module(unit))
+
+
 def _candidates(plugins: bool) -> Iterator[tuple[str, str, Callable[[], Any]]]:
     """``(what to call it, what to call it when it is no rule, its loader)`` for every rule to
     load: graphlint's own units, then (``plugins``) the entry points of other distributions."""
     for unit in builtin_units():
-        yield f"rule {unit}", unit, lambda unit=unit: unit_rule(importlib.import_module(unit))
+        yield f"rule {unit}", unit, functools.partial(_unit_rule_of, unit)
     for dist, name, value in _declared() if plugins else ():
         if dist not in (DISTRIBUTION, "graphlint"):  # its own rules are its units (an older install lists them)
-            yield f"rule plugin {name} ({value})", f"entry point {name} ({value})", lambda value=value: _load(value)
+            yield f"rule plugin {name} ({value})", f"entry point {name} ({value})", functools.partial(_load, value)
 
 
 @dataclass(frozen=True)
@@ -227,7 +235,7 @@ class RuleDescription:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, rule: type) -> "RuleDescription":
+    def of(cls, rule: type[Rule]) -> "RuleDescription":
         """The description of a :class:`graphlint.Rule` subclass."""
         return cls(
             code=rule.code,

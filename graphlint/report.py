@@ -102,7 +102,10 @@ def as_dict(findings: list[Finding], *, statistics: bool = False, fixes=None) ->
     fixes = fixes or {}
     items = []
     for f in findings:
-        item = {
+        related: list[dict[str, object]] = [
+            {"path": r.location.display_path(), "line": r.location.line, "message": r.message} for r in f.related
+        ]
+        item: dict[str, object] = {
             "code": f.code,
             "name": f.name,
             "severity": f.severity.value,
@@ -112,15 +115,12 @@ def as_dict(findings: list[Finding], *, statistics: bool = False, fixes=None) ->
             "column": f.location.column,
             "end_line": f.location.end_line,
             "end_column": f.location.end_column,
-            "related": [
-                {"path": r.location.display_path(), "line": r.location.line, "message": r.message}
-                for r in f.related
-            ],
+            "related": related,
             "fix": f.fix,
         }
         if f.location.cell is not None:
             item["cell"] = f.location.cell  # and "line" is the line within the cell
-        for rel, out in zip(f.related, item["related"]):
+        for rel, out in zip(f.related, related):
             if rel.location.cell is not None:
                 out["cell"] = rel.location.cell
         if f.count > 1:

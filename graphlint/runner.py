@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from graphlint._boot.sitecustomize import CHANNEL_ENV, SETTINGS
 from graphlint.channel import Outcome, outcome_of, read_records
@@ -62,8 +63,12 @@ class Program:
             command += ["-X", option]
         for option in self.warnoptions:
             command += ["-W", option]
-        command += ["-m", self.module] if self.module is not None else [self.script]
+        command += ["-m", self.module] if self.module is not None else [self._script()]
         return command + list(self.args)
+
+    def _script(self) -> str:
+        assert self.script is not None, "a Program names a script or a module"
+        return self.script
 
     def check(self) -> None:
         """ProgramNotFound when python would not find the program (for ``-m``: its top-level
@@ -71,7 +76,7 @@ class Program:
         if self.module is not None:
             _check_module(self.module)
         elif self.script != "-":
-            _check_script(self.script)
+            _check_script(self._script())
 
 
 def _check_script(path: str) -> None:
@@ -140,7 +145,9 @@ def _run_child(command: list[str], env: dict):
             stream.flush()
         except (AttributeError, OSError, ValueError):
             pass
-    streams = {name: _descriptor(getattr(sys, name), fd) for fd, name in enumerate(("stdin", "stdout", "stderr"))}
+    streams: dict[str, Any] = {
+        name: _descriptor(getattr(sys, name), fd) for fd, name in enumerate(("stdin", "stdout", "stderr"))
+    }
     pending: list[int] = []
     holder: list = []
     restore = _hold_signals(holder, pending)
@@ -148,7 +155,7 @@ def _run_child(command: list[str], env: dict):
         try:
             proc = subprocess.Popen(
                 command, env=env, close_fds=False,
-                **{name: subprocess.PIPE if fd is _RELAY else fd for name, fd in streams.items()},
+                stdin=_given(streams["stdin"]), stdout=_given(streams["stdout"]), stderr=_given(streams["stderr"]),
             )
         except OSError as exc:
             raise LaunchError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
@@ -165,6 +172,11 @@ def _run_child(command: list[str], env: dict):
 
 
 _RELAY = object()
+
+
+def _given(fd: Any) -> Any:
+    """What Popen is given for a standard stream: its descriptor, or a pipe to relay it."""
+    return subprocess.PIPE if fd is _RELAY else fd
 
 
 def _descriptor(stream, standard: int):

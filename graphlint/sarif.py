@@ -100,11 +100,14 @@ def _region(line: int, column: int, end_line=None, end_column=None) -> dict:
 
 
 def _descriptor(code: str, rule, sample: Finding | None) -> dict:
-    name = rule.name if rule else sample.name
-    summary = (rule.summary if rule else sample.message) or name
-    docs = rule.docs if rule else {}
+    """``rule``'s description (a RuleDescription), or one made from a finding of ``code``
+    (``sample``) when no rule is known by that code."""
+    if rule:
+        name, summary, docs, severity = rule.name, rule.summary or rule.name, rule.docs, rule.severity.value
+    else:
+        assert sample is not None, "a code is used by a finding or known as a rule"
+        name, summary, docs, severity = sample.name, sample.message or sample.name, {}, sample.severity.value
     help_md = "\n\n".join(f"## {k}\n{v}" for k, v in docs.items() if k) or summary
-    severity = (rule.severity if rule else sample.severity).value
     return {
         "id": code,
         "name": name,
@@ -152,7 +155,8 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: 
     used = sorted({f.code for f in findings} | set(rules))
     index = {code: i for i, code in enumerate(used)}
     descriptors = [_descriptor(code, rules.get(code), next((f for f in findings if f.code == code), None)) for code in used]
-    results, seen = [], {}
+    results: list[dict] = []
+    seen: dict = {}
     for f in findings:
         loc = f.location
         result = {
@@ -185,7 +189,7 @@ def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: 
         sarif_fixes = _fixes(f, fixes.get(f))
         if sarif_fixes:
             result["fixes"] = sarif_fixes
-        props = {}
+        props: dict[str, object] = {}
         if loc.cell is not None:
             props["cell"] = loc.cell
         if f.count > 1:

@@ -242,7 +242,7 @@ def _walk(frame) -> Stack:
 def _outer(frame) -> Stack:
     """The user's frames outside the user frame ``frame``, cached on the marks of the frames
     walked (see :class:`_Mark`); walks only up to the first frame whose callers are known."""
-    chain = []  # user frames from `frame` outwards, until one whose outer stack is known
+    chain: list[tuple[FrameType, _Mark | None]] = []  # user frames from `frame` outwards, until one whose outer stack is known
     outer = _EMPTY
     while frame is not None:
         mark = frame.f_trace
@@ -279,7 +279,7 @@ class LazyStack:
 
     __slots__ = ("site", "call", "_frame", "_stack")
 
-    def __init__(self, frame, site: Frame, call: int):
+    def __init__(self, frame: FrameType | None, site: Frame | None, call: int):
         self._frame = frame
         self.site = site
         self.call = call
@@ -319,7 +319,7 @@ class LazyStack:
     def __eq__(self, other):
         return self.materialize() == (other.materialize() if isinstance(other, LazyStack) else other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # equal to its Stack, so not hashable
 
 
 def kept(stack) -> Stack:
@@ -330,7 +330,7 @@ def kept(stack) -> Stack:
 
 def capture_lazy(depth: int = 1) -> LazyStack:
     """The innermost user frame above the caller's ``depth``-th frame, lazily with the rest."""
-    frame = _getframe(depth + 1)
+    frame: FrameType | None = _getframe(depth + 1)
     known = _is_user
     while frame is not None:  # _user_frame, inlined: this runs once per op
         filename = frame.f_code.co_filename
@@ -409,7 +409,7 @@ def receiver(depth: int = 1) -> int | None:
 def passes_through(function: str, depth: int = 1) -> bool:
     """Whether a frame of a function named ``function`` (any file) is on the call stack above
     the caller's ``depth``-th frame."""
-    frame = _getframe(depth + 1)
+    frame: FrameType | None = _getframe(depth + 1)
     while frame is not None:
         if frame.f_code.co_name == function:
             return True

@@ -393,9 +393,11 @@ TF2 = "import numpy as np\nimport tensorflow as tf\n"
 #: first fires). "more than K" fires at N = K + 1; GL102's "at least K steps" counts the
 #: steps after the first run, so its loop of K + 1 iterations makes K steps.
 THRESHOLDS = [
+    # a model rebuilt in a fresh graph per pass and fed: a session per pass that could be kept
+    # (a fresh graph holding only its own values is that graph's one session: not counted)
     ("GL301", "max-per-site", 3, {"max-per-graph": 100},
-     TF1 + "for i in range(N):\n    g = tf.Graph()\n    with g.as_default():\n        c = tf.constant(1.0)\n"
-     "    with tf1.Session(graph=g) as s:\n        s.run(c)\n"),
+     TF1 + "for i in range(N):\n    g = tf.Graph()\n    with g.as_default():\n        x = tf1.placeholder(tf.float32)\n"
+     "        c = x + 1.0\n    with tf1.Session(graph=g) as s:\n        s.run(c, {x: float(i)})\n"),
     ("GL301", "max-per-graph", 3, {"max-per-site": 100},
      TF1 + "g = tf.Graph()\nwith g.as_default():\n    c = tf.constant(1.0)\nfor i in range(N):\n"
      "    with tf1.Session(graph=g) as s:\n        s.run(c)\n"),

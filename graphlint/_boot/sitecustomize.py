@@ -221,7 +221,7 @@ class _OwnImports(object):
                     _KEPT.append(sys.modules.pop(name))
 
 
-_KEPT = []  # the modules hidden from the program: graphlint's
+_KEPT: list = []  # the modules hidden from the program: graphlint's
 
 
 def _wrap_exit(boot):

@@ -260,9 +260,9 @@ def load_ipython_extension(shell) -> None:
 
 
 def unload_ipython_extension(shell) -> None:
-    kernel = _loaded.pop(id(shell), None)
-    if kernel is None:
+    if id(shell) not in _loaded:
         return
+    kernel = _loaded.pop(id(shell))
     for event in ("pre_run_cell", "post_run_cell"):
         for callback in list(shell.events.callbacks.get(event, [])):
             if getattr(callback, "_graphlint", None) is kernel:

@@ -72,6 +72,6 @@ class KernelRule(Rule):
         """Judge what ``run`` did (called by the extension after the cell)."""
 
 
-def kernel_rules(rule_classes) -> list[type]:
+def kernel_rules(rule_classes) -> list[type[Rule]]:
     """The kernel forms of these rules (:meth:`graphlint.rules.Rule.kernel_form`), in order."""
     return [form for form in (cls.kernel_form() for cls in rule_classes) if form is not None]

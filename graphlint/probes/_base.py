@@ -13,6 +13,7 @@ import sys
 import threading
 from typing import Callable
 
+from graphlint.dispatch import Hooks
 from graphlint.probes.patching import Patcher
 
 
@@ -27,7 +28,7 @@ class Probe:
     #: The library whose internals it patches, as a warning names it.
     library = "TensorFlow"
 
-    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None):
         self.hook = hook  # the linter's hooks (graphlint.dispatch.Hooks), by event name
         self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
         self.patcher = Patcher()

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import Callable
 
+from graphlint.dispatch import Hooks
 from graphlint.stacks import Frame, is_user_file
 
 
@@ -71,6 +73,13 @@ class WatchedFunctions:
     every trace of them carries (TensorFlow's function cache, JAX's ``PjitInfo``)."""
 
     framework = ""  # the event's ``framework``
+
+    # What the Probe it is mixed into provides (graphlint.probes._base.Probe)
+    hook: Hooks
+    _fire: Callable[..., None]
+    _fire_release: Callable[..., None]
+    # What the probe itself sets up: key -> the function watched under it
+    _functions: dict[int, FunctionInfo]
 
     @staticmethod
     def _new_id() -> int:

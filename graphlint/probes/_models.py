@@ -8,7 +8,11 @@ from __future__ import annotations
 import itertools
 import sys
 import weakref
+from types import FrameType
+from typing import Any, Callable
 
+from graphlint.dispatch import Hooks
+from graphlint.probes.patching import Patcher
 from graphlint.stacks import frame_of, user_site_from
 
 
@@ -22,6 +26,15 @@ class WatchedModels:
     """Mixin for a :class:`~graphlint.probes._base.Probe`; the probe implements
     ``_model_built(model, caller)`` (where the model was built, from the frame that called its
     ``__init__``, in which Keras session)."""
+
+    # What the Probe it is mixed into provides (graphlint.probes._base.Probe)
+    hook: Hooks
+    patcher: Patcher
+    active: bool
+    _fire: Callable[..., None]
+    guarded: Callable[..., Any]
+    # What the probe itself implements
+    _model_built: Callable[[Any, FrameType], None]
 
     def _init_models(self) -> None:
         self._models: dict[int, weakref.ref] = {}

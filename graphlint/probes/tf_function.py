@@ -57,7 +57,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         self._tf_dir = ""
         self._applying_dirs: tuple[str, ...] = ()
         self._session = 0
-        self._tracker = None  # weak reference to Keras' global state of the current session
+        self._tracker: weakref.ref | None = None  # weak reference to Keras' global state of the current session
 
     # -- install / uninstall ---------------------------------------------------------------
     def steps(self):

@@ -9,7 +9,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
 
-from graphlint.findings import Finding, Location, Related, Severity
+from graphlint.findings import Finding, FindingSink, Location, Related, Severity
 
 if TYPE_CHECKING:
     from graphlint.stacks import Frame
@@ -82,7 +82,7 @@ class Rule:
         cls._forms = {}
         cls.engines = _engines(cls)
 
-    def __init__(self, sink, options: dict[str, Any] | None = None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None):
         self._sink = sink
         self.config = {**self.options, **(options or {})}
 
@@ -165,7 +165,7 @@ class Rule:
         return parse_docs(inspect.getdoc(cls) or "")
 
 
-def _unit(cls: type) -> tuple[str, frozenset[str]] | None:
+def _unit(cls: type[Rule]) -> tuple[str, frozenset[str]] | None:
     """``(package, its files)`` when ``cls`` is defined in the ``__init__`` of a package: a
     rule unit; None for a class of a plain module."""
     module = sys.modules.get(cls.__module__)
@@ -178,7 +178,7 @@ def _unit(cls: type) -> tuple[str, frozenset[str]] | None:
         return None
 
 
-def _hooks(cls: type) -> bool:
+def _hooks(cls: type[Rule]) -> bool:
     """Whether the class has hook methods (``graphlint_*``) of its own or inherited."""
     return any(
         attr.startswith("graphlint_") and callable(value)
@@ -188,7 +188,7 @@ def _hooks(cls: type) -> bool:
     )
 
 
-def _engines(cls: type) -> tuple[str, ...]:
+def _engines(cls: type[Rule]) -> tuple[str, ...]:
     """The engines a rule's forms make: "runtime" for its hook methods or its unit's runtime
     form, "static" for its static form (or a plugin's ``check_module``); a rule with neither
     keeps what it declares."""

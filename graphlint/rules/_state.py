@@ -81,7 +81,7 @@ def two_sites(first: Stack | None, second: Stack | None, first_text: str, second
     """
     if first is None or not first.frames:
         return []
-    if second is not None and first.site[:2] == second.site[:2]:
+    if second is not None and second.frames and first.frames[-1][:2] == second.frames[-1][:2]:
         for a, b in zip(first.frames, second.frames):
             if a[:2] != b[:2]:
                 return [(a, first_text.replace("here", "by this call")),

@@ -24,6 +24,7 @@ from graphlint.server.documents import LINE_BREAK
 from graphlint.server.settings import Settings
 from graphlint.server.noqa import silencing
 from graphlint.static.fixes import fixed_source
+from graphlint.static.model.scopes import Edit
 
 FIX_ALL = "source.fixAll.graphlint"
 
@@ -33,7 +34,7 @@ class Placed:
     """An engine edit placed in the document: the cell (or 0), its start and end (0-based
     line, character), the text it replaces."""
 
-    edit: object
+    edit: Edit
     index: int
     start: tuple[int, int]
     end: tuple[int, int]
@@ -216,14 +217,14 @@ def code_actions(
                             )
                         )
             if settings.disable_rule_comment and finding.code not in (SYNTAX_ERROR_CODE, INTERNAL_ERROR_CODE):
-                change = noqa_edit(snapshot.texts[index], lines, finding.location.line - 1, finding.code, codec)
-                if change is not None:
+                silence = noqa_edit(snapshot.texts[index], lines, finding.location.line - 1, finding.code, codec)
+                if silence is not None:
                     actions.append(
                         types.CodeAction(
                             f"graphlint ({finding.code}): Disable for this line",
                             kind=types.CodeActionKind.QuickFix,
                             diagnostics=[diagnostic],
-                            edit=_workspace_edit(checked, {index: [change]}, versioned),
+                            edit=_workspace_edit(checked, {index: [silence]}, versioned),
                         )
                     )
     if settings.fix_all and _wanted(only, FIX_ALL):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.config import Config
 from graphlint.findings import (
@@ -29,6 +30,9 @@ from graphlint.findings import (
 from graphlint.server.documents import Snapshot
 from graphlint.static.buffers import changed, check_source, set_source
 from graphlint.static.engine import FileResult
+
+if TYPE_CHECKING:
+    from graphlint.rules._base import Rule
 
 logger = logging.getLogger("graphlint.server")
 
@@ -52,13 +56,13 @@ def _on_disk(path: str) -> bytes | None:
 
 
 class Checker:
-    def __init__(self, rules: dict[str, type]):
+    def __init__(self, rules: dict[str, type[Rule]]):
         self.rules = rules
-        self._static: dict[tuple, list[type]] = {}
+        self._static: dict[tuple, list[type[Rule]]] = {}
         self._buffers: dict[str, bytes] = {}  # path -> what an open text document holds
         self._unsaved: set[str] = set()  # the buffers that stand for their files (set_source)
 
-    def rules_for(self, config: Config) -> list[type]:
+    def rules_for(self, config: Config) -> list[type[Rule]]:
         """The static rules ``config`` selects (as ``graphlint check`` runs them)."""
         codes = tuple(code for code in self.rules if config.is_selected(code))
         if codes not in self._static:

@@ -104,7 +104,10 @@ def encode(text: str) -> bytes:
 def notebook_snapshot(notebook: types.NotebookDocument, cell_text: Callable[[str], tuple[str, str, int | None]]) -> Snapshot:
     """``cell_text(uri)``: the cell document's ``(text, language id, version)``. A code cell in
     another language than Python counts as a markdown cell: the engine leaves it out."""
-    cells, uris, texts, versions = [], [], [], []
+    cells: list[dict] = []
+    uris: list[str] = []
+    texts: list[str] = []
+    versions: list[int | None] = []
     for cell in notebook.cells:
         text, language, version = cell_text(cell.document)
         code = cell.kind == types.NotebookCellKind.Code and language in ("python", "")
@@ -114,7 +117,7 @@ def notebook_snapshot(notebook: types.NotebookDocument, cell_text: Callable[[str
         uris.append(cell.document)
         texts.append(text)
         versions.append(version)
-    metadata = notebook.metadata if isinstance(notebook.metadata, dict) else {}
+    metadata: dict = notebook.metadata if isinstance(notebook.metadata, dict) else {}
     doc = {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
     data = json.dumps(doc).encode("ascii")
     path = path_of(notebook.uri)

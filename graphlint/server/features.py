@@ -148,7 +148,7 @@ def register(server: GraphlintServer) -> None:
         uri = params.text_document.uri
         key = ls.document_of(uri)
         checked = await ls.current(key) if key is not None else None
-        if checked is None:
+        if key is None or checked is None:
             return None
         doc = ls.docs.get(key)
         if doc is None:  # closed meanwhile

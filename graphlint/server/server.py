@@ -98,7 +98,7 @@ class GraphlintServer(LanguageServer):
     def settings_for(self, path: str) -> tuple[Settings, str | None]:
         """The settings of the workspace folder holding ``path`` (the innermost), and it."""
         inside = [f for f in self.folders() if path == f or path.startswith(f.rstrip(os.sep) + os.sep)]
-        folder = max(inside, key=len) if inside else (self.folders() or [None])[0]
+        folder = max(inside, key=len) if inside else next(iter(self.folders()), None)
         return self.folder_settings.get(folder, self.settings) if folder else self.settings, folder
 
     async def pull_settings(self) -> None:
@@ -154,6 +154,7 @@ class GraphlintServer(LanguageServer):
             text = self.workspace.get_text_document(uri)
             return text.source, text.language_id or "python", text.version
 
+        assert notebook is not None, "a tracked notebook is open in the workspace"
         return notebook_snapshot(notebook, cell)
 
     def version_of(self, doc: Tracked) -> int | None:

@@ -52,8 +52,12 @@ class Settings:
         of the wrong type is left out with a warning."""
         if not isinstance(raw, dict):
             return self
-        lint = raw.get("lint") if isinstance(raw.get("lint"), dict) else {}
-        actions = raw.get("codeAction") if isinstance(raw.get("codeAction"), dict) else {}
+        lint = raw.get("lint")
+        if not isinstance(lint, dict):
+            lint = {}
+        actions = raw.get("codeAction")
+        if not isinstance(actions, dict):
+            actions = {}
         found: dict[str, Any] = {}
 
         def take(field: str, name: str, value: Any, kind, check=lambda v: True) -> None:

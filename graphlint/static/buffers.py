@@ -9,16 +9,19 @@ files changed, and returns the ones whose analyses read them.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from graphlint.config import Config
 from graphlint.static.engine import FileResult, check_file
 from graphlint.static.model.project import changed, set_source
 
+if TYPE_CHECKING:
+    from graphlint.static.hits import StaticRule
+
 __all__ = ["changed", "check_source", "set_source"]
 
 
-def check_source(path: str, data: bytes, rule_classes: Iterable[type], config: Config) -> FileResult:
+def check_source(path: str, data: bytes, rule_classes: Iterable[type[StaticRule]], config: Config) -> FileResult:
     """What :func:`graphlint.static.engine.check_file` reports for the file ``path`` holding
     ``data`` (a ``.ipynb`` path: the notebook's JSON), with nothing read from ``path``."""
     return check_file(path, rule_classes, config, data=data)

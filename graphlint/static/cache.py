@@ -29,10 +29,14 @@ import re
 import stat
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
 from graphlint.reading import read_head, read_regular
 from graphlint.static.model import project
+
+if TYPE_CHECKING:
+    from graphlint.static.hits import StaticRule
 
 #: From this size on a file's SHA-256 is taken with OpenSSL's (``hashlib``: ~4x faster here
 #: than the interpreter's own, whose import costs nothing, which a one-file check keeps).
@@ -133,7 +137,7 @@ def _own_files() -> list:
 _OWN = _own_files()
 
 
-def _code_fingerprint(rules: list[type]) -> list:
+def _code_fingerprint(rules: list[type[StaticRule]]) -> list:
     """graphlint's version and own source files, each rule's module file, by name, mtime and
     size: an edited rule, or a plugin upgraded in place, is another context."""
     import graphlint
@@ -146,7 +150,7 @@ def _code_fingerprint(rules: list[type]) -> list:
     return [graphlint.__version__, _OWN, plugins]
 
 
-def context_key(rules: list[type], config) -> str:
+def context_key(rules: list[type[StaticRule]], config) -> str:
     import json
 
     context = {
@@ -173,7 +177,7 @@ class Cache:
         self._digests: dict[str, str | None] = {}  # every file's digest, read once per run
 
     @classmethod
-    def open(cls, root: str, rules: list[type], config, folder: str | None = None) -> "Cache":
+    def open(cls, root: str, rules: list[type[StaticRule]], config, folder: str | None = None) -> "Cache":
         """The cache of ``root`` (a project's folder), in ``folder`` when the caller decided
         where it goes (graphlint.cache_dir: ``--cache-dir``, ``cache-dir``)."""
         import json

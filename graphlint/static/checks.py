@@ -10,13 +10,18 @@ module)`` method that reports through ``self.report``) is made as the runtime ma
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from graphlint.findings import Finding, Related
+from graphlint.findings import Finding, FindingSink, Related
 from graphlint.static.hits import Hit, located
 
+if TYPE_CHECKING:
+    from graphlint.config import Config
+    from graphlint.static.hits import StaticRule
+    from graphlint.static.model.module import Module
 
-def run(module, rules: Iterable[type], config, sink) -> None:
+
+def run(module: Module, rules: Iterable[type[StaticRule]], config: Config, sink: FindingSink) -> None:
     """Run each rule's static form on ``module``, reporting into ``sink`` (``add`` and
     ``internal_error``, as :class:`graphlint.static.engine.FileSink`)."""
     for cls in rules:
@@ -25,7 +30,7 @@ def run(module, rules: Iterable[type], config, sink) -> None:
             if form is not None:
                 report(cls, module, form(module, {**cls.options, **config.options_for(cls)}), sink)
             elif callable(getattr(cls, "check_module", None)):
-                cls(sink, config.options_for(cls)).check_module(module)
+                getattr(cls(sink, config.options_for(cls)), "check_module")(module)  # a plugin's own
         except RecursionError:
             sink.internal_error(cls, RecursionError("too deeply nested"), "check_module")
         except KeyboardInterrupt:  # the user's, not the rule's
@@ -34,7 +39,7 @@ def run(module, rules: Iterable[type], config, sink) -> None:
             sink.internal_error(cls, exc, "check_module")
 
 
-def report(rule: type, module, hits: Iterable[Hit], sink) -> None:
+def report(rule: type[StaticRule], module: Module, hits: Iterable[Hit], sink: FindingSink) -> None:
     """Each hit as a finding of ``rule`` in ``sink``."""
     for hit in hits:
         location, related = located(module, hit)

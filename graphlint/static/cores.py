@@ -27,17 +27,17 @@ def _cgroup_quota() -> int | None:
     """The CPU quota of the cgroup, rounded up to whole cores; None when there is none."""
     try:
         with open(CGROUP_CPU_MAX) as fh:
-            quota, period = fh.read().split()[:2]
-        if quota == "max":
+            limit, period_text = fh.read().split()[:2]  # "max 100000" or "200000 100000"
+        if limit == "max":
             return None
-        return -(-int(quota) // int(period))
+        return -(-int(limit) // int(period_text))
     except (OSError, ValueError, ZeroDivisionError):
         pass
     try:
         with open(os.path.join(CGROUP_V1_CPU, "cpu.cfs_quota_us")) as fh:
-            quota = int(fh.read())
+            quota_us = int(fh.read())
         with open(os.path.join(CGROUP_V1_CPU, "cpu.cfs_period_us")) as fh:
-            period = int(fh.read())
-        return -(-quota // period) if quota > 0 and period > 0 else None
+            period_us = int(fh.read())
+        return -(-quota_us // period_us) if quota_us > 0 and period_us > 0 else None
     except (OSError, ValueError):
         return None

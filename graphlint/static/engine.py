@@ -15,7 +15,7 @@ import symtable
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from graphlint.config import Config
 from graphlint.findings import (
@@ -36,6 +36,10 @@ from graphlint.static.model import project
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import Edit
 from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
+
+if TYPE_CHECKING:
+    from graphlint.static.hits import StaticRule
+    from graphlint.static.notebook import Notebook
 
 #: Larger files are generated data, not code a person wrote: one GL001 instead of parsing.
 #: For a notebook, the limit is for its code cells' source, not for its outputs.
@@ -58,7 +62,7 @@ class FileResult:
     edits: list[Edit] = field(default_factory=list)
     digest: str = ""
     encoding: str = "utf-8"
-    notebook: object = None  # a .ipynb file's Notebook (graphlint.static.notebook)
+    notebook: Notebook | None = None  # a .ipynb file's cells (graphlint.static.notebook)
     read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
 
 
@@ -133,7 +137,7 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     return text, tree, encoding
 
 
-def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
+def check_file(path: str, rule_classes: Iterable[type[StaticRule]], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
@@ -143,7 +147,7 @@ def check_file(path: str, rule_classes: Iterable[type], config: Config, *, full:
     return on_deep_stack(_check_file, path, list(rule_classes), config, full, data)
 
 
-def _check_file(path: str, rules: list[type], config: Config, full: bool, data: bytes | None) -> FileResult:
+def _check_file(path: str, rules: list[type[StaticRule]], config: Config, full: bool, data: bytes | None) -> FileResult:
     result = FileResult(path)
     found = _check(path, rules, config, result, full, data)
     result.findings = only_selected(config, found)
@@ -156,7 +160,7 @@ def _check_file(path: str, rules: list[type], config: Config, full: bool, data: 
     return result
 
 
-def _check(path: str, rules: list[type], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
+def _check(path: str, rules: list[type[StaticRule]], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
     if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
         if len(data) > read_limit(path):
             return [_too_large(path, len(data), read_limit(path))]
@@ -177,9 +181,10 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
     if path.endswith(".ipynb"):
-        data = _notebook(path, data, result)
-        if isinstance(data, list):
-            return data  # its GL001, or nothing for a notebook in another language
+        cells = _notebook(path, data, result)
+        if isinstance(cells, list):
+            return cells  # its GL001, or nothing for a notebook in another language
+        data = cells
     plain = rules and result.notebook is None and data.isascii()  # decoded alike everywhere
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
     scanned = None
@@ -222,7 +227,7 @@ def _check(path: str, rules: list[type], config: Config, result: FileResult, ful
     return found
 
 
-def _run_rules(module: Module, rules: list[type], config: Config, sink: FileSink) -> None:
+def _run_rules(module: Module, rules: list[type[StaticRule]], config: Config, sink: FileSink) -> None:
     if module.in_tests:  # what a rule about repetition finds in a test module is not reported (graphlint.conventions)
         rules = [cls for cls in rules if not getattr(cls, "repetition", False)]
     checks.run(module, rules, config, sink)  # each rule's static form (graphlint.static.checks)
@@ -247,13 +252,15 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool
         nodes = prefilter.scan_imports(data)
         if nodes is None:
             return None
-        relevant, result.read.probes = prefilter.decide_imports(path, nodes, data)
+        read = result.read
+        assert read is not None, "_check sets it before the scan"
+        relevant, read.probes = prefilter.decide_imports(path, nodes, data)
         if relevant:
             return True
     if _compiled(path, data):
         return _SYNTAX_ONLY
     try:
-        symtable.symtable(data, path, "exec")
+        symtable.symtable(data, path, "exec")  # type: ignore[arg-type]  # bytes, as compile() takes
     except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001
         return None
     return _SYNTAX_ONLY
@@ -303,7 +310,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return [syntax_error(path, str(exc), exc.line, exc.column)]
     if notebook is None:
         return []
-    notebook.digest = result.read.digest  # of the file's bytes
+    notebook.digest = result.read.digest if result.read is not None else ""  # of the file's bytes
     result.notebook = notebook
     try:
         source = notebook.source.encode("utf-8")
@@ -320,7 +327,7 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
 # -- many files ----------------------------------------------------------------------------
 def check_files(
     paths: list[str],
-    rule_classes: list[type],
+    rule_classes: list[type[StaticRule]],
     config: Config,
     *,
     jobs: int | None = None,

@@ -24,7 +24,7 @@ from graphlint.static.cache import digest
 from graphlint.static.engine import FileResult, read_limit
 
 
-def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int]]:
+def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int, int | None]]:
     """Write each file's edits; return the (path, code, line, cell) of the findings fixed
     (``cell`` is None but in a notebook, whose edits change only its cells' source).
 

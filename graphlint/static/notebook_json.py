@@ -9,7 +9,7 @@ import json
 import re
 
 
-def source_spans(text: str, key: str, wanted: set[int]) -> dict[int, tuple[int, int, list]]:
+def source_spans(text: str, key: str, wanted: set[int]) -> dict[int, tuple[int, int, list | None]]:
     """For each wanted cell index: the span of its ``source`` value in ``text`` and, for a
     list, the spans of its strings."""
     top = _scan(text, _skip(text, 0))[1]
@@ -20,7 +20,7 @@ def source_spans(text: str, key: str, wanted: set[int]) -> dict[int, tuple[int, 
         for _, _, sheet in top["worksheets"][2]:
             if isinstance(sheet, dict) and "cells" in sheet:
                 cells.extend(sheet["cells"][2])
-    out = {}
+    out: dict[int, tuple[int, int, list | None]] = {}
     for index in wanted:
         begin, end, value = cells[index][2][key]
         out[index] = (begin, end, value if isinstance(value, list) else None)
@@ -32,7 +32,7 @@ _WS = re.compile(r"[ \t\n\r]*")
 
 
 def _skip(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
+    return _WS.match(text, i).end()  # type: ignore[union-attr]  # \s* matches anywhere
 
 
 def _scan(text: str, i: int):
@@ -45,7 +45,7 @@ def _scan(text: str, i: int):
         if text[i] == "}":
             return i + 1, node
         while True:
-            key, i = json.decoder.scanstring(text, i + 1)
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # public, not in typeshed
             i = _skip(text, i)
             i = _skip(text, i + 1)  # the colon
             start = i
@@ -56,7 +56,7 @@ def _scan(text: str, i: int):
                 return i + 1, node
             i = _skip(text, i + 1)  # the comma
     if ch == "[":
-        items = []
+        items: list = []
         i = _skip(text, i + 1)
         if text[i] == "]":
             return i + 1, items
@@ -69,7 +69,7 @@ def _scan(text: str, i: int):
                 return i + 1, items
             i = _skip(text, i + 1)
     if ch == '"':
-        return json.decoder.scanstring(text, i + 1)[1], None
+        return json.decoder.scanstring(text, i + 1)[1], None  # type: ignore[attr-defined]  # as above
     return _DECODER.raw_decode(text, i)[1], None
 
 
@@ -99,17 +99,18 @@ def _dump_lines(raw: str, items, begin: int, edits: list[tuple[int, int, str]]) 
     string no edit touches keeps its JSON text, and no string is split anew (a ``\\f`` or a
     ``\\u2028`` inside one stays inside it). An edit across strings makes them one."""
     olds = [raw[s - begin : e - begin] for s, e, _ in items]
-    texts: list[str | None] = [json.loads(t) for t in olds]
+    loaded: list[str] = [json.loads(t) for t in olds]
     starts = []
     offset = 0
-    for text in texts:
+    for string in loaded:
         starts.append(offset)
-        offset += len(text)
+        offset += len(string)
+    texts: list[str | None] = list(loaded)  # None: joined into an earlier string
     for start, end, replacement in sorted(edits, reverse=True):  # later first: offsets stay valid
         first = max(0, bisect.bisect_right(starts, start) - 1)
         last = max(first, bisect.bisect_right(starts, max(start, end - 1)) - 1)
-        head = texts[first][: start - starts[first]]
-        tail = texts[last][end - starts[last] :]
+        head = (texts[first] or "")[: start - starts[first]]
+        tail = (texts[last] or "")[end - starts[last] :]
         texts[first] = head + replacement + tail
         for i in range(first + 1, last + 1):
             texts[i] = None  # joined into the first

@@ -12,16 +12,20 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from graphlint._start import safe_path_for_children
 from graphlint.config import Config
 from graphlint.static.depth import on_deep_stack
 from graphlint.static.engine import FileResult, check_file
 
+if TYPE_CHECKING:
+    from graphlint.static.hits import StaticRule
+
 #: Runs of neighbouring files per worker process: enough to even out the workers' loads.
 BATCHES_PER_JOB = 10
 
-_worker_state: tuple | None = None
+_worker_state: tuple[list[type[StaticRule]], Config] | None = None
 
 
 def _init_worker(rules, config) -> None:
@@ -43,6 +47,7 @@ def _work(paths: list[str]) -> list[FileResult]:
 
 
 def _work_on(paths: list[str]) -> list[FileResult]:
+    assert _worker_state is not None, "a pool worker's initializer sets it"
     rules, config = _worker_state
     out = []
     for path in paths:
@@ -51,7 +56,7 @@ def _work_on(paths: list[str]) -> list[FileResult]:
     return out
 
 
-def check_in_pool(paths: list[str], rule_classes: list[type], config: Config, jobs: int, progress) -> list[FileResult]:
+def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config: Config, jobs: int, progress) -> list[FileResult]:
     """Every file's result, the files checked over ``jobs`` worker processes, in batches."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

@@ -46,14 +46,14 @@ _IMPORTS = (ast.Import, ast.ImportFrom)
 def imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
     """Every import statement, where :class:`Module` collects its bindings from (the same
     statements, in the same order)."""
-    found = []
-    stack = list(reversed(tree.body))
+    found: list[ast.Import | ast.ImportFrom] = []
+    stack: list[ast.stmt] = list(reversed(tree.body))
     pop, push, nested = stack.pop, stack.extend, NESTED.get
     while stack:
         node = pop()
         cls = type(node)
         if cls in _IMPORTS:
-            found.append(node)
+            found.append(node)  # type: ignore[arg-type]  # type(node) is one of _IMPORTS
             continue
         names = nested(cls)
         if names:
@@ -91,12 +91,15 @@ def _framework(target: str, data: bytes) -> bool:
     return True
 
 
-def lookups(tree: ast.Module, nodes: list | None = None) -> list[str]:
+def lookups(tree: ast.Module | None, nodes: list | None = None) -> list[str]:
     """Each dotted name (and its prefixes) the file's absolute imports may find a user's
     module under: ``import a.b`` / ``from a.b import c`` look for ``a``, ``a.b``, ``a.b.c``.
     ``nodes``: the file's import statements, when :func:`imports` already found them."""
     found: dict[str, None] = {}
-    for node in imports(tree) if nodes is None else nodes:
+    if nodes is None:
+        assert tree is not None, "the tree, or its import statements"
+        nodes = imports(tree)
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.level:
             continue
         for dotted in _named(node):
@@ -107,7 +110,7 @@ def lookups(tree: ast.Module, nodes: list | None = None) -> list[str]:
     return list(found)
 
 
-def probes(path: str, tree: ast.Module, nodes: list | None = None) -> list[tuple[str, int, str, str | None]]:
+def probes(path: str, tree: ast.Module | None, nodes: list | None = None) -> list[tuple[str, int, str, str | None]]:
     """The look-ups of the file's absolute imports, as the cache stores them: (file, level,
     dotted, the file found or None)."""
     here = os.path.abspath(path)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
+
 from graphlint.rules.fetch_churn import FetchChurn
+
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame
 
 
 class Runtime(FetchChurn):
@@ -12,7 +17,7 @@ class Runtime(FetchChurn):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.sessions: dict[int, Counter] = defaultdict(Counter)
-        self.frames: dict[tuple, object] = {}
+        self.frames: dict[tuple, Frame] = {}  # call path -> its innermost site
 
     def graphlint_session_run(self, session_id, site, new_signature, ops_added):
         if not new_signature or ops_added or site is None:

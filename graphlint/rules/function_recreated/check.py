@@ -121,18 +121,19 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
                     ((call.loops[-1].node, "the loop"),),
                 ))
             continue
-        reason = repeat_reason(module, call.scope, limit) if call.scope is not None else None
-        if reason is None:
+        scope = call.scope
+        reason = repeat_reason(module, scope, limit) if scope is not None else None
+        if reason is None or scope is None:
             continue
         text, site, loop = reason
         related = []
         if site is not None:
-            related.append((site.node, f"{call.scope.display} is called here"))
+            related.append((site.node, f"{scope.display} is called here"))
         if loop is not None:
             related.append((loop, "in this loop"))
         out.append(Hit(
             call.node,
-            f"{what} in {call.scope.display}, which {text}: a new function, traced again, on every call",
+            f"{what} in {scope.display}, which {text}: a new function, traced again, on every call",
             tuple(related),
         ))
     return out + _recreated_elsewhere(module, limit)
@@ -157,6 +158,7 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
             continue
         where = other.location(made.node)
         name = f"{fn.display} (in `{os.path.basename(other.path)}`)"
+        related: tuple  # (node or Location, text) pairs, as Hit.related
         if site.loops and not loops_run_at_most(module, site.loops, limit):
             why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
         elif site.scope is not None and repeat_reason(module, site.scope, limit):
@@ -217,8 +219,9 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
     limit = options.get("max-per-site", 2)
     out = []
     for call in module.calls:
-        cost = _TORCH_COSTS.get(call.name)
-        if cost is None or guarded(call.ifs):
+        name = call.name
+        cost = _TORCH_COSTS.get(name) if name is not None else None
+        if name is None or cost is None or guarded(call.ifs):
             continue
         target = _torch_target(call)
         if call.loops:
@@ -226,7 +229,7 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
                 continue
             out.append(Hit(
                 call.node, f"{_torch_what(call)} inside a loop: {cost}, on every iteration",
-                ((call.loops[-1].node, "the loop"),), fix=recreated_fix(call.name),
+                ((call.loops[-1].node, "the loop"),), fix=recreated_fix(name),
             ))
             continue
         if call.scope is None or _made_each_pass(target, [call.scope.node], call, call.scope.params):
@@ -240,7 +243,7 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
             related.append((loop, "in this loop"))
         out.append(Hit(
             call.node, f"{_torch_what(call)} in {call.scope.display}, which {text}: {cost}, on every call",
-            tuple(related), fix=recreated_fix(call.name),
+            tuple(related), fix=recreated_fix(name),
         ))
     return out
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from graphlint.rules.function_retraced.values import values_around
 from graphlint.static.hits import Hit
 from graphlint.static.model.module import Module
+from graphlint.static.model.scopes import CallSite
 from graphlint.static.model.repeats import isolated
 from graphlint.static.model.tf_functions import TfFunction, callee, traced_at_trace_time
 from graphlint.static.model.tf_functions import params as tf_params
@@ -54,13 +55,13 @@ class Retrace:
     function: TfFunction
     loop: ast.AST | None
     causes: list = field(default_factory=list)  # (param, source text, Var)
-    caller: object = None  # the call, in a loop, of the function around ``node`` that passes the value
+    caller: CallSite | None = None  # the call, in a loop, of the function around ``node`` that passes the value
 
     def related(self, module: Module) -> list:
         """(Location, text) of the definition, the calling line when the value comes from one, the loop."""
         name = f"`{self.function.name}()`"
         out = [((self.function.module or module).location(self.function.anchor), f"{name} is defined here")]
-        if self.caller is not None:
+        if self.caller is not None and self.caller.target is not None:  # a caller of the function
             out.append((module.location(self.caller.node), f"{self.caller.target.display} is called here"))
         out.append((module.location(self.loop), "the loop"))
         return out

@@ -80,7 +80,7 @@ def _sweep(changes) -> bool:
     tensors changed, in two or more ways (a dtype and a shape count apart), and every value of
     each comes back in a later trace. Growth never revisits a shape (a longer batch); Python
     values (step counters, learning rates) are judged as they are, even when they repeat."""
-    varying = []
+    varying: list = []
     for _, _, seq in changes:
         if {a.kind for a in seq} != {"tensor"}:
             return False
@@ -145,7 +145,7 @@ class Runtime(FunctionRetraced):
     def __init__(self, sink, options=None):
         super().__init__(sink, options)
         self.functions: dict[int, _Traces] = {}
-        self.frameworks: dict = {}  # function id -> framework, for the ones not TensorFlow's
+        self.framework_of: dict[int, str] = {}  # function id -> framework, for the ones not TensorFlow's
 
     def graphlint_function_traced(
         self, function_id, name, definition_site, site, arguments, reduce_retracing, input_signature, guard
@@ -160,7 +160,7 @@ class Runtime(FunctionRetraced):
     def _state(self, function_id, name, definition_site, reduce_retracing=False, input_signature=False, torch=False):
         state = self.functions.get(function_id)
         if state is None:
-            framework = "torch" if torch else self.frameworks.get(function_id, "tensorflow")
+            framework = "torch" if torch else self.framework_of.get(function_id, "tensorflow")
             state = self.functions[function_id] = _Traces(
                 name, definition_site, reduce_retracing, input_signature, framework
             )
@@ -174,10 +174,10 @@ class Runtime(FunctionRetraced):
 
     def graphlint_function_created(self, function_id, framework):
         if framework != "tensorflow":
-            self.frameworks[function_id] = framework
+            self.framework_of[function_id] = framework
 
     def graphlint_function_released(self, function_id):
-        self.frameworks.pop(function_id, None)
+        self.framework_of.pop(function_id, None)
         self._judge(self.functions.pop(function_id, None))
 
     def graphlint_run_finished(self):
@@ -231,7 +231,7 @@ def _related(state: _Traces, site, name: str) -> list:
     related = []
     if state.definition is not None:
         related.append((state.definition, f"{name} is defined here"))
-    others = []
+    others: list = []
     for where, _ in state.calls:
         if where is not None and where[:2] != site[:2] and where[:2] not in {o[:2] for o in others}:
             others.append(where)

@@ -113,15 +113,17 @@ class Values:
                 if self._updated_number(name, entries):  # ``eps = max(0.01, eps * 0.99)``
                     updated = self.env[name] = Var("value", None, self._innermost(entries[0][2]) or outer,
                                                    f"a Python number updated in the loop (`{name} = ...`)", name)
-                vars_ = []
+                vars_: list[Var] | None = None  # None: one of them is not known
+                collected: list[Var] = []
                 for kind, value, stmt in entries:
                     var = self.argument(value) if kind == "=" else self.number(value)
                     if var is None or (kind == "+=" and (var.kind not in ("const", "value") or not self._known_number(name))):
-                        vars_ = None
                         break
                     if kind == "+=":
                         var = Var("value", None, self._innermost(stmt) or outer, _counter(name, stmt), name)
-                    vars_.append(var)
+                    collected.append(var)
+                else:
+                    vars_ = collected
                 varying = [v for v in vars_ or () if v.varying]
                 if vars_ and varying and updated is not None:
                     self.env[name] = updated
@@ -142,7 +144,7 @@ class Values:
             if isinstance(test.ops[0], ast.Eq):
                 for side in (test.left, test.comparators[0]):
                     var = self.env.get(side.id) if isinstance(side, ast.Name) else None
-                    if var is not None and var.source == side.id:
+                    if var is not None and var.source == getattr(side, "id", None):  # side is a Name
                         out.add(var.loop)
         return out
 
@@ -163,8 +165,8 @@ class Values:
         if isinstance(e, ast.BinOp):
             return self._combine([self.number(e.left), self.number(e.right)], e)
         if isinstance(e, ast.UnaryOp):
-            var = self.number(e.operand)
-            return _flag(var) if isinstance(e.op, ast.Not) else var
+            operand = self.number(e.operand)
+            return _flag(operand) if isinstance(e.op, ast.Not) else operand
         if isinstance(e, ast.Compare):
             return _flag(self._combine([self.number(x) for x in [e.left, *e.comparators]], e))
         if isinstance(e, ast.BoolOp):

@@ -280,22 +280,24 @@ class Runtime(GraphRebuilt):
                     build.end = max(build.end, c.end)
         _fill(builds, state.groups)
         for (_path, function, depth), calls in builds.items():
-            copies = _rebuilt_copies(calls, state, depth)
-            if copies is None:
+            rebuilt = _rebuilt_copies(calls, state, depth)
+            if rebuilt is None:
                 continue
-            sizes = " → ".join(str(b.end - state.base) for b in copies[:6]) + (" → …" if len(copies) > 6 else "")
+            base = state.base
+            assert base is not None, "set by the graph's first op, before any copy"
+            sizes = " → ".join(str(b.end - base) for b in rebuilt[:6]) + (" → …" if len(rebuilt) > 6 else "")
             related = []
             if depth > 0:
-                callers = [b.stack.frames[depth - 1] for b in copies]
+                callers = [b.stack.frames[depth - 1] for b in rebuilt]
                 if len({c[:2] for c in callers}) == 1:
-                    related.append((callers[0], f"all {len(copies)} copies built by calls from this line"))
+                    related.append((callers[0], f"all {len(rebuilt)} copies built by calls from this line"))
                 else:
                     for n, caller in enumerate(callers[:3], 1):
                         related.append((caller, f"copy {n} built by this call"))
             name = "the module" if function == "<module>" else f"`{function}()`"
             self.report(
-                f"{name} built its ops into the same graph {len(copies)} times; "
+                f"{name} built its ops into the same graph {len(rebuilt)} times; "
                 f"ops in the graph after each copy: {sizes}",
-                copies[1].frame,
+                rebuilt[1].frame,
                 related=related,
             )

@@ -57,7 +57,7 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
                     "loop calls `clear_session()`",
                 )
             )
-        else:
+        elif inner is not None and call.target is not None:  # what is left: the user's builder
             found.append(
                 Hit(
                     call.node,

@@ -10,6 +10,7 @@ graph, and operators with a string operand, are not reported.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from graphlint.static.model.repeats import guarded
 from graphlint.static.model.values import LEAVES, walk_scope
@@ -27,7 +28,7 @@ def _tensors(module, scope) -> set:
         return found
     body = scope.node.body if scope is not None else module.tree.body
     kinds: dict[str, set] = {}
-    assigns = []
+    assigns: list[tuple[str, ast.expr | ast.AugAssign]] = []
     for node in walk_scope(body, LEAVES):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assigns.append((node.targets[0].id, node.value))
@@ -35,9 +36,9 @@ def _tensors(module, scope) -> set:
             assigns.append((node.target.id, node))
         elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
             target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-            for name in ast.walk(target) if target is not None else ():
-                if isinstance(name, ast.Name):
-                    kinds.setdefault(name.id, set()).add("other")
+            for leaf in ast.walk(target) if target is not None else ():
+                if isinstance(leaf, ast.Name):
+                    kinds.setdefault(leaf.id, set()).add("other")
     for name, value in assigns:
         if isinstance(value, ast.Call):
             kind = "tensor" if builds_ops(module.bindings.resolve(value.func)) else "other"
@@ -80,18 +81,19 @@ def tensor_operators(module, loop) -> list:
     this one (whose passes those ``if`` parts do not count)."""
     if loop.is_comprehension or not _has_tensor_names(module, loop.scope):
         return []
-    operands = {
+    op_names = {
         name
         for name in _operands(loop)
         if any(builds_ops(label) for label in module.origins(ast.Name(id=name), loop.scope))
     }  # assigned from an op somewhere: worth reading the whole scope
-    if not operands:
+    if not op_names:
         return []
-    tensors = _tensors(module, loop.scope) & operands
+    tensors = _tensors(module, loop.scope) & op_names
     if not tensors:
         return []
-    out, lines = [], set()
-    stack = [(stmt, ()) for stmt in loop.node.body]
+    out: list[tuple[ast.AST, tuple | None]] = []
+    lines: set[int] = set()
+    stack: list[tuple[Any, tuple | None]] = [(stmt, ()) for stmt in loop.node.body]  # any node
     while stack:
         node, ifs = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -108,7 +110,7 @@ def tensor_operators(module, loop) -> list:
             stack.extend((s, ifs + ((node, "body"),) if ifs is not None else None) for s in node.body)
             stack.extend((s, ifs + ((node, "orelse"),) if ifs is not None else None) for s in node.orelse)
             continue
-        operands = ()
+        operands: tuple[ast.expr, ...] = ()
         if isinstance(node, ast.BinOp):
             operands = (node.left, node.right)
         elif isinstance(node, ast.AugAssign):

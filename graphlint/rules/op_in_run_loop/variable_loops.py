@@ -138,12 +138,13 @@ def _appends(module) -> dict:
     """``{list key: [its append calls]}`` of the file, once per module."""
     found = module.cache.get("appends")
     if found is None:
-        found = module.cache["appends"] = {}
+        appends: dict[str, list] = {}
+        found = module.cache["appends"] = appends
         for c in module.calls:
             if c.method == "append" and c.name is None and c.receiver is not None:
                 key = _list_key(c.receiver)
                 if key is not None:
-                    found.setdefault(key, []).append(c)
+                    appends.setdefault(key, []).append(c)
     return found
 
 

@@ -47,7 +47,8 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "x"), None)
         if arg is None or guarded(call.ifs) or call.under_graph_default():
             continue  # under a graph's as_default(): TF1 Keras, where model(x) would build ops
-        why = related = None
+        why: str | None = None
+        related: tuple = ()
         if call.loops and not runs_at_most(module, call, limit):
             why, related = "in a loop", ((call.loops[-1].node, "the loop"),)
         elif call.scope is not None:
@@ -85,7 +86,7 @@ def _keras_model(module, call) -> bool:
     if not (isinstance(receiver.value, ast.Name) and receiver.value.id == "self"):
         return False
     values = _self_assignments(module, call.cls).get(receiver.attr)
-    return bool(values) and all(_builds_model(module, value) for value in values)
+    return bool(values) and all(_builds_model(module, value) for value in values or ())
 
 
 def _is_model_label(module, label: str) -> bool:

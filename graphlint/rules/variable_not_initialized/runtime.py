@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
+
 from graphlint.rules.variable_not_initialized import VariableNotInitialized
 from graphlint.rules._state import PerGraph, quoted
 from graphlint.text import plural
 
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame
+
 
 class _Initialization:
     def __init__(self):
-        self.created: list[tuple[str, object]] = []  # (name, site) in creation order
+        self.created: list[tuple[str, Frame | None]] = []  # (name, site) in creation order
         self.first_init = None  # (index into created, site)
         self.covered: set[str] = set()
 

@@ -71,7 +71,7 @@ def duplicate_layer_names(module) -> list[Hit]:
         name = _given_name(node) if part is not None else None
         if name is not None and call.local_class is not None and not forwards_name(call.local_class, layer_classes):
             continue  # the class keeps (or drops) the name: Keras names each object uniquely
-        if name is not None and part[0] == "layer":
+        if name is not None and part is not None and part[0] == "layer":
             by_class.setdefault(id(scope.cls), []).append((name, node))
     for made in by_class.values():
         found.extend(

@@ -5,8 +5,12 @@ The questions on a canonical name are pure and asked for every call of every fil
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.names import api, keras_api
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 #: Namespaces whose lowercase functions add ops to the graph.
 _OP_NAMESPACES = frozenset(
@@ -56,7 +60,7 @@ TF_FUNCTION = "tensorflow.function"
 def builds_ops(name: str | None) -> bool:
     """Whether calling the canonical ``name`` adds ops to the default graph (TF1 graph mode)."""
     rest = api(name)
-    if rest is None:
+    if rest is None or name is None:  # api(None) is None: the second says so to mypy
         return False
     if rest in _VARIABLES or rest == "train.Saver":
         return True
@@ -85,7 +89,7 @@ def is_optimizer(name: str | None) -> bool:
 def builds_model(name: str | None) -> bool:
     """Placeholders, variables, TF1 layers and ``Saver()``: the parts of a model."""
     rest = api(name)
-    if rest is None:
+    if rest is None or name is None:  # api(None) is None: the second says so to mypy
         return False
     if rest in PLACEHOLDERS or rest in _VARIABLES or rest == "train.Saver":
         return True
@@ -103,7 +107,7 @@ def is_train_op(label: str) -> bool:
     return method in ("minimize", "apply_gradients") and is_optimizer(inner)
 
 
-def is_minimize(module, call) -> bool:
+def is_minimize(module: Module, call) -> bool:
     """``optimizer.minimize(loss)`` on a TF1 or Keras optimizer (by its origin in the file)."""
     if call.method not in ("minimize", "apply_gradients"):
         return False

@@ -6,12 +6,17 @@ records what names were assigned from, and links calls to the user's own functio
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Any
 
 from graphlint.static.model.module import origin_key
 from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem
 
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE, _LAMBDA = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Lambda
+_TRIES: tuple[type[ast.Try | ast.TryStar], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))  # 3.11+: try/except*
 _STARRED, _TUPLE, _LIST = ast.Starred, ast.Tuple, ast.List
 _IMPORT, _IMPORT_FROM, _NAME_OR_ATTRIBUTE = ast.Import, ast.ImportFrom, frozenset({ast.Name, ast.Attribute})
 _COMP_TYPES = frozenset(COMPS)
@@ -41,7 +46,7 @@ def _expr_children(node) -> list:
     return out
 
 
-def build(module, tree: ast.Module) -> None:
+def build(module: Module, tree: ast.Module) -> None:
     """Fill ``module``'s calls, loops, withs, functions, classes and origins from ``tree``."""
     builder = _Builder(module)
     builder._collect_bindings(tree.body)
@@ -193,7 +198,7 @@ class _Builder:
             if not all(w.is_scope for w in items):
                 block = block + ((id(node), "with"),)
             self._stmts(node.body, ctx.child(withs=ctx.withs + tuple(items), block=block))
-        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(node, _TRIES):
             self._stmts(node.body, ctx.child(trys=ctx.trys + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
             for handler in node.handlers:
                 if handler.type is not None:
@@ -333,7 +338,7 @@ class _Builder:
             node = site.node
             if site.decorator or type(node) is not _CALL:
                 continue
-            func = node.func
+            func: Any = node.func  # `cls is _NAME` below narrows nothing for mypy
             target = None
             cls = type(func)
             if cls is _NAME:

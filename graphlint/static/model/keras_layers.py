@@ -9,8 +9,12 @@ or to a class of the same file that is one.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.names import api, keras_api
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 _MODEL_BASES = frozenset({"Layer", "Model", "Sequential", "layers.Layer", "models.Model", "models.Sequential"})
 _NOT_LAYERS = frozenset({"Input", "InputSpec"})
@@ -29,7 +33,7 @@ def is_keras_layer_class(name: str | None) -> bool:
     return namespace == "layers" and last[:1].isupper() and last not in _NOT_LAYERS
 
 
-def keras_layer_classes(module) -> dict:
+def keras_layer_classes(module: Module) -> dict:
     """The file's classes that derive (directly or through each other) from a Keras layer.
     Once per module."""
     found = module.cache.get("keras-layer-classes")

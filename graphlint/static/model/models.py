@@ -5,13 +5,17 @@ ensemble, built on purpose, not churn)."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.api import CLEAR_SESSION, is_keras_model
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
 
 
-def model_classes(module) -> set:
+def model_classes(module: Module) -> set:
     """The names of the module's classes that derive from a Keras model. Once per module."""
     found = module.cache.get("keras-model-classes")
     if found is None:
@@ -20,7 +24,7 @@ def model_classes(module) -> set:
     return found
 
 
-def builder(module, fn, classes):
+def builder(module: Module, fn, classes):
     """The first call by which ``fn`` builds a Keras model (``classes``: the file's model
     classes, :func:`model_classes`), when it never calls ``clear_session()``; else None. Once
     per function."""
@@ -40,7 +44,7 @@ def is_model(call, classes) -> bool:
     return call.local_class is not None and call.local_class.name in classes
 
 
-def kept(module, call, loop) -> bool:
+def kept(module: Module, call, loop) -> bool:
     """A model kept: appended or stored (``models.append(m)``, ``models[k] = m``,
     ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn. A builder
     that returns the model with other values (``model, history = train(...)``) keeps it when

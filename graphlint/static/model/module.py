@@ -56,7 +56,8 @@ class Module:
         return twin
 
     # -- where -------------------------------------------------------------------------------
-    def location(self, node: ast.AST) -> Location:
+    def location(self, node: ast.AST | None) -> Location:
+        """Where ``node`` is (None, or a node without a position: the file's first line)."""
         line = getattr(node, "lineno", 1)
         col = self._column(line, getattr(node, "col_offset", 0))
         end_line = getattr(node, "end_lineno", None)

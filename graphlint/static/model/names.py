@@ -12,6 +12,7 @@ name. Keras names, through ``tf.keras``, ``keras`` or ``tf_keras``, become ``ker
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from graphlint.static.model._v1names import V1_IN_NAMESPACE, V1_MODULES, V1_ROOT
 
@@ -114,19 +115,20 @@ class Bindings:
 
     def dotted(self, node: ast.expr) -> str | None:
         """The imported dotted name an expression spells (not canonicalized), if any."""
-        cls = type(node)  # ast.parse makes exactly these classes, never subclasses
+        e: Any = node  # `cls is _NAME` below narrows nothing for mypy
+        cls = type(e)  # ast.parse makes exactly these classes, never subclasses
         if cls is _NAME:
-            return self.names.get(node.id)
+            return self.names.get(e.id)
         if cls is not _ATTRIBUTE:
             return None
         attrs = []
         while cls is _ATTRIBUTE:
-            attrs.append(node.attr)
-            node = node.value
-            cls = type(node)
+            attrs.append(e.attr)
+            e = e.value
+            cls = type(e)
         if cls is not _NAME:
             return None
-        base = self.names.get(node.id)
+        base = self.names.get(e.id)
         if base is None:
             return None
         attrs.append(base)

@@ -234,7 +234,7 @@ def absolute(module: Module) -> str:
     """The absolute path of a module's file, computed once per model."""
     here = module.__dict__.get("_absolute")
     if here is None:
-        here = module._absolute = os.path.abspath(module.path)
+        here = module.__dict__["_absolute"] = os.path.abspath(module.path)
     return here
 
 
@@ -302,6 +302,7 @@ def _dotted_of(module: Module, expr: ast.expr):
     if not isinstance(expr, ast.Name):
         return None
     relative = _relative_names(module).get(expr.id)
+    base: str | None
     if relative is not None:
         level, base = relative
     else:
@@ -362,7 +363,9 @@ def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
     if site.target is not None:
         return module, site.target
     found = resolve_call(module, site)
-    return found if found is not None and isinstance(found[1], Function) else None
+    if found is not None and isinstance(found[1], Function):
+        return found[0], found[1]
+    return None
 
 
 def loop_starts_fresh(module: Module, loop) -> bool:
@@ -387,7 +390,6 @@ def _fresh_elsewhere(module: Module, call) -> bool:
     found = resolve_call(module, call)
     if found is None:
         return False
-    fn = found[1]
-    if isinstance(fn, ClassInfo):
-        fn = fn.methods.get("__init__")
-    return fn is not None and resets_unconditionally(fn)
+    target = found[1]
+    fn = target.methods.get("__init__") if isinstance(target, ClassInfo) else target
+    return isinstance(fn, Function) and resets_unconditionally(fn)

@@ -10,11 +10,16 @@ per object. Computed once per module (:func:`rebuilds`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from graphlint.static.model.api import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 from graphlint.static.model.models import kept
 from graphlint.static.model.repeats import guarded, isolated, per_call, runs_more_than_once
 from graphlint.static.model.scopes import ONCE_METHODS
 from graphlint.static.model.sessions import is_session_run
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 
 class Rebuild:
@@ -26,7 +31,7 @@ class Rebuild:
         self.function, self.first, self.reason, self.sites = function, first, reason, sites
 
 
-def rebuilds(module) -> list[Rebuild]:
+def rebuilds(module: Module) -> list[Rebuild]:
     """Functions that build a model (placeholders, variables, layers, ``minimize``,
     ``Saver()``) into the default graph — not under their own ``as_default()`` — and either
     run it in a session and run per call or more than once, or build a whole input-to-output
@@ -130,7 +135,7 @@ def _exclusive(a, b) -> bool:
     return False
 
 
-def model_builds(module) -> dict:
+def model_builds(module: Module) -> dict:
     """Each function's calls that build a part of a model (placeholders, variables, layers,
     ``minimize``, ``Saver()``) into the default graph, not under an ``as_default()``, in order:
     ``{id(function): [CallSite, ...]}``, functions that build none left out. Once per module."""
@@ -147,12 +152,12 @@ def model_builds(module) -> dict:
     return found
 
 
-def compiled(module, fn) -> bool:
+def compiled(module: Module, fn) -> bool:
     """Decorated with ``@tf.function``: it builds into the function's own graph."""
     return any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list)
 
 
-def builds_and_runs(module, fn):
+def builds_and_runs(module: Module, fn):
     """The first model-building call of a function that also runs a session, or None."""
     key = ("builds-and-runs", id(fn))
     if key in module.cache:

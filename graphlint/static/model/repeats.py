@@ -15,14 +15,18 @@ Every check that compares a count with a runtime threshold asks here.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.project import loop_starts_fresh
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Reason
 from graphlint.static.model.values import RANGES, dotted_name, iterations, unwrapped
 
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+
 
 # -- loops ---------------------------------------------------------------------------------
-def loop_count(module, loop) -> int | None:
+def loop_count(module: Module, loop) -> int | None:
     """How many times a loop's body runs when the source fixes it (its iterable's
     :func:`iterations`); None for a ``while`` loop or an iterable of unknown length."""
     key = ("loop-count", id(loop.node))
@@ -35,7 +39,7 @@ def loop_count(module, loop) -> int | None:
 
 
 
-def times_run(module, site) -> int | None:
+def times_run(module: Module, site) -> int | None:
     """How many times the loops around a call site run it (the product of their
     :func:`loop_count`, or of how many of a loop's passes an ``if`` on its counter lets the
     call run: :func:`guard_bound`); None when the source does not fix one of them."""
@@ -53,7 +57,7 @@ def times_run(module, site) -> int | None:
     return total
 
 
-def guard_bound(module, loop, ifs) -> int | None:
+def guard_bound(module: Module, loop, ifs) -> int | None:
     """How many passes of a ``for`` loop over ``range``/``enumerate`` the ``if`` parts ``ifs``
     (those between this loop and the next one in, as ``(ast.If, branch)``) let through, when
     the counter fixes it: ``if step == total // 2:`` once, ``if epoch in (30, 60, 90):`` three
@@ -93,7 +97,7 @@ def _passes(module, loop, counter: str, test) -> int | None:
         if isinstance(test.op, ast.And):
             known = [n for n in counts if n is not None]
             return min(known) if known else None
-        return sum(counts) if all(n is not None for n in counts) else None
+        return sum(counts) if all(n is not None for n in counts) else None  # type: ignore[arg-type]  # no None
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
@@ -148,14 +152,14 @@ def _fraction(module, loop, counter: str, expr) -> int | None:
     return k.value if ast.dump(stop) == ast.dump(period.left) else None
 
 
-def runs_at_most(module, site, limit: int) -> bool:
+def runs_at_most(module: Module, site, limit: int) -> bool:
     """Whether the source says the loops around a call site run it at most ``limit`` times (a
     runtime rule's threshold: the static form stays silent where the runtime would)."""
     n = times_run(module, site)
     return n is not None and n <= limit
 
 
-def loops_run_at_most(module, loops, limit: int) -> bool:
+def loops_run_at_most(module: Module, loops, limit: int) -> bool:
     """Whether ``for`` loops run, all together, a known number of times no more than
     ``limit``, counting each loop's iterable as the source writes it (names read at module
     level, no ``if`` on a counter): GL502's threshold, ``max-per-site`` functions made at one
@@ -175,14 +179,14 @@ def loops_run_at_most(module, loops, limit: int) -> bool:
     return total <= limit
 
 
-def runs_more_than_once(module, site) -> bool:
+def runs_more_than_once(module: Module, site) -> bool:
     """A loop around the call that runs more than once, as far as the source tells (a loop of
     unknown count may)."""
     n = times_run(module, site)
     return n is None or n >= 2
 
 
-def bound_in(module, loop) -> set:
+def bound_in(module: Module, loop) -> set:
     """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
     key = ("bound", id(loop.node))
     found = module.cache.get(key)
@@ -289,7 +293,7 @@ def isolated(site: CallSite, module=None) -> bool:
         return any(loop.resets_state() for loop in site.loops)
     return any(loop_starts_fresh(module, loop) for loop in site.loops)
 
-def per_call(module, fn: Function) -> Reason | None:
+def per_call(module: Module, fn: Function) -> Reason | None:
     """Why ``fn`` runs again and again (a per-call method, called in a loop or from one)."""
     memo = module.cache.get("per-call")
     if memo is None:
@@ -326,7 +330,8 @@ def _thread_targets(module) -> dict:
     per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
     found = module.cache.get("thread-targets")
     if found is None:
-        found = module.cache["thread-targets"] = {}
+        targets: dict[int, object] = {}  # id(function) -> the call that starts it in a thread
+        found = module.cache["thread-targets"] = targets
         for site in module.calls:
             if site.name not in _SPAWNERS or not site.loops or guarded(site.ifs):
                 continue
@@ -344,7 +349,7 @@ def _thread_targets(module) -> dict:
             ):
                 fn = site.cls.methods.get(target.attr)
             if fn is not None:
-                found.setdefault(id(fn), site)
+                targets.setdefault(id(fn), site)
     return found
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.names import api
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -275,7 +279,7 @@ class Scope:
 _SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *COMPS)
 
 
-def scope_index(module) -> dict:
+def scope_index(module) -> dict:  # module untyped: mypy skips the walk (type(node) is X)
     """Every scope of the file by the id of its node, and every statement's scope by the id of
     the statement (``("stmt", id)``). One walk of the tree, once per module, when asked."""
     found = module.cache.get("scope-index")
@@ -343,10 +347,11 @@ def scope_index(module) -> dict:
             if node.optional_vars is not None:
                 _bind_target(scope, node.optional_vars, "as", node.context_expr)
         elif cls is ast.NamedExpr:  # binds in the nearest scope that is no comprehension
-            owner = scope
-            while owner.kind == "comprehension":
+            owner: Scope | None = scope
+            while owner is not None and owner.kind == "comprehension":  # a comprehension has a parent
                 owner = owner.parent
-            owner.bind(node.target.id, "=", node.value)
+            if owner is not None:
+                owner.bind(node.target.id, "=", node.value)
         elif cls is ast.ExceptHandler:
             if node.name:
                 scope.bind(node.name, "?")
@@ -386,7 +391,7 @@ def _bind_target(scope: Scope, target, kind: str, value=None) -> None:
         _bind_target(scope, target.value, "?")
 
 
-def resolve_name(module, name: str, stmt: ast.stmt) -> tuple[Scope, list] | None:
+def resolve_name(module: Module, name: str, stmt: ast.stmt) -> tuple[Scope, list] | None:
     """The scope the variable ``name`` read in ``stmt`` is, as Python resolves it (its own
     function, an enclosing one for a closure or ``nonlocal``, the module for ``global`` or a
     name bound nowhere else; a class body reads its own bindings, then as a function would),
@@ -404,7 +409,8 @@ def resolve_name(module, name: str, stmt: ast.stmt) -> tuple[Scope, list] | None
     found = index.get(key)
     if found is None:
         found = list(owner.bindings.get(name, ()))
-        for other in index["declared"].get(name, ()):  # bindings made where it is declared global / nonlocal
+        declared: dict[str, list[Scope]] = index["declared"]
+        for other in declared.get(name, ()):  # bindings made where it is declared global / nonlocal
             if other is owner:
                 continue
             if owner.kind == "module" and name in other.globals:
@@ -420,11 +426,11 @@ def _owner(scope: Scope, name: str, root: Scope) -> Scope | None:
     if name in scope.globals:
         return root
     if name in scope.nonlocals:
-        scope = scope.parent
-        while scope is not None and (scope.kind == "class" or name not in scope.bindings):
-            scope = scope.parent
-        return scope if scope is not None and scope.kind != "module" else None
-    here = scope
+        outer = scope.parent
+        while outer is not None and (outer.kind == "class" or name not in outer.bindings):
+            outer = outer.parent
+        return outer if outer is not None and outer.kind != "module" else None
+    here: Scope | None = scope
     while here is not None:
         if here is scope or here.kind not in ("class",):  # an enclosing class body is no scope of its methods
             if name in here.globals:

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING
 
 from graphlint.static.model.api import builds_ops, is_train_op
 from graphlint.static.model.scopes import SESSION_GETTERS, SESSIONS, CallSite
 
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+
 _SESSION_NAME = re.compile(r"^_*(?:\w+_)?sess(?:ion)?\d*(?:_\w+)?$", re.I)
 
 
-def is_session_run(module, call: CallSite) -> bool:
+def is_session_run(module: Module, call: CallSite) -> bool:
     """``sess.run(...)`` on something that is a session (by origin, or by its very name);
     ``tensor.eval(...)`` and ``op.run(...)`` run one too: with a feed dict or a session, or
     on something made by a TensorFlow op (``accuracy.eval()``, ``tf.nn.softmax(y).eval()``)."""
@@ -56,7 +60,7 @@ def _is_session_run(module, call: CallSite) -> bool:
     return bool(_SESSION_NAME.match(ident))
 
 
-def has_run_loop(module, fn) -> bool:
+def has_run_loop(module: Module, fn) -> bool:
     """Whether ``fn`` has a loop of its own that runs a session: a whole run (a training or an
     evaluation), so the loop that calls it is a sweep of runs, not a run loop."""
     found = module.cache.get("run-loop-scopes")
@@ -68,7 +72,7 @@ def has_run_loop(module, fn) -> bool:
     return id(fn) in found
 
 
-def runs_session(module, fn) -> bool:
+def runs_session(module: Module, fn) -> bool:
     """Whether a call directly in ``fn`` runs a session."""
     found = module.cache.get("session-scopes")
     if found is None:  # once per module: the functions with such a call

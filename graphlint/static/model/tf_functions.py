@@ -39,7 +39,7 @@ def _declared(module: Module, dec: ast.expr) -> tuple[bool, bool] | None:
         return False, False
     kws = {k.arg: k.value for k in dec.keywords if k.arg}
     relaxed = any(
-        isinstance(kws.get(k), ast.Constant) and kws[k].value is True
+        isinstance(kws.get(k), ast.Constant) and getattr(kws[k], "value", None) is True  # a Constant
         for k in ("reduce_retracing", "experimental_relax_shapes")
     )
     spec = kws.get("input_signature", dec.args[1] if len(dec.args) > 1 else None)  # tf.function(f, [specs])
@@ -117,6 +117,7 @@ def _wrapped(module: Module) -> dict:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and id(node.value) in sites):
             continue
         site, call, target = sites[id(node.value)], node.value, node.targets[0]
+        assert isinstance(call, ast.Call)  # a call site's node: a tf.function(...) call
         declared = _declared(module, call)
         if declared is None or not call.args:
             continue
@@ -135,7 +136,7 @@ def _wrapped(module: Module) -> dict:
 def _wrapped_defs(module: Module) -> set:
     """The user's defs that some ``tf.function(f)`` in the file wraps: ids, and (scope id, name)."""
     if "retracing.wrapped_defs" not in module.cache:
-        out = set()
+        out: set[int | tuple[int, str]] = set()
         for site in module.calls_named(TF_FUNCTION):
             if not site.decorator and isinstance(site.node, ast.Call) and site.node.args:
                 arg = site.node.args[0]

@@ -11,6 +11,10 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "six.moves.range", "builtins.range"})
@@ -36,7 +40,7 @@ class Var:
 CONST = Var("const", 1)
 
 
-def dotted_name(module, func) -> str | None:
+def dotted_name(module: Module, func) -> str | None:
     dotted = module.bindings.dotted(func)
     if dotted is not None:
         return dotted
@@ -86,7 +90,7 @@ def walk_scope(body, skip: frozenset = frozenset()):
             push(reversed(children))
 
 
-def assignments(module, scope) -> dict:
+def assignments(module: Module, scope) -> dict:
     """Every binding of a plain name in a scope: name -> [(kind, value node or None)], in the
     order of :func:`walk_scope` (which enters the defs and classes of the block itself)."""
     key = ("retracing.assign", id(scope))
@@ -179,7 +183,7 @@ def _bind(out, target, kind, value):
         _bind(out, target.value, "?", None)
 
 
-def const_int(module, scope, expr, depth=0) -> int | None:
+def const_int(module: Module, scope, expr, depth=0) -> int | None:
     """An int the source fixes: a literal, or a name bound once to one (in the scope or module)."""
     if depth > 8:
         return None
@@ -205,7 +209,7 @@ def const_int(module, scope, expr, depth=0) -> int | None:
     return None
 
 
-def literal(module, scope, expr):
+def literal(module: Module, scope, expr):
     """``expr`` itself when a list/tuple/set literal, or the literal a name is bound to once and
     never grown (``STAGES = ("a", "b")``); else None."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
@@ -242,19 +246,19 @@ def _range_len(module, scope, call) -> int | None:
     if not args or None in args or len(args) > 3 or call.keywords:
         return None
     try:
-        return len(range(*args))
+        return len(range(*args))  # type: ignore[arg-type]  # None in args is ruled out above
     except ValueError:
         return None
 
 
-def unwrapped(module, it):
+def unwrapped(module: Module, it):
     """``it`` without the wrappers that keep its length (``tqdm(x)``, ``list(x)``, ``reversed(x)``)."""
     while isinstance(it, ast.Call) and dotted_name(module, it.func) in _WRAPPERS and it.args:
         it = it.args[0]
     return it
 
 
-def iterations(module, scope, iterable) -> int | None:
+def iterations(module: Module, scope, iterable) -> int | None:
     """How many items the source says ``iterable`` yields: a literal (or a name bound once to
     one), ``range(...)`` of fixed ints, ``enumerate``/``sorted``/``zip`` (the shortest known) of
     those, through length-keeping wrappers; None when unknown."""
@@ -283,7 +287,7 @@ _SPLITTERS = {
 _NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})
 
 
-def folds(module, scope, iterable) -> int | None:
+def folds(module: Module, scope, iterable) -> int | None:
     """How many folds a cross-validation loop's iterable yields, when the source fixes it:
     ``KFold(n_splits=k).split(X)`` (the splitter made there, or bound once to a name),
     ``np.array_split(x, k)`` / ``np.split(x, k)``, or ``zip``/``enumerate`` of those. Not part
@@ -322,7 +326,7 @@ def folds(module, scope, iterable) -> int | None:
     return const_int(module, scope, given)
 
 
-def loop_values(module, target, iterable, loop=None, scope=None) -> dict:
+def loop_values(module: Module, target, iterable, loop=None, scope=None) -> dict:
     """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
     times the loop runs when the source fixes it."""
     it = unwrapped(module, iterable)

@@ -4,9 +4,13 @@ built; GL202: no "already exists")."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
 
 
-def reusing(module, call) -> bool:
+def reusing(module: Module, call) -> bool:
     """``get_variable`` that shares an existing variable (a ``reuse=True``/``AUTO_REUSE``
     scope, or ``reuse_variables()`` in its function): it adds no op, and its error is "does
     not exist", never "already exists"."""
@@ -23,7 +27,7 @@ def reusing(module, call) -> bool:
     return reuses_variables(module, call.scope)
 
 
-def reuses_variables(module, scope) -> bool:
+def reuses_variables(module: Module, scope) -> bool:
     """Whether a function (or the module body: None) calls ``scope.reuse_variables()``."""
     found = module.cache.get("reusing-scopes")
     if found is None:  # once per module: the scopes with such a call
