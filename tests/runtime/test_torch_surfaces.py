@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch  # the test extra installs it: a missing torch is an error, never a silent skip
 
 from torch_support import fresh_dynamo  # noqa: E402,F401 - a fixture
 
