@@ -81,6 +81,11 @@ def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
         _stop(before)
+        if pool is not None:
+            # the workers are gone, so this returns once the pool's manager thread has seen
+            # them end; left running, it closes its wake-up pipe while the interpreter's exit
+            # hook writes to it (CPython 3.11: "Exception ignored ... Bad file descriptor")
+            pool.shutdown(wait=True)
         raise
     pool.shutdown()
     return results
