@@ -1,7 +1,8 @@
 """The static engine as the server keeps it warm: one thread, one process state.
 
-What the engine read stays in memory between checks (graphlint.static.model.project: the parsed
-modules of the user's tree and where each import leads), so that a check after an edit
+What the engine read stays in memory between checks (the workspace's
+:class:`~graphlint.static.model.project.Project`: the parsed modules of the user's tree and
+where each import leads), so that a check after an edit
 parses only the edited document. The editor's open buffers stand for their files wherever an
 analysis follows an import (graphlint.static.buffers); a change to one, or to a file on disk,
 returns the files whose analyses read it, for the server to check again.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import gc
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from graphlint.config import Config
 from graphlint.findings import (
@@ -28,7 +29,7 @@ from graphlint.findings import (
     Severity,
 )
 from graphlint.server.documents import Snapshot
-from graphlint.static.buffers import changed, check_source, set_source
+from graphlint.static.buffers import Project, check_source
 from graphlint.static.engine import FileResult
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class Checker:
         self._static: dict[tuple, list[type[Rule]]] = {}
         self._buffers: dict[str, bytes] = {}  # path -> what an open text document holds
         self._unsaved: set[str] = set()  # the buffers that stand for their files (set_source)
+        #: The workspace as the checks read it: one project for the server's life, told of changes.
+        self.project = Project()
 
     def rules_for(self, config: Config) -> list[type[Rule]]:
         """The static rules ``config`` selects (as ``graphlint check`` runs them)."""
@@ -80,7 +83,7 @@ class Checker:
         enabled = gc.isenabled()
         gc.disable()  # a check makes cyclic garbage by the hundred thousand: collect() after it
         try:
-            result = check_source(snapshot.path, snapshot.data, self.rules_for(config), config)
+            result = check_source(snapshot.path, snapshot.data, self.rules_for(config), config, self.project)
         except Exception as exc:
             logger.exception("graphlint failed on %s", snapshot.path)
             finding = Finding(
@@ -122,7 +125,7 @@ class Checker:
             return set()
         self._buffers[path] = data
         self._unsaved.add(path)
-        return self._changed(lambda: set_source(path, data))
+        return self._changed(lambda: self.project.set_source(path, data))
 
     def closed(self, path: str) -> set[str]:
         """The buffer of ``path`` is closed: the file on disk stands for itself again."""
@@ -130,27 +133,24 @@ class Checker:
         if path not in self._unsaved:
             return set()
         self._unsaved.discard(path)
-        return self._changed(lambda: set_source(path, None))
+        return self._changed(lambda: self.project.set_source(path, None))
 
     def on_disk(self, paths: list[str], appeared: bool) -> set[str]:
         """Files changed on disk (a file an open buffer stands for is the buffer's)."""
         for path in paths:  # an open buffer that held what the file did: now it differs
             if path in self._buffers and path not in self._unsaved:
                 self._unsaved.add(path)
-                self._changed(lambda: set_source(path, self._buffers[path]))
+                self._changed(lambda: self.project.set_source(path, self._buffers[path]))
         paths = [p for p in paths if p not in self._buffers]
         if not paths and not appeared:
             return set()
-        return self._changed(lambda: changed(paths, appeared=appeared))
+        return self._changed(lambda: self.project.changed(paths, appeared=appeared))
 
-    @staticmethod
-    def _changed(update) -> set[str]:
+    def _changed(self, update: Callable[[], set[str]]) -> set[str]:
         try:
             return update()
         except Exception:  # graphlint's own failure: what it kept is dropped, the server goes on
             logger.exception("graphlint could not update what it keeps")
-            from graphlint.static.model import project
-
-            project.forget()
+            self.project.forget()
             return set()
 

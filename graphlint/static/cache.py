@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
 from graphlint.reading import read_head, read_regular
-from graphlint.static.model import project
+from graphlint.static.model.project import Project, sha256
 
 if TYPE_CHECKING:
     from graphlint.static.hits import StaticRule
@@ -45,14 +45,14 @@ _openssl_sha256 = None
 
 
 def digest(data: bytes) -> str:
-    """The engine's digest of a file's bytes: SHA-256, hex (:func:`project.digest`)."""
+    """The engine's digest of a file's bytes: SHA-256, hex (:func:`graphlint.static.model.project.digest`)."""
     global _openssl_sha256
     if len(data) < LARGE:
-        return project.digest(data)
+        return sha256(data).hexdigest()
     if _openssl_sha256 is None:
-        from hashlib import sha256
+        import hashlib
 
-        _openssl_sha256 = sha256
+        _openssl_sha256 = hashlib.sha256
     return _openssl_sha256(data).hexdigest()
 
 DIRECTORY = ".graphlint_cache"
@@ -84,9 +84,10 @@ class Inputs:
     deps: list = field(default_factory=list)
 
 
-def reached(path: str) -> tuple[list, list]:
-    """Every look-up made from ``path`` and, transitively, from the modules it found, in this
-    process (graphlint.static.model.project.resolutions): a superset of what its analysis read."""
+def reached(project: Project, path: str) -> tuple[list, list]:
+    """Every look-up made from ``path`` and, transitively, from the modules it found, in
+    ``project`` (:attr:`~graphlint.static.model.project.Project.resolutions`): a superset of
+    what its analysis read."""
     start = os.path.abspath(path)
     seen, stack, probes, deps = {start}, [start], [], []
     while stack:
@@ -164,7 +165,7 @@ def context_key(rules: list[type[StaticRule]], config) -> str:
         "cwd": os.getcwd(),
     }
     text = json.dumps(context, sort_keys=True, default=repr)
-    return project.sha256(text.encode()).hexdigest()[:24]
+    return sha256(text.encode()).hexdigest()[:24]
 
 
 class Cache:
@@ -206,12 +207,14 @@ class Cache:
             entries = {}
         return cls(file, entries)
 
-    def check(self, paths: list[str], run, result, progress=None) -> list:
+    def check(self, paths: list[str], run, result, progress=None, project: Project | None = None) -> list:
         """Each path's result: from the cache when unchanged, else from ``run(paths)`` (and
-        stored). ``result(path, findings)`` makes a result of the cached findings."""
+        stored). ``result(path, findings)`` makes a result of the cached findings. Imports
+        are looked up in ``project`` (the run's), by default one of the cache's own."""
         kept = {}
+        project = project or Project()
         for path in paths:
-            found = self.get(path)
+            found = self.get(path, project)
             if found is not None:
                 kept[path] = result(path, found)
         if kept and progress:
@@ -226,9 +229,10 @@ class Cache:
         self.save()
         return [kept[path] for path in paths]
 
-    def get(self, path: str) -> list[Finding] | None:
+    def get(self, path: str, project: Project | None = None) -> list[Finding] | None:
         """The findings stored for ``path`` when the file and everything its analysis read
-        are unchanged; else None."""
+        are unchanged; else None. Imports are looked up in ``project`` (by default, a new one)."""
+        find = (project or Project()).module_file
         entry = self.entries.get(path)
         if not isinstance(entry, dict):
             return None
@@ -236,7 +240,7 @@ class Cache:
             if _file_digest(path, self._digests) != entry["digest"]:
                 return None
             for here, level, dotted, hit in entry["probes"]:
-                if project.module_file(here, dotted, level) != hit:
+                if find(here, dotted, level) != hit:
                     return None
             for dep, dep_digest in entry["deps"]:
                 if _file_digest(dep, self._digests) != dep_digest:

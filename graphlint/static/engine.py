@@ -32,8 +32,8 @@ from graphlint.static import checks, prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
 from graphlint.static.depth import deep_recursion, on_deep_stack
-from graphlint.static.model import project
 from graphlint.static.model.module import Module
+from graphlint.static.model.project import Project
 from graphlint.static.model.scopes import Edit
 from graphlint.suppression import UNUSED_NOQA_CODE, only_selected, without_noqa
 
@@ -137,19 +137,29 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     return text, tree, encoding
 
 
-def check_file(path: str, rule_classes: Iterable[type[StaticRule]], config: Config, *, full: bool = False, data: bytes | None = None) -> FileResult:
+def check_file(
+    path: str,
+    rule_classes: Iterable[type[StaticRule]],
+    config: Config,
+    *,
+    full: bool = False,
+    data: bytes | None = None,
+    project: Project | None = None,
+) -> FileResult:
     """Check one file: GL001 if it cannot be read or parsed, else the static rules' findings.
 
     Only files whose imports can lead a rule anywhere are analysed (graphlint.static.prefilter);
     ``full=True`` analyses every file that parses: the reference the fast path is tested against.
     ``data``: the file's bytes as given (stdin, an editor's buffer), not read from ``path``.
+    ``project``: the run's (or the editor's workspace's) :class:`Project`, which keeps the
+    modules of the tree that analyses follow imports to; by default one for this file alone.
     """
-    return on_deep_stack(_check_file, path, list(rule_classes), config, full, data)
+    return on_deep_stack(_check_file, path, list(rule_classes), config, full, data, project or Project())
 
 
-def _check_file(path: str, rules: list[type[StaticRule]], config: Config, full: bool, data: bytes | None) -> FileResult:
+def _check_file(path: str, rules: list[type[StaticRule]], config: Config, full: bool, data: bytes | None, project: Project) -> FileResult:
     result = FileResult(path)
-    found = _check(path, rules, config, result, full, data)
+    found = _check(path, rules, config, result, project, full, data)
     result.findings = only_selected(config, found)
     if result.edits:
         reported = {(f.code, f.location.line) for f in result.findings}
@@ -160,7 +170,9 @@ def _check_file(path: str, rules: list[type[StaticRule]], config: Config, full: 
     return result
 
 
-def _check(path: str, rules: list[type[StaticRule]], config: Config, result: FileResult, full: bool = False, data: bytes | None = None) -> list[Finding]:
+def _check(
+    path: str, rules: list[type[StaticRule]], config: Config, result: FileResult, project: Project, full: bool = False, data: bytes | None = None
+) -> list[Finding]:
     if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
         if len(data) > read_limit(path):
             return [_too_large(path, len(data), read_limit(path))]
@@ -189,7 +201,7 @@ def _check(path: str, rules: list[type[StaticRule]], config: Config, result: Fil
     loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
     scanned = None
     if loaded is None and result.notebook is None and not full:
-        scanned = _scan(path, data, rules, result)
+        scanned = _scan(path, data, rules, result, project)
         if scanned is _SYNTAX_ONLY:
             return []
     if loaded is not None:
@@ -203,14 +215,14 @@ def _check(path: str, rules: list[type[StaticRule]], config: Config, result: Fil
     if not rules:
         return []
     if scanned is None:  # (else the scan found it relevant, with its look-ups)
-        relevant, result.read.probes = prefilter.decide(path, tree, data)  # a module that appears counts
+        relevant, result.read.probes = prefilter.decide(path, tree, data, project)  # a module that appears counts
         if not full and not relevant:
             return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
     with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
         try:
-            module = loaded.relocated(path) if loaded is not None else Module(path, text, tree)
+            module = loaded.relocated(path) if loaded is not None else Module(path, text, tree, project)
         except RecursionError:
             return [syntax_error(path, "too deeply nested to analyse")]
         if plain:
@@ -218,7 +230,7 @@ def _check(path: str, rules: list[type[StaticRule]], config: Config, result: Fil
         sink = FileSink(path)
         _run_rules(module, rules, config, sink)
     found = without_noqa(sink.found, text, path, report_unused=report_unused)
-    probes, result.read.deps = reached(path)
+    probes, result.read.deps = reached(project, path)
     result.read.probes += probes
     if module.edits:
         result.edits = list(module.edits)
@@ -237,7 +249,7 @@ def _run_rules(module: Module, rules: list[type[StaticRule]], config: Config, si
 _SYNTAX_ONLY = "syntax only"
 
 
-def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool | None:
+def _scan(path: str, data: bytes, rules: list, result: FileResult, project: Project) -> str | bool | None:
     """Decide from the import statements read from the bytes (:func:`prefilter.scan_imports`),
     when they tell: True when a rule may report on the file (it is parsed and analysed),
     :data:`_SYNTAX_ONLY` when none can and the source compiles — the interpreter's own
@@ -254,7 +266,7 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult) -> str | bool
             return None
         read = result.read
         assert read is not None, "_check sets it before the scan"
-        relevant, read.probes = prefilter.decide_imports(path, nodes, data)
+        relevant, read.probes = prefilter.decide_imports(path, nodes, data, project)
         if relevant:
             return True
     if _compiled(path, data):
@@ -336,23 +348,33 @@ def check_files(
 ) -> list[FileResult]:
     """Check every file, in parallel over ``jobs`` processes (default: all cores) when many.
     With a ``cache`` (graphlint.static.cache), unchanged files' results come from it and the
-    others' go into it."""
-    project.forget()  # the files as they are now, also when called again in one process
+    others' go into it. The run reads the files as they are now: a :class:`Project` of its own
+    (each worker process one)."""
+    project = Project()
     if cache is None:
-        return _check_files(paths, rule_classes, config, jobs, progress)
-    return cache.check(paths, lambda todo: _check_files(todo, rule_classes, config, jobs, progress), FileResult, progress)
+        return _check_files(paths, rule_classes, config, jobs, progress, project)
+    return cache.check(paths, lambda todo: _check_files(todo, rule_classes, config, jobs, progress, project), FileResult, progress, project)
 
 
-def _check_files(paths, rule_classes, config, jobs, progress) -> list[FileResult]:
+def _check_files(
+    paths: list[str],
+    rule_classes: list[type[StaticRule]],
+    config: Config,
+    jobs: int | None,
+    progress: Callable[[int], None] | None,
+    project: Project,
+) -> list[FileResult]:
     jobs = jobs or available_cores()
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
-        return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress)
+        return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress, project)
     from graphlint.static import pool  # here: one file (pre-commit) never starts a pool
 
     return pool.check_in_pool(paths, rule_classes, config, jobs, progress)
 
 
-def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
+def _check_in_turn(
+    paths: list[str], rule_classes: list[type[StaticRule]], config: Config, progress: Callable[[int], None] | None, project: Project
+) -> list[FileResult]:
     import gc
 
     results = []
@@ -360,7 +382,7 @@ def _check_in_turn(paths, rule_classes, config, progress) -> list[FileResult]:
     gc.disable()  # each tree is dropped after its file: cyclic GC passes only cost time
     try:
         for path in paths:
-            results.append(check_file(path, rule_classes, config))
+            results.append(check_file(path, rule_classes, config, project=project))
             if progress:
                 progress(1)
     finally:

@@ -18,6 +18,7 @@ from graphlint._start import safe_path_for_children
 from graphlint.config import Config
 from graphlint.static.depth import on_deep_stack
 from graphlint.static.engine import FileResult, check_file
+from graphlint.static.model.project import Project
 
 if TYPE_CHECKING:
     from graphlint.static.hits import StaticRule
@@ -25,10 +26,11 @@ if TYPE_CHECKING:
 #: Runs of neighbouring files per worker process: enough to even out the workers' loads.
 BATCHES_PER_JOB = 10
 
-_worker_state: tuple[list[type[StaticRule]], Config] | None = None
+#: A worker's rules, configuration, and the project its files are read in (one per worker).
+_worker_state: tuple[list[type[StaticRule]], Config, Project] | None = None
 
 
-def _init_worker(rules, config) -> None:
+def _init_worker(rules: list[type[StaticRule]], config: Config) -> None:
     global _worker_state
     import gc
     import signal
@@ -39,7 +41,7 @@ def _init_worker(rules, config) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):  # blocked from its start until now (check_in_pool)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _worker_state = (rules, config)
+    _worker_state = (rules, config, Project())
 
 
 def _work(paths: list[str]) -> list[FileResult]:
@@ -48,10 +50,10 @@ def _work(paths: list[str]) -> list[FileResult]:
 
 def _work_on(paths: list[str]) -> list[FileResult]:
     assert _worker_state is not None, "a pool worker's initializer sets it"
-    rules, config = _worker_state
+    rules, config, project = _worker_state
     out = []
     for path in paths:
-        result = check_file(path, rules, config)
+        result = check_file(path, rules, config, project=project)
         out.append(result if (result.findings or result.edits) else FileResult(path, read=result.read))
     return out
 

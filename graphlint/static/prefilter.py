@@ -14,7 +14,7 @@ analysis when one of its imports, wherever it sits:
   path reaches ``tensorflow.python.keras``, Keras, only from ``tensorflow.python`` itself,
   and then the file spells ``keras``);
 * is relative (``from . import model``), or names a module whose file lies beside the checked
-  file, where :func:`graphlint.static.model.project.find_module` looks for it.
+  file, where :meth:`graphlint.static.model.project.Project.find_module` looks for it.
 
 Never stricter than the analysis: the same import statements :class:`Module` binds names
 from are read here (also inside functions, ``if``, ``try``, ``with`` and ``match``), and a test
@@ -33,7 +33,7 @@ import ast
 import os
 import re
 
-from graphlint.static.model import project
+from graphlint.static.model.project import LIBRARIES, Project
 from graphlint.static.model.scopes import NESTED
 
 _FAMILY = re.compile(r"tensorflow|keras|jax|torch")
@@ -104,29 +104,32 @@ def lookups(tree: ast.Module | None, nodes: list | None = None) -> list[str]:
             continue
         for dotted in _named(node):
             parts = dotted.split(".")
-            if parts[0] and parts[0] not in project._LIBRARIES:
+            if parts[0] and parts[0] not in LIBRARIES:
                 for cut in range(1, len(parts) + 1):
                     found[".".join(parts[:cut])] = None
     return list(found)
 
 
-def probes(path: str, tree: ast.Module | None, nodes: list | None = None) -> list[tuple[str, int, str, str | None]]:
+def probes(
+    path: str, tree: ast.Module | None, nodes: list | None = None, project: Project | None = None
+) -> list[tuple[str, int, str, str | None]]:
     """The look-ups of the file's absolute imports, as the cache stores them: (file, level,
-    dotted, the file found or None)."""
+    dotted, the file found or None), made in ``project`` (by default, one of their own)."""
     here = os.path.abspath(path)
-    return [(here, 0, dotted, project.module_file(path, dotted, 0, here)) for dotted in lookups(tree, nodes)]
+    find = (project or Project()).module_file
+    return [(here, 0, dotted, find(path, dotted, 0, here)) for dotted in lookups(tree, nodes)]
 
 
-def decide(path: str, tree: ast.Module, data: bytes) -> tuple[bool, list]:
+def decide(path: str, tree: ast.Module, data: bytes, project: Project | None = None) -> tuple[bool, list]:
     """Whether the analysis of this parsed file can report anything (see the module doc),
     and the look-ups that decided it (:func:`probes`)."""
-    return decide_imports(path, imports(tree), data)
+    return decide_imports(path, imports(tree), data, project)
 
 
-def decide_imports(path: str, nodes: list, data: bytes) -> tuple[bool, list]:
+def decide_imports(path: str, nodes: list, data: bytes, project: Project | None = None) -> tuple[bool, list]:
     """:func:`decide` for a file's import statements (those of its tree, or of
     :func:`scan_imports`)."""
-    looked = probes(path, None, nodes)
+    looked = probes(path, None, nodes, project)
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.level:
             return True, looked  # the user's own package

@@ -1,6 +1,6 @@
 """The static engine on an editor's buffers: a source checked as its file's content, buffers
 standing for the modules an analysis follows, and what a warm process keeps made afresh for
-the files that changed (graphlint.static.buffers, graphlint.static.project)."""
+the files that changed (graphlint.static.buffers, graphlint.static.model.project.Project)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 from graphlint.config import Config
 from graphlint.registry import discover_rules
 from graphlint.static import check_file
-from graphlint.static.model import project
-from graphlint.static.buffers import changed, check_source, set_source
+from graphlint.static.buffers import Project, check_source
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 RULES = [
@@ -25,13 +24,10 @@ RULES = [
 EVERY_SAMPLE = sorted([*SAMPLES.rglob("*.py"), *SAMPLES.rglob("*.ipynb")])
 
 
-@pytest.fixture(autouse=True)
-def fresh_process_state():
-    project.forget()
-    yield
-    for path in list(project._sources):
-        set_source(path, None)
-    project.forget()
+@pytest.fixture
+def workspace() -> Project:
+    """One editor's workspace, as graphlint.server keeps one for its life."""
+    return Project()
 
 
 def findings(result):
@@ -41,7 +37,6 @@ def findings(result):
 @pytest.mark.parametrize("path", EVERY_SAMPLE, ids=lambda p: str(p.relative_to(SAMPLES)))
 def test_a_source_checked_for_its_path_gives_what_the_file_gives(path):
     from_file = check_file(str(path), RULES, Config())
-    project.forget()
     from_source = check_source(str(path), path.read_bytes(), RULES, Config())
     assert findings(from_source) == findings(from_file)
     assert from_source.edits == from_file.edits
@@ -82,30 +77,30 @@ def across(tmp_path) -> Path:
     return tmp_path
 
 
-def codes(path: Path) -> list[str]:
-    return [f.code for f in check_source(str(path), path.read_bytes(), RULES, Config()).findings]
+def codes(path: Path, workspace: Project) -> list[str]:
+    return [f.code for f in check_source(str(path), path.read_bytes(), RULES, Config(), workspace).findings]
 
 
-def test_a_buffer_stands_for_its_module_where_an_analysis_follows_an_import(across):
+def test_a_buffer_stands_for_its_module_where_an_analysis_follows_an_import(across, workspace):
     main, steps = across / "gl501_bad_across_modules.py", across / "retracing_steps.py"
-    assert codes(main) == ["GL501"]
+    assert codes(main, workspace) == ["GL501"]
     unsaved = steps.read_text().replace("@tf.function\ndef train_step", "def train_step")
-    assert set_source(str(steps), unsaved.encode()) == {str(main)}
-    assert codes(main) == []
-    assert set_source(str(steps), None) == {str(main)}
-    assert codes(main) == ["GL501"]
+    assert workspace.set_source(str(steps), unsaved.encode()) == {str(main)}
+    assert codes(main, workspace) == []
+    assert workspace.set_source(str(steps), None) == {str(main)}
+    assert codes(main, workspace) == ["GL501"]
 
 
-def test_a_module_changed_on_disk_is_read_again_once_said_changed(across):
+def test_a_module_changed_on_disk_is_read_again_once_said_changed(across, workspace):
     main, steps = across / "gl501_bad_across_modules.py", across / "retracing_steps.py"
-    assert codes(main) == ["GL501"]
+    assert codes(main, workspace) == ["GL501"]
     steps.write_text(steps.read_text().replace("@tf.function\ndef train_step", "def train_step"))
-    assert codes(main) == ["GL501"]  # the model parsed before is kept: nothing read again
-    assert changed([str(steps)]) == {str(main)}
-    assert codes(main) == []
+    assert codes(main, workspace) == ["GL501"]  # the model parsed before is kept: nothing read again
+    assert workspace.changed([str(steps)]) == {str(main)}
+    assert codes(main, workspace) == []
 
 
-def test_dependents_are_found_through_the_modules_between(tmp_path):
+def test_dependents_are_found_through_the_modules_between(tmp_path, workspace):
     """a.py runs b.run() in a session loop, b.run() calls c.make(), which builds the op."""
     (tmp_path / "c.py").write_text("import tensorflow as tf\n\ndef make(x):\n    return tf.add(x, 1)\n")
     (tmp_path / "b.py").write_text("from c import make\n\ndef run(x):\n    return make(x)\n")
@@ -114,17 +109,25 @@ def test_dependents_are_found_through_the_modules_between(tmp_path):
         "sess = tf.compat.v1.Session()\nfor i in range(100):\n    sess.run(run(x), {x: i})\n"
     )
     a, b, c = (str(tmp_path / name) for name in ("a.py", "b.py", "c.py"))
-    assert codes(tmp_path / "a.py") == ["GL102"]
-    assert project.dependents({c}) == {a, b}
-    assert project.dependents({a}) == set()
-    assert set_source(c, b"def make(x):\n    return x + 1\n") == {a, b}
-    assert codes(tmp_path / "a.py") == []
+    assert codes(tmp_path / "a.py", workspace) == ["GL102"]
+    assert workspace.dependents({c}) == {a, b}
+    assert workspace.dependents({a}) == set()
+    assert workspace.set_source(c, b"def make(x):\n    return x + 1\n") == {a, b}
+    assert codes(tmp_path / "a.py", workspace) == []
 
 
-def test_a_module_that_appears_is_found_once_said_so(tmp_path):
+def test_a_module_that_appears_is_found_once_said_so(tmp_path, workspace):
     main = tmp_path / "main.py"
     main.write_text("import tensorflow as tf\nfrom steps import step\n\nfor n in range(9):\n    step(tf.ones([2]), n)\n")
-    assert codes(main) == []
+    assert codes(main, workspace) == []
     (tmp_path / "steps.py").write_text("import tensorflow as tf\n\n@tf.function\ndef step(x, n):\n    return x * n\n")
-    changed([str(tmp_path / "steps.py")], appeared=True)
-    assert codes(main) == ["GL501"]
+    workspace.changed([str(tmp_path / "steps.py")], appeared=True)
+    assert codes(main, workspace) == ["GL501"]
+
+
+def test_a_buffer_stands_for_its_file_only_in_its_own_workspace(across, workspace):
+    main, steps = across / "gl501_bad_across_modules.py", across / "retracing_steps.py"
+    unsaved = steps.read_text().replace("@tf.function\ndef train_step", "def train_step")
+    workspace.set_source(str(steps), unsaved.encode())
+    assert codes(main, workspace) == []
+    assert codes(main, Project()) == ["GL501"]  # another workspace reads the file on disk

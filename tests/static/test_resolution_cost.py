@@ -9,6 +9,7 @@ import textwrap
 from graphlint.rules.function_recreated import check as recreation
 from graphlint.rules.graph_rebuilt import check as rebuilds
 from graphlint.static.model import project, repeats
+from graphlint.static.model.project import Project
 
 HELPER = """
 import tensorflow as tf
@@ -28,12 +29,11 @@ def _tree(tmp_path, main: str):
     (tmp_path / "helper.py").write_text(textwrap.dedent(HELPER))
     path = tmp_path / "main.py"
     path.write_text(textwrap.dedent(main))
-    project.forget()
-    return project.load(str(path))
+    return Project().load(str(path))
 
 
 def _looked_up(module) -> set:
-    return {dotted for _, dotted in project.resolutions.get(project.absolute(module), {})}
+    return {dotted for _, dotted in module.project.resolutions.get(project.absolute(module), {})}
 
 
 def test_gl502_does_not_resolve_a_call_that_runs_once(tmp_path):

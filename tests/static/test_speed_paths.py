@@ -176,7 +176,7 @@ def test_a_file_that_names_no_framework_but_calls_a_model_of_the_tree_is_reporte
 def test_a_file_checked_and_followed_is_parsed_once_with_the_findings_of_a_fresh_run(tmp_path, monkeypatch):
     """forecaster.py is checked itself and followed from main.py: one parse serves both, in
     either order, and every file's findings are those of a run that checks it alone."""
-    from graphlint.static.model import project
+    from graphlint.static.model.project import Project
 
     (tmp_path / "forecaster.py").write_text(FORECASTER)
     (tmp_path / "main.py").write_text(
@@ -187,8 +187,7 @@ def test_a_file_checked_and_followed_is_parsed_once_with_the_findings_of_a_fresh
     rules = _static_rules(config)
 
     def alone(path):
-        project.forget()
-        return check_file(path, rules, config).findings
+        return check_file(path, rules, config).findings  # a project of its own
 
     expected = {path: alone(path) for path in paths}
     assert [f.code for f in expected[paths[1]]] == ["GL101"]
@@ -197,9 +196,9 @@ def test_a_file_checked_and_followed_is_parsed_once_with_the_findings_of_a_fresh
     real_parse = ast.parse
     monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
     for order in (paths, paths[::-1]):
-        project.forget()
+        run = Project()  # one run's
         parses.clear()
-        assert {path: check_file(path, rules, config).findings for path in order} == expected
+        assert {path: check_file(path, rules, config, project=run).findings for path in order} == expected
         assert len(parses) == 2, order  # not 3: the engine and the follower share forecaster.py's
 
 

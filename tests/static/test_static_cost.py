@@ -19,7 +19,6 @@ import pytest
 from graphlint.config import Config
 from graphlint.registry import discover_rules
 from graphlint.static import check_files
-from graphlint.static.model import project
 
 HEAD = "import numpy as np\nimport tensorflow as tf\nfrom tensorflow import keras\n\nsess = tf.compat.v1.Session()\n\n"
 
@@ -106,7 +105,6 @@ def _work(source: str, tmp_path) -> int:
         cls.static_form()  # imported before counting
     path = tmp_path / "prog.py"
     path.write_text(source)
-    project.forget()
     lines = 0
 
     def count(frame, event, arg):

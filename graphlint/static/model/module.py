@@ -12,20 +12,29 @@ Nothing is imported or executed.
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from graphlint.conventions import is_test_module
 from graphlint.findings import Location
 from graphlint.static.model.names import Bindings
 from graphlint.static.model.scopes import LINE_BREAK, CallSite, ClassInfo, Edit, Function, Loop, WithItem
 
+if TYPE_CHECKING:
+    from graphlint.static.model.project import Project
+
 
 class Module:
     """One parsed source file, its calls resolved, for the static checks."""
 
-    def __init__(self, path: str, text: str, tree: ast.Module):
+    def __init__(self, path: str, text: str, tree: ast.Module, project: Project | None = None):
         from graphlint.static.model.build import build
 
+        if project is None:  # a model of its own (a test's, one file's): a project of its own
+            from graphlint.static.model.project import Project
+
+            project = Project()
+        #: The user's tree this file is read in: where its imports lead (graphlint.static.model.project).
+        self.project = project
         self.path = path
         self.text = text
         self.tree = tree
@@ -49,7 +58,7 @@ class Module:
     def relocated(self, path: str) -> "Module":
         """This model named by another path (the same file, as given on the command line or
         as a module of the tree), with fixes and memos of its own: the engine and
-        :func:`graphlint.static.model.project.load` share one parse and build of a file."""
+        :meth:`graphlint.static.model.project.Project.load` share one parse and build of a file."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.path, twin.edits, twin.cache = path, [], {}

@@ -3,9 +3,11 @@
 ``import model`` / ``from .model import Net`` / ``import pkg.util as u`` in a checked file
 may name a module that lives in the checked tree. :func:`resolve_call` finds, for one call,
 the user's function (or class) it reaches in such a module: the module is parsed (never
-imported) the first time it is asked for and kept for the process. Only the modules a call
-actually leads to are read; a name that resolves to no file beside the checked one (an
-installed package such as ``numpy``) costs one ``os.path`` look-up, remembered.
+imported) the first time it is asked for and kept by the :class:`Project` of the run (one per
+``graphlint check`` run and per pool worker, one per editor's workspace in graphlint.server),
+which every :class:`Module` it builds knows. Only the modules a call actually leads to are
+read; a name that resolves to no file beside the checked one (an installed package such as
+``numpy``) costs one ``os.path`` look-up, remembered.
 
 Where a module is looked for: the checked file's directory, and each directory above it
 while that directory is a package (has ``__init__.py``) together with the directory holding
@@ -36,54 +38,15 @@ except ImportError:
 #: Modules larger than this are not followed (generated code, vendored libraries).
 MAX_BYTES = 1024 * 1024
 #: Never followed: TensorFlow, Keras and the usual libraries are not the user's code.
-_LIBRARIES = frozenset(
+LIBRARIES = frozenset(
     {"tensorflow", "keras", "tf_keras", "numpy", "scipy", "os", "sys", "six", "tensorlayer", "tflearn"}
 )
 
 #: Folders of installed packages: never a root of the user's own modules.
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 
-_modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unreadable)
-_found: dict[tuple, str | None] = {}  # (directory, dotted) -> file path
-
-
-#: The engine's models of the files it analysed last (see :func:`checked`), by absolute path,
-#: with the digest of their bytes: a module of the tree found among them is not parsed again.
-_recent: dict[str, tuple[str, Module]] = {}
-RECENT = 32
-_digests: dict[str, str] = {}  # absolute path -> digest of the bytes :func:`load` parsed
-
-
-def load(path: str) -> Module | None:
-    """The parsed :class:`Module` of ``path``, or None when it cannot be read or parsed."""
-    path = os.path.abspath(path)
-    if path in _modules:
-        return _modules[path]
-    module = None
-    try:
-        if path in _sources or os.path.getsize(path) <= MAX_BYTES:
-            data = _read(path)
-            data_digest = digest(data) if data.isascii() else None
-            recent = _recent.get(path)
-            if recent is not None and data_digest is not None and recent[0] == data_digest:
-                module = recent[1].relocated(path)  # the same bytes the engine just analysed
-            else:
-                tree = ast.parse(data, filename=path)
-                module = Module(path, data.decode("utf-8", "replace"), tree)
-            if data_digest is not None:
-                _digests[path] = data_digest
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
-        module = None
-    _modules[path] = module
-    return module
-
-
-def _read(path: str) -> bytes:
-    """The bytes of the file at ``path``, or of the editor's buffer that stands for it."""
-    data = _sources.get(path)
-    if data is None:
-        data = read_regular(path, MAX_BYTES)  # never blocks (a FIFO, /proc/kmsg)
-    return data
+#: What a call resolves to in another module of the tree: that module, and the function or class.
+Resolved = tuple[Module, "Function | ClassInfo"]
 
 
 def digest(data: bytes) -> str:
@@ -91,143 +54,224 @@ def digest(data: bytes) -> str:
     return sha256(data).hexdigest()
 
 
-def loaded(path: str, data_digest: str) -> Module | None:
-    """The model :func:`load` made of ``path`` from bytes of this digest (ASCII: decoded as
-    the engine decodes them), or None: the engine then need not parse the file again."""
-    path = os.path.abspath(path)
-    return _modules.get(path) if _digests.get(path) == data_digest else None
+class Project:
+    """What one check run (or one editor's workspace, graphlint.server) knows of the user's
+    tree: the modules parsed so far, where each import leads, the editor's buffers that stand
+    for their files. The engine makes one per run (each pool worker one of its own) and every
+    :class:`Module` it builds knows it (:attr:`Module.project`): the questions below that
+    follow an import (:func:`resolve_call`, :func:`loop_starts_fresh`) ask it."""
 
+    #: The last files the engine analysed (:meth:`checked`), kept for :meth:`load` to reuse.
+    RECENT = 32
 
-def checked(path: str, data_digest: str, module: Module) -> None:
-    """The engine analysed ``module`` (of ASCII bytes of this digest): kept among the last
-    :data:`RECENT`, for :func:`load` to reuse when a later file imports it."""
-    path = os.path.abspath(path)
-    if path not in _modules:
-        _recent[path] = (data_digest, module)
-        if len(_recent) > RECENT:
-            del _recent[next(iter(_recent))]
+    def __init__(self) -> None:
+        self._modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unreadable)
+        self._found: dict[tuple[str, str], str | None] = {}  # (directory, dotted) -> file path
+        #: The engine's models of the files it analysed last, by absolute path, with the digest
+        #: of their bytes: a module of the tree found among them is not parsed again.
+        self._recent: dict[str, tuple[str, Module]] = {}
+        self._digests: dict[str, str] = {}  # absolute path -> digest of the bytes :meth:`load` parsed
+        self._roots_of: dict[str, list[str]] = {}
+        self._looked_up: dict[tuple[str, int, str], Resolved | None] = {}
+        #: Editors' buffers (graphlint.server): absolute path -> the bytes that stand for the file's.
+        self._sources: dict[str, bytes] = {}
+        #: Every look-up :meth:`find_module` made, by the looking file (absolute):
+        #: ``{(level, dotted): file or None}``. The cache of results (graphlint.static.cache)
+        #: follows it to every file an analysis could have read, and checks that each look-up
+        #: still holds.
+        self.resolutions: dict[str, dict[tuple[int, str], str | None]] = {}
 
+    # -- files -------------------------------------------------------------------------------
+    def load(self, path: str) -> Module | None:
+        """The parsed :class:`Module` of ``path``, or None when it cannot be read or parsed."""
+        path = os.path.abspath(path)
+        if path in self._modules:
+            return self._modules[path]
+        module = None
+        try:
+            if path in self._sources or os.path.getsize(path) <= MAX_BYTES:
+                data = self._read(path)
+                data_digest = digest(data) if data.isascii() else None
+                recent = self._recent.get(path)
+                if recent is not None and data_digest is not None and recent[0] == data_digest:
+                    module = recent[1].relocated(path)  # the same bytes the engine just analysed
+                else:
+                    tree = ast.parse(data, filename=path)
+                    module = Module(path, data.decode("utf-8", "replace"), tree, self)
+                if data_digest is not None:
+                    self._digests[path] = data_digest
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
+            module = None
+        self._modules[path] = module
+        return module
 
-_roots_of: dict[str, list[str]] = {}
+    def _read(self, path: str) -> bytes:
+        """The bytes of the file at ``path``, or of the editor's buffer that stands for it."""
+        data = self._sources.get(path)
+        if data is None:
+            data = read_regular(path, MAX_BYTES)  # never blocks (a FIFO, /proc/kmsg)
+        return data
 
+    def loaded(self, path: str, data_digest: str) -> Module | None:
+        """The model :meth:`load` made of ``path`` from bytes of this digest (ASCII: decoded
+        as the engine decodes them), or None: the engine then need not parse the file again."""
+        path = os.path.abspath(path)
+        return self._modules.get(path) if self._digests.get(path) == data_digest else None
 
-def _roots(path: str) -> list[str]:
-    """The directories an absolute import in ``path`` (an absolute path) is looked for in."""
-    here = os.path.dirname(path)
-    cached = _roots_of.get(here)
-    if cached is not None:
-        return cached
-    start = here
-    roots = [here]
-    while os.path.isfile(os.path.join(here, "__init__.py")):
-        here = os.path.dirname(here)
-        if here in roots or os.path.basename(here) in _INSTALLED:
-            break
-        roots.append(here)
-    _roots_of[start] = roots
-    return roots
+    def checked(self, path: str, data_digest: str, module: Module) -> None:
+        """The engine analysed ``module`` (of ASCII bytes of this digest): kept among the last
+        :data:`RECENT`, for :meth:`load` to reuse when a later file imports it."""
+        path = os.path.abspath(path)
+        if path not in self._modules:
+            self._recent[path] = (data_digest, module)
+            if len(self._recent) > self.RECENT:
+                del self._recent[next(iter(self._recent))]
 
+    def forget(self) -> None:
+        """Drop what was read of the files (the editor's buffers stay)."""
+        for memo in (self._modules, self._found, self._roots_of, self._looked_up, self.resolutions, self._recent, self._digests):
+            memo.clear()
 
-def _file_for(directory: str, dotted: str) -> str | None:
-    key = (directory, dotted)
-    if key not in _found:
-        base = os.path.join(directory, *dotted.split("."))
-        hit = None
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
-                hit = candidate
+    # -- where imports lead ------------------------------------------------------------------
+    def _roots(self, path: str) -> list[str]:
+        """The directories an absolute import in ``path`` (an absolute path) is looked for in."""
+        here = os.path.dirname(path)
+        cached = self._roots_of.get(here)
+        if cached is not None:
+            return cached
+        start = here
+        roots = [here]
+        while os.path.isfile(os.path.join(here, "__init__.py")):
+            here = os.path.dirname(here)
+            if here in roots or os.path.basename(here) in _INSTALLED:
                 break
-        _found[key] = hit
-    return _found[key]
+            roots.append(here)
+        self._roots_of[start] = roots
+        return roots
 
+    def _file_for(self, directory: str, dotted: str) -> str | None:
+        key = (directory, dotted)
+        if key not in self._found:
+            base = os.path.join(directory, *dotted.split("."))
+            hit = None
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.isfile(candidate):
+                    hit = candidate
+                    break
+            self._found[key] = hit
+        return self._found[key]
 
-#: Every look-up :func:`find_module` made in this process, by the looking file (absolute):
-#: ``{(level, dotted): file or None}``. The cache of results (graphlint.static.cache) follows
-#: it to every file an analysis could have read, and checks that each look-up still holds.
-resolutions: dict[str, dict[tuple[int, str], str | None]] = {}
-
-
-def forget() -> None:
-    """Drop what this process remembers of the files (a new ``graphlint check`` run in it)."""
-    for memo in (_modules, _found, _roots_of, _looked_up, resolutions, _recent, _digests):
-        memo.clear()
-
-
-#: Editors' buffers (graphlint.server): absolute path -> the bytes that stand for the file's.
-_sources: dict[str, bytes] = {}
-
-
-def set_source(path: str, data: bytes | None) -> set[str]:
-    """From now on ``data`` stands for the file at ``path`` (an editor's unsaved buffer), or
-    the file itself does again (None). Returns what :func:`changed` returns."""
-    path = os.path.abspath(path)
-    if data is None:
-        _sources.pop(path, None)
-    else:
-        _sources[path] = data
-    return changed([path])
-
-
-def changed(paths: Iterable[str], *, appeared: bool = False) -> set[str]:
-    """The files ``paths`` changed (on disk or in an editor), in a process that keeps what it
-    read (graphlint.server): their models are dropped, those of the modules whose analyses
-    followed imports to them made afresh from the same parse (their memos hold what the old
-    models answered), and every look-up of a function is made again. ``appeared``: files
-    appeared or went, so an import may now lead elsewhere. Returns those dependent files."""
-    paths = {os.path.abspath(p) for p in paths}
-    if appeared:
-        _found.clear()
-        _roots_of.clear()
-    affected = dependents(paths)
-    for path in paths:
-        for memo in (_modules, _digests, _recent, resolutions):
-            memo.pop(path, None)
-    for path in affected:
-        module = _modules.get(path)
-        if module is not None:
-            _modules[path] = module.relocated(path)
-    _looked_up.clear()
-    return affected
-
-
-def dependents(paths: set[str]) -> set[str]:
-    """The files whose look-ups (:data:`resolutions`) led to one of ``paths`` (absolute),
-    directly or through other modules."""
-    users: dict[str, set[str]] = {}
-    for here, found in resolutions.items():
-        for hit in found.values():
-            if hit is not None:
-                users.setdefault(os.path.abspath(hit), set()).add(here)
-    out: set[str] = set()
-    stack = list(paths)
-    while stack:
-        for user in users.get(stack.pop(), ()):
-            if user not in out and user not in paths:
-                out.add(user)
-                stack.append(user)
-    return out
-
-
-def module_file(path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
-    """The file :func:`find_module` reads for ``import dotted`` in the file ``path`` (``here``:
-    its absolute path, when known), or None."""
-    if not dotted and not level:
-        return None
-    here = here or os.path.abspath(path)
-    if level:
-        directory = os.path.dirname(here)
-        for _ in range(level - 1):
-            directory = os.path.dirname(directory)
-        roots = [directory]
-    else:
-        if dotted.split(".", 1)[0] in _LIBRARIES:
+    def module_file(self, path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
+        """The file :meth:`find_module` reads for ``import dotted`` in the file ``path``
+        (``here``: its absolute path, when known), or None."""
+        if not dotted and not level:
             return None
-        roots = _roots(here)
-    for root in roots:
-        found = _file_for(root, dotted) if dotted else _file_for(root, "__init__")
-        if found is not None and os.path.abspath(found) != here:
-            return found
-    return None
+        here = here or os.path.abspath(path)
+        if level:
+            directory = os.path.dirname(here)
+            for _ in range(level - 1):
+                directory = os.path.dirname(directory)
+            roots = [directory]
+        else:
+            if dotted.split(".", 1)[0] in LIBRARIES:
+                return None
+            roots = self._roots(here)
+        for root in roots:
+            found = self._file_for(root, dotted) if dotted else self._file_for(root, "__init__")
+            if found is not None and os.path.abspath(found) != here:
+                return found
+        return None
+
+    def find_module(self, module: Module, dotted: str, level: int = 0) -> Module | None:
+        """The user's module that ``import dotted`` (``level`` dots for a relative import)
+        names from ``module``, when its file lies in the checked tree; else None."""
+        here = absolute(module)
+        found = self.module_file(module.path, dotted, level, here)
+        self.resolutions.setdefault(here, {})[(level, dotted)] = found
+        return self.load(found) if found is not None else None
+
+    def lookup(self, module: Module, level: int, dotted: str) -> Resolved | None:
+        """The function or class ``dotted`` names (``pkg.mod.func``, ``mod.Class``), found by
+        the longest prefix that is a user's module: ``(module, Function | ClassInfo)`` or None."""
+        if not level and dotted.partition(".")[0] in LIBRARIES:
+            return None  # never a user's module, whatever the tree holds (nothing to record)
+        key = (module.path, level, dotted)
+        if key not in self._looked_up:
+            self._looked_up[key] = self._lookup(module, level, dotted)
+        return self._looked_up[key]
+
+    def _lookup(self, module: Module, level: int, dotted: str) -> Resolved | None:
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, -1 if level else 0, -1):
+            target = self.find_module(module, ".".join(parts[:cut]), level)
+            if target is None:
+                continue
+            rest = parts[cut:]
+            found: Function | ClassInfo | None
+            if len(rest) == 1:
+                found = target.module_functions.get(rest[0]) or target.classes.get(rest[0])
+            elif len(rest) == 2 and rest[0] in target.classes:
+                found = target.classes[rest[0]].methods.get(rest[1])
+            else:
+                found = None
+            return (target, found) if found is not None else None
+        return None
+
+    # -- changes (graphlint.server) ----------------------------------------------------------
+    def set_source(self, path: str, data: bytes | None) -> set[str]:
+        """From now on ``data`` stands for the file at ``path`` (an editor's unsaved buffer),
+        or the file itself does again (None). Returns what :meth:`changed` returns."""
+        path = os.path.abspath(path)
+        if data is None:
+            self._sources.pop(path, None)
+        else:
+            self._sources[path] = data
+        return self.changed([path])
+
+    def sources(self) -> list[str]:
+        """The files an editor's buffer stands for (:meth:`set_source`)."""
+        return list(self._sources)
+
+    def changed(self, paths: Iterable[str], *, appeared: bool = False) -> set[str]:
+        """The files ``paths`` changed (on disk or in an editor), in a process that keeps what
+        it read (graphlint.server): their models are dropped, those of the modules whose
+        analyses followed imports to them made afresh from the same parse (their memos hold
+        what the old models answered), and every look-up of a function is made again.
+        ``appeared``: files appeared or went, so an import may now lead elsewhere. Returns
+        those dependent files."""
+        paths = {os.path.abspath(p) for p in paths}
+        if appeared:
+            self._found.clear()
+            self._roots_of.clear()
+        affected = self.dependents(paths)
+        for path in paths:
+            self._modules.pop(path, None)
+            self._digests.pop(path, None)
+            self._recent.pop(path, None)
+            self.resolutions.pop(path, None)
+        for path in affected:
+            module = self._modules.get(path)
+            if module is not None:
+                self._modules[path] = module.relocated(path)
+        self._looked_up.clear()
+        return affected
+
+    def dependents(self, paths: set[str]) -> set[str]:
+        """The files whose look-ups (:attr:`resolutions`) led to one of ``paths`` (absolute),
+        directly or through other modules."""
+        users: dict[str, set[str]] = {}
+        for here, found in self.resolutions.items():
+            for hit in found.values():
+                if hit is not None:
+                    users.setdefault(os.path.abspath(hit), set()).add(here)
+        out: set[str] = set()
+        stack = list(paths)
+        while stack:
+            for user in users.get(stack.pop(), ()):
+                if user not in out and user not in paths:
+                    out.add(user)
+                    stack.append(user)
+        return out
 
 
 def absolute(module: Module) -> str:
@@ -236,15 +280,6 @@ def absolute(module: Module) -> str:
     if here is None:
         here = module.__dict__["_absolute"] = os.path.abspath(module.path)
     return here
-
-
-def find_module(module: Module, dotted: str, level: int = 0) -> Module | None:
-    """The user's module that ``import dotted`` (``level`` dots for a relative import) names
-    from ``module``, when its file lies in the checked tree; else None."""
-    here = absolute(module)
-    found = module_file(module.path, dotted, level, here)
-    resolutions.setdefault(here, {})[(level, dotted)] = found
-    return load(found) if found is not None else None
 
 
 def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
@@ -260,37 +295,6 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
                         cached[alias.asname or alias.name] = (node.level, target)
         module.cache["relative-imports"] = cached
     return cached
-
-
-def lookup(module: Module, level: int, dotted: str):
-    """The function or class ``dotted`` names (``pkg.mod.func``, ``mod.Class``), found by the
-    longest prefix that is a user's module: ``(module, Function | ClassInfo)`` or None."""
-    if not level and dotted.partition(".")[0] in _LIBRARIES:
-        return None  # never a user's module, whatever the tree holds (nothing to record)
-    key = (module.path, level, dotted)
-    if key not in _looked_up:
-        _looked_up[key] = _lookup(module, level, dotted)
-    return _looked_up[key]
-
-
-_looked_up: dict[tuple, tuple | None] = {}
-
-
-def _lookup(module: Module, level: int, dotted: str):
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, -1 if level else 0, -1):
-        target = find_module(module, ".".join(parts[:cut]), level)
-        if target is None:
-            continue
-        rest = parts[cut:]
-        if len(rest) == 1:
-            found = target.module_functions.get(rest[0]) or target.classes.get(rest[0])
-        elif len(rest) == 2 and rest[0] in target.classes:
-            found = target.classes[rest[0]].methods.get(rest[1])
-        else:
-            found = None
-        return (target, found) if found is not None else None
-    return None
 
 
 def _dotted_of(module: Module, expr: ast.expr):
@@ -340,7 +344,7 @@ def _resolve_call(module: Module, site):
     func = site.node.func
     named = _dotted_of(module, func)
     if named is not None:
-        return lookup(module, *named)
+        return module.project.lookup(module, *named)
     if isinstance(func, ast.Attribute):
         labels = module.origins(func.value, site.scope)
         if len(labels) == 1:
@@ -350,7 +354,7 @@ def _resolve_call(module: Module, site):
                 method = cls.methods.get(func.attr) if cls is not None else None
                 return (module, method) if method is not None else None
             if label != "?" and not label.startswith(("tensorflow", "keras")):
-                found = lookup(module, 0, label)
+                found = module.project.lookup(module, 0, label)
                 if found is not None and isinstance(found[1], ClassInfo):
                     method = found[1].methods.get(func.attr)
                     return (found[0], method) if method is not None else None
