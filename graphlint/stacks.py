@@ -56,6 +56,13 @@ def is_user_file(filename: str) -> bool:
     return result
 
 
+def count_as_user(filename: str, user: bool = True) -> None:
+    """From now on frames of ``filename`` are (``user``) or are not the user's own code,
+    whatever its name says: code a host compiles under a synthetic name (IPython's
+    ``<ipython-input-…>`` cells, ``%%time``'s ``<timed exec>`` while such a cell runs)."""
+    _is_user[filename] = user
+
+
 class Frame(NamedTuple):
     """One frame of user code: absolute file path, line, function name."""
 

@@ -87,7 +87,7 @@ class KernelLinter:
 
             run.aliases = _TIMED
             for name in _TIMED:  # the user's code, while this cell runs
-                stacks._is_user[name] = True
+                stacks.count_as_user(name)
         self.cells.current = run
         self.cells.runs.append(run)
         self._drop_scope()
@@ -102,7 +102,7 @@ class KernelLinter:
             from graphlint import stacks
 
             for name in run.aliases:
-                stacks._is_user[name] = False
+                stacks.count_as_user(name, False)
         found = []
         if self.scope is not None:
             scope, self.scope = self.scope, None
@@ -143,7 +143,7 @@ class KernelLinter:
         if not isinstance(name, str):
             return ""
         if name.startswith("<ipython-input-"):
-            stacks._is_user[name] = True
+            stacks.count_as_user(name)
         return name
 
     # -- showing findings ----------------------------------------------------------------------
