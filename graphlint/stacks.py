@@ -416,9 +416,4 @@ def receiver(depth: int = 1) -> int | None:
 def passes_through(function: str, depth: int = 1) -> bool:
     """Whether a frame of a function named ``function`` (any file) is on the call stack above
     the caller's ``depth``-th frame."""
-    frame: FrameType | None = _getframe(depth + 1)
-    while frame is not None:
-        if frame.f_code.co_name == function:
-            return True
-        frame = frame.f_back
-    return False
+    return walk_out(_getframe(depth + 1), lambda f: f.f_code.co_name != function) is not None

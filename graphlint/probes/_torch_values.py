@@ -42,19 +42,22 @@ def is_resume(code) -> bool:
 def calling_site(frame, code):
     """The user's line that called the compiled code: for a resume function (dynamo calls it from
     the frame it resumes), the line that called that frame."""
-    from graphlint.stacks import Frame, is_user_file
+    from graphlint.stacks import Frame, is_user_file, walk_out
 
     resumed = resumed_name(code.co_name) if is_resume(code) else None
-    while frame is not None:
-        f_code = frame.f_code
-        if is_user_file(f_code.co_filename) and not (
+
+    def past(f) -> bool:  # not the user's, or the frame the resume function resumes
+        f_code = f.f_code
+        return not is_user_file(f_code.co_filename) or (
             resumed is not None
             and f_code.co_filename == code.co_filename
             and (f_code.co_name == resumed or f_code.co_name.startswith(RESUME_PREFIX))
-        ):
-            return Frame(f_code.co_filename, frame.f_lineno, f_code.co_name)
-        frame = frame.f_back
-    return None
+        )
+
+    frame = walk_out(frame, past)
+    if frame is None:
+        return None
+    return Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
 
 
 def resumed_name(name: str) -> str:

@@ -22,7 +22,7 @@ import weakref
 from typing import Callable
 
 from graphlint.probes._base import Probe
-from graphlint.stacks import user_site_from
+from graphlint.stacks import user_site_from, walk_out
 
 __tracebackhide__ = True
 
@@ -112,11 +112,8 @@ def _is_layer(obj) -> bool:
 
 def _in_layer_init(frame, stop) -> bool:
     """Whether a frame from ``frame`` out to ``stop`` is the ``__init__`` of a Keras layer."""
-    while frame is not None and frame is not stop:
-        if frame.f_code.co_name == "__init__" and _is_layer(frame.f_locals.get("self")):
-            return True
-        frame = frame.f_back
-    return False
+    found = walk_out(frame, lambda f: f is not stop and not (f.f_code.co_name == "__init__" and _is_layer(f.f_locals.get("self"))))
+    return found is not None and found is not stop
 
 
 def _layer_state(layer) -> str | None:

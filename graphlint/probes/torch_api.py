@@ -23,7 +23,7 @@ from typing import Callable
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes.patching import WRAPPER_FILENAME
-from graphlint.stacks import Frame, is_user_file
+from graphlint.stacks import Frame, is_user_file, walk_out
 
 __tracebackhide__ = True
 
@@ -103,10 +103,7 @@ class TorchApiProbe(WatchedFunctions, Probe):
     def _made(self, api: str, target, result, frame) -> None:
         if result is target:
             return  # nothing was made (torch.compile(disable=True), scripting turned off)
-        while frame is not None and (
-            frame.f_code.co_filename.startswith(self._torch_dir) or frame.f_code.co_filename == WRAPPER_FILENAME
-        ):
-            frame = frame.f_back
+        frame = walk_out(frame, lambda f: f.f_code.co_filename.startswith(self._torch_dir) or f.f_code.co_filename == WRAPPER_FILENAME)
         by_user = frame is not None and is_user_file(frame.f_code.co_filename)
         site = Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name) if by_user else None
         import torch
