@@ -38,7 +38,7 @@ import itertools
 import threading
 from functools import lru_cache
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 #: A listener: (bound method, what it takes of the event's values, its member, whether it takes
 #: several). What it takes is ``None`` (no argument), an ``int`` (one: its position in the spec)
@@ -58,7 +58,7 @@ def registration_order() -> int:
 
 
 @lru_cache(maxsize=None)
-def _pick(spec: tuple[str, ...], argnames: tuple[str, ...]):
+def _pick(spec: tuple[str, ...], argnames: tuple[str, ...]) -> int | Callable[[Sequence[Any]], tuple[Any, ...]] | None:
     """What a listener naming ``argnames`` takes of values in ``spec``'s order."""
     positions = [spec.index(name) for name in argnames]
     if not positions:
@@ -178,7 +178,7 @@ class Dispatcher:
     dispatcher's life (probes keep them); only their ``listeners`` are replaced.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.hooks = Hooks()
         self._members: list[Member] = []
         self._lock = threading.RLock()
@@ -239,7 +239,7 @@ class Dispatcher:
         return Hook(hook_name, hook.argnames, tuple(entry for entry in hook.listeners if id(entry[2]) in wanted))
 
 
-def _first(entry: tuple):
+def _first(entry: tuple) -> Any:
     return entry[0]
 
 

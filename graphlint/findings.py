@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol
 
 
 class Severity(str, enum.Enum):
@@ -133,7 +133,7 @@ def finding_from_dict(d: dict) -> Finding:
     )
 
 
-def sorted_findings(findings) -> list[Finding]:
+def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:
     """Report order: by path, cell (in a notebook), line, then code."""
     return sorted(findings, key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.code))
 

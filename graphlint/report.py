@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from graphlint.findings import Finding
 from graphlint.text import plural
+
+if TYPE_CHECKING:
+    from graphlint.registry import RuleDescription
 
 def _count_suffix(f: Finding) -> str:
     return f" (×{f.count})" if f.count > 1 else ""
@@ -21,7 +24,7 @@ _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x
 
 def text(
     findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, color: bool = False,
-    fixes=None, quiet: bool = False, concise: bool = False, **_,
+    fixes: Mapping[Finding, Any] | None = None, quiet: bool = False, concise: bool = False, **_: Any,
 ) -> str:
     """ruff-like: ``path:line:col: CODE [*] message`` (``path:cell 3:line:col:`` in a notebook,
     ``[*]`` when ``--fix`` can fix it); in ``full`` (not ``concise``) form the related sites and
@@ -61,7 +64,7 @@ def text(
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def concise(findings: list[Finding], rules: dict | None = None, **kwargs) -> str:
+def concise(findings: list[Finding], rules: dict | None = None, **kwargs: Any) -> str:
     """One line per finding (ruff's ``--output-format concise``)."""
     return text(findings, rules, concise=True, **kwargs)
 
@@ -95,7 +98,7 @@ def _summary(findings: list[Finding]) -> str:
     return f"graphlint: found {plural(len(findings), 'finding')} ({', '.join(parts)})."
 
 
-def as_dict(findings: list[Finding], *, statistics: bool = False, fixes=None) -> dict:
+def as_dict(findings: list[Finding], *, statistics: bool = False, fixes: Mapping[Finding, Any] | None = None) -> dict:
     """The JSON document: ``{"version": 1, "findings": [...], "summary": {...}}``, plus
     ``"statistics": [{"code", "name", "count"}, ...]`` (most frequent first) when asked.
     Every field is documented, with a JSON schema, in docs/output.md."""
@@ -145,13 +148,15 @@ def statistics_list(findings: list[Finding]) -> list[dict]:
     return [{"code": c, "name": names[c], "count": n} for c, n in _statistics(findings).items()]
 
 
-def as_json(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, fixes=None, **_) -> str:
+def as_json(
+    findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, fixes: Mapping[Finding, Any] | None = None, **_: Any
+) -> str:
     import json
 
     return json.dumps(as_dict(findings, statistics=statistics, fixes=fixes), indent=2, ensure_ascii=True) + "\n"
 
 
-def as_sarif(findings: list[Finding], rules: dict | None = None, **kwargs) -> str:
+def as_sarif(findings: list[Finding], rules: dict | None = None, **kwargs: Any) -> str:
     """SARIF 2.1.0 (:mod:`graphlint.sarif`)."""
     from graphlint.sarif import as_sarif as sarif
 
@@ -165,7 +170,7 @@ def _gh_escape(value: str, *, prop: bool = False) -> str:
     return value
 
 
-def as_github(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_) -> str:
+def as_github(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_: Any) -> str:
     """GitHub Actions workflow commands: ``::warning file=...,line=...::message`` (in a
     notebook the message starts with ``cell 3, line 4:``); statistics as one ``::notice``."""
     lines = []
@@ -227,7 +232,7 @@ def rule_list(rules: Iterable, fmt: str = "text") -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def rule_doc(rule) -> str:
+def rule_doc(rule: RuleDescription) -> str:
     """``graphlint rule CODE``: a :class:`graphlint.registry.RuleDescription` as Markdown."""
     import textwrap
 
@@ -245,6 +250,6 @@ def rule_doc(rule) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs) -> str:
+def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs: Any) -> str:
     """``findings`` in format ``fmt``; ``rules``: code → :class:`graphlint.registry.RuleDescription`."""
     return FORMATTERS["full" if fmt == "text" else fmt](list(findings), rules, **kwargs)
