@@ -17,6 +17,15 @@ from graphlint.dispatch import Hooks
 from graphlint.probes.patching import Patcher
 
 
+def internal_error_line(who: str, where: str, exc: BaseException) -> str:
+    """The one line that says graphlint's own code failed in ``who`` at ``where``: the program
+    went on, and what graphlint would have seen there is lost."""
+    return (
+        f"graphlint: internal error in the {who} ({where}): "
+        f"{type(exc).__name__}: {exc}; some findings may be missing (please report it)"
+    )
+
+
 class Probe:
     """A set of patches on one part of TensorFlow that fire ``graphlint_*`` hooks.
 
@@ -78,11 +87,9 @@ class Probe:
     def internal(self, exc: BaseException, where: str) -> None:
         """A probe wrapper failed (a graphlint bug): the program goes on, its events there are
         lost, and that is said once per probe and place, never silently."""
-        self.cannot(
-            where,
-            f"internal error in the {self.name or type(self).__name__} probe ({where}): "
-            f"{type(exc).__name__}: {exc}; some findings may be missing (please report it)",
-        )
+        if where not in self._said:
+            self._said.add(where)
+            self.warn(internal_error_line(f"{self.name or type(self).__name__} probe", where, exc))
 
     def guarded(self, where: str, function: Callable, *args):
         """``function(*args)``, or ``None`` when it fails (said once: :meth:`internal`)."""

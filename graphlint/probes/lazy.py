@@ -128,7 +128,9 @@ class ProbeSet:
                         try:
                             callback()
                         except Exception as exc:  # never break the program's import
-                            self.warn(f"graphlint: internal error after importing {module} ({type(exc).__name__}: {exc})")
+                            from graphlint.probes._base import internal_error_line
+
+                            self.warn(internal_error_line("import watcher", f"after importing {module}", exc))
 
     def stop(self) -> None:
         try:

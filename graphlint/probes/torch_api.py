@@ -89,10 +89,7 @@ class TorchApiProbe(WatchedFunctions, Probe):
                     inside.busy = False
                 target = args[0] if args else kwargs.get("model", kwargs.get("obj", kwargs.get("mod", kwargs.get("func"))))
                 if target is not None and probe.active:
-                    try:
-                        probe._made(api, target, result, sys._getframe(1))
-                    except Exception as exc:  # never break the program
-                        probe.internal(exc, api)
+                    probe.guarded(api, probe._made, api, target, result, sys._getframe(1))
                 return result
 
             made.__name__ = attr

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import sys
 from typing import Iterator
+
+from graphlint.probes._base import internal_error_line
 
 
 def compiled_code(compiled):
@@ -65,6 +68,7 @@ def counting_compiles(compiled) -> Iterator[list[int]]:
     counter = [0]
     original = convert_frame._compile
     signature = inspect.signature(original)
+    said: list[BaseException] = []
 
     def _compile(*args, **kwargs):
         result = original(*args, **kwargs)  # (the recompile limit raises: not a compile)
@@ -73,8 +77,10 @@ def counting_compiles(compiled) -> Iterator[list[int]]:
             frame_code = bound["code"]
             if frame_code is code or (bound.get("hooks") is hooks and frame_code.co_filename == wrapper_file):
                 counter[0] += 1
-        except Exception:  # never break the program's compile
-            pass
+        except Exception as exc:  # never break the program's compile; said once
+            if not said:
+                said.append(exc)
+                print(internal_error_line("compile counter", "compile", exc), file=sys.stderr)
         return result
 
     convert_frame._compile = _compile
