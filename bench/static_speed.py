@@ -177,8 +177,8 @@ def no_analysis(argv: list[str]) -> None:
 
     kept = []  # as a real model's cycles keep it (the process exits without freeing them)
 
-    def bare(self, path, text, tree):
-        self.path, self.text, self.tree = path, text, tree
+    def bare(self, path, text, tree, project=None):
+        self.path, self.text, self.tree, self.project = path, text, tree, project
         self.edits, self.cache, self.in_tests = [], {}, False
         kept.append(self)
 
