@@ -11,6 +11,7 @@ from graphlint.static.model.names import api, keras_api
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite
 
 #: Namespaces whose lowercase functions add ops to the graph.
 _OP_NAMESPACES = frozenset(
@@ -107,7 +108,7 @@ def is_train_op(label: str) -> bool:
     return method in ("minimize", "apply_gradients") and is_optimizer(inner)
 
 
-def is_minimize(module: Module, call) -> bool:
+def is_minimize(module: Module, call: CallSite) -> bool:
     """``optimizer.minimize(loss)`` on a TF1 or Keras optimizer (by its origin in the file)."""
     if call.method not in ("minimize", "apply_gradients"):
         return False

@@ -88,6 +88,7 @@ class _Builder:
 
     def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
         cls = type(target)
+        key: tuple | None
         if cls is _NAME:  # the commonest: inline _origin_key
             scope = ctx.scope
             key = (id(scope) if scope is not None else None, target.id)

@@ -11,6 +11,7 @@ from graphlint.static.model.api import CLEAR_SESSION, is_keras_model
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite, Function, Loop
 
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft"})
 
@@ -24,7 +25,7 @@ def model_classes(module: Module) -> set:
     return found
 
 
-def builder(module: Module, fn, classes):
+def builder(module: Module, fn: Function, classes: set[str]) -> CallSite | None:
     """The first call by which ``fn`` builds a Keras model (``classes``: the file's model
     classes, :func:`model_classes`), when it never calls ``clear_session()``; else None. Once
     per function."""
@@ -37,14 +38,14 @@ def builder(module: Module, fn, classes):
     return module.cache[key]
 
 
-def is_model(call, classes) -> bool:
+def is_model(call: CallSite, classes: set[str]) -> bool:
     """A call that builds a Keras model: a Keras constructor, or a class of the file deriving from one."""
     if is_keras_model(call.name):
         return True
     return call.local_class is not None and call.local_class.name in classes
 
 
-def kept(module: Module, call, loop) -> bool:
+def kept(module: Module, call: CallSite, loop: Loop) -> bool:
     """A model kept: appended or stored (``models.append(m)``, ``models[k] = m``,
     ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn. A builder
     that returns the model with other values (``model, history = train(...)``) keeps it when
@@ -60,7 +61,7 @@ def kept(module: Module, call, loop) -> bool:
     return bool(found & kept_names)
 
 
-def _keeps(module, loop) -> tuple[dict, set]:
+def _keeps(module: Module, loop: Loop) -> tuple[dict, set]:
     """What a loop does with values, in one walk of it, once per loop: ``({id(value): True when
     stored, returned or yielded, else the names it is assigned to}, the names the loop keeps:
     appends, stores, returns or yields)``. A value has one parent: the first assignment of it

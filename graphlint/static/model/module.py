@@ -12,7 +12,7 @@ Nothing is imported or executed.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from graphlint.conventions import is_test_module
 from graphlint.findings import Location
@@ -133,8 +133,9 @@ class Module:
 _NAME, _ATTRIBUTE = ast.Name, ast.Attribute
 
 
-def origin_key(expr, scope):
-    """The key :meth:`Module.origins` files a name (or ``self.attr``) under, or None."""
+def origin_key(expr: Any, scope: Function | None) -> tuple | None:
+    """The key :meth:`Module.origins` files a name (or ``self.attr``) under, or None.
+    (``expr``: an ``ast.expr``; ``type(expr) is _NAME``, faster than isinstance, does not narrow it.)"""
     cls = type(expr)
     if cls is _NAME:
         return (id(scope) if scope is not None else None, expr.id)

@@ -88,7 +88,7 @@ def keras_api(name: str | None) -> str | None:
 class Bindings:
     """What the names bound by imports (and plain aliases like ``tf1 = tf.compat.v1``) refer to."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.names: dict[str, str] = {}
 
     def add_import(self, node: ast.Import | ast.ImportFrom) -> None:

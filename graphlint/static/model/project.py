@@ -25,7 +25,7 @@ from typing import Iterable
 
 from graphlint.reading import read_regular
 from graphlint.static.model.module import Module
-from graphlint.static.model.scopes import ClassInfo, Function, resets_unconditionally
+from graphlint.static.model.scopes import CallSite, ClassInfo, Function, Loop, resets_unconditionally
 
 try:  # the interpreter's own SHA-256: hashlib would load OpenSSL first (~3 ms of a one-file check)
     from _sha256 import sha256  # Python 3.10, 3.11
@@ -297,7 +297,7 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
     return cached
 
 
-def _dotted_of(module: Module, expr: ast.expr):
+def _dotted_of(module: Module, expr: ast.expr) -> tuple[int, str] | None:
     """``(level, dotted)`` an expression names through the module's imports, or None."""
     attrs = []
     while isinstance(expr, ast.Attribute):
@@ -319,7 +319,7 @@ def _dotted_of(module: Module, expr: ast.expr):
     return level, base
 
 
-def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | None:
+def resolve_call(module: Module, site: CallSite) -> Resolved | None:
     """The user's function, method or class a call in ``module`` reaches in another module of
     the checked tree: ``f()`` / ``mod.f()`` / ``Class()`` imported from it, or ``obj.method()``
     on an object made by such a class in this file. None when it leads elsewhere."""
@@ -331,17 +331,16 @@ def resolve_call(module: Module, site) -> tuple[Module, Function | ClassInfo] | 
     func = node.func
     if type(func) is ast.Name and func.id not in module.bindings.names and func.id not in _relative_names(module):
         return None  # a builtin, or a name of this file: no import leads elsewhere
-    memo = module.cache.get("resolved-calls")
+    memo: dict[int, Resolved | None] | None = module.cache.get("resolved-calls")
     if memo is None:
         memo = module.cache["resolved-calls"] = {}
     key = id(node)
     if key not in memo:
-        memo[key] = _resolve_call(module, site)
+        memo[key] = _resolve_call(module, site, func)
     return memo[key]
 
 
-def _resolve_call(module: Module, site):
-    func = site.node.func
+def _resolve_call(module: Module, site: CallSite, func: ast.expr) -> Resolved | None:
     named = _dotted_of(module, func)
     if named is not None:
         return module.project.lookup(module, *named)
@@ -361,7 +360,7 @@ def _resolve_call(module: Module, site):
     return None
 
 
-def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
+def resolve_function(module: Module, site: CallSite) -> tuple[Module, Function] | None:
     """Like :func:`resolve_call`, also in the same file; a class resolves to its ``__call__``-less
     construction (None). Returns the function a call runs: ``(module, Function)``."""
     if site.target is not None:
@@ -372,14 +371,14 @@ def resolve_function(module: Module, site) -> tuple[Module, Function] | None:
     return None
 
 
-def loop_starts_fresh(module: Module, loop) -> bool:
+def loop_starts_fresh(module: Module, loop: Loop) -> bool:
     """Whether each pass of ``loop`` starts from a fresh graph (or Keras state): itself
     (:meth:`~graphlint.static.model.scopes.Loop.resets_state`, helpers of the file included), or
     through a function or class of another module of the checked tree that does on its straight
     path (``utils.reset_graph()``, a model class whose ``__init__`` resets the default graph)."""
     if loop.resets_state():
         return True
-    memo = module.cache.get("fresh-loops")
+    memo: dict[int, bool] | None = module.cache.get("fresh-loops")
     if memo is None:
         memo = module.cache["fresh-loops"] = {}
     key = id(loop.node)
@@ -388,7 +387,7 @@ def loop_starts_fresh(module: Module, loop) -> bool:
     return memo[key]
 
 
-def _fresh_elsewhere(module: Module, call) -> bool:
+def _fresh_elsewhere(module: Module, call: CallSite) -> bool:
     if call.entered or call.target is not None or call.local_class is not None:
         return False
     found = resolve_call(module, call)

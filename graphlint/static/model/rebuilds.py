@@ -10,7 +10,7 @@ per object. Computed once per module (:func:`rebuilds`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from graphlint.static.model.api import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 from graphlint.static.model.models import kept
@@ -20,6 +20,7 @@ from graphlint.static.model.sessions import is_session_run
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite, Function
 
 
 class Rebuild:
@@ -27,7 +28,7 @@ class Rebuild:
 
     __slots__ = ("function", "first", "reason", "sites")
 
-    def __init__(self, function, first, reason, sites):
+    def __init__(self, function: Function, first: CallSite, reason: str, sites: list[CallSite]) -> None:
         self.function, self.first, self.reason, self.sites = function, first, reason, sites
 
 
@@ -68,7 +69,7 @@ def rebuilds(module: Module) -> list[Rebuild]:
     return found
 
 
-def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
+def _instances_rebuilt(module: Module, builds_of: dict[int, list[CallSite]]) -> list[Rebuild]:
     """A class whose ``__init__`` builds a model into the default graph (placeholders and ops
     on them, or a model it runs in a session), made again and again: in a loop that does not
     keep the objects (an ensemble kept side by side is built on purpose), or in a function that
@@ -81,7 +82,7 @@ def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
     for cls in module.classes.values():
         init = cls.methods.get("__init__")
         builds = builds_of.get(id(init)) if init is not None else None
-        if builds is None or init.resets_state() or compiled(module, init):
+        if init is None or builds is None or init.resets_state() or compiled(module, init):
             continue
         whole = any(is_session_run(module, c) for c in init.calls) or (
             any(c.api in PLACEHOLDERS for c in builds)
@@ -89,7 +90,8 @@ def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
         )
         if not whole:
             continue
-        sites, reason = [], None
+        sites: list[CallSite] = []
+        reason = None
         for site in made.get(id(cls), ()):
             if guarded(site.ifs) or isolated(site, module):
                 continue
@@ -108,7 +110,7 @@ def _instances_rebuilt(module, builds_of) -> list[Rebuild]:
     return found
 
 
-def _same_path(callers) -> list:
+def _same_path(callers: Iterable[CallSite]) -> list[CallSite]:
     """The largest group of call sites in one function (or the module body): a build repeated
     on one path. Call sites in different functions (two tests, ``build()`` and
     ``build_for_tpu()``) are alternatives, each used once."""
@@ -127,7 +129,7 @@ def _same_path(callers) -> list:
     return best
 
 
-def _exclusive(a, b) -> bool:
+def _exclusive(a: CallSite, b: CallSite) -> bool:
     """Two calls on different branches of one ``if``/``try``/``match``: never both run."""
     for x, y in zip(a.block, b.block):
         if x != y:
@@ -152,12 +154,12 @@ def model_builds(module: Module) -> dict:
     return found
 
 
-def compiled(module: Module, fn) -> bool:
+def compiled(module: Module, fn: Function) -> bool:
     """Decorated with ``@tf.function``: it builds into the function's own graph."""
     return any(module.bindings.resolve(d) == TF_FUNCTION for d in fn.node.decorator_list)
 
 
-def builds_and_runs(module: Module, fn):
+def builds_and_runs(module: Module, fn: Function) -> CallSite | None:
     """The first model-building call of a function that also runs a session, or None."""
     key = ("builds-and-runs", id(fn))
     if key in module.cache:

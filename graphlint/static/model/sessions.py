@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from graphlint.static.model.api import builds_ops, is_train_op
-from graphlint.static.model.scopes import SESSION_GETTERS, SESSIONS, CallSite
+from graphlint.static.model.scopes import SESSION_GETTERS, SESSIONS, CallSite, Function
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
@@ -30,7 +30,7 @@ def is_session_run(module: Module, call: CallSite) -> bool:
     return found
 
 
-def _is_session_run(module, call: CallSite) -> bool:
+def _is_session_run(module: Module, call: CallSite) -> bool:
     if call.method in ("eval", "run") and isinstance(call.node, ast.Call):
         node = call.node
         if any(kw.arg in ("feed_dict", "session") for kw in node.keywords) or (
@@ -60,7 +60,7 @@ def _is_session_run(module, call: CallSite) -> bool:
     return bool(_SESSION_NAME.match(ident))
 
 
-def has_run_loop(module: Module, fn) -> bool:
+def has_run_loop(module: Module, fn: Function) -> bool:
     """Whether ``fn`` has a loop of its own that runs a session: a whole run (a training or an
     evaluation), so the loop that calls it is a sweep of runs, not a run loop."""
     found = module.cache.get("run-loop-scopes")
@@ -72,7 +72,7 @@ def has_run_loop(module: Module, fn) -> bool:
     return id(fn) in found
 
 
-def runs_session(module: Module, fn) -> bool:
+def runs_session(module: Module, fn: Function) -> bool:
     """Whether a call directly in ``fn`` runs a session."""
     found = module.cache.get("session-scopes")
     if found is None:  # once per module: the functions with such a call

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
 from graphlint.static.model.project import resolve_function
-from graphlint.static.model.scopes import Function
+from graphlint.static.model.scopes import CallSite, ClassInfo, Function
 
 #: Keras methods that Keras itself traces (``fit``/``evaluate``/``predict``, ``model(x)`` in a graph).
 KERAS_TRACED = frozenset({"train_step", "test_step", "predict_step", "call"})
@@ -82,7 +82,7 @@ def traced_at_trace_time(module: Module, fn: Function | None) -> bool:
     return False
 
 
-def is_keras_class(module: Module, cls, seen=()) -> bool:
+def is_keras_class(module: Module, cls: ClassInfo | None, seen: tuple[int, ...] = ()) -> bool:
     if cls is None or id(cls) in seen:
         return False
     for base, node in zip(cls.bases, cls.node.bases):
@@ -93,7 +93,7 @@ def is_keras_class(module: Module, cls, seen=()) -> bool:
     return False
 
 
-def _method(module: Module, cls, name: str, seen=()):
+def _method(module: Module, cls: ClassInfo | None, name: str, seen: tuple[int, ...] = ()) -> Function | None:
     """``cls.name``, looked up through the file's own base classes."""
     if cls is None or id(cls) in seen:
         return None
@@ -149,7 +149,7 @@ def _wrapped_defs(module: Module) -> set:
     return module.cache["retracing.wrapped_defs"]
 
 
-def _key(target, scope, cls):
+def _key(target: ast.expr, scope: Function | None, cls: ClassInfo | None) -> tuple | None:
     if isinstance(target, ast.Name):
         return (id(scope) if scope is not None else None, target.id)
     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
@@ -157,7 +157,7 @@ def _key(target, scope, cls):
     return None
 
 
-def _resolve_def(module: Module, expr, scope, cls):
+def _resolve_def(module: Module, expr: ast.expr, scope: Function | None, cls: ClassInfo | None) -> tuple[Function | None, bool]:
     """The user's def an expression names: (Function, bound) or (None, False)."""
     if isinstance(expr, ast.Name):
         s = scope
@@ -171,7 +171,7 @@ def _resolve_def(module: Module, expr, scope, cls):
     return None, False
 
 
-def callee(module: Module, site) -> TfFunction | None:
+def callee(module: Module, site: CallSite) -> TfFunction | None:
     """The tf.function a call site calls, when the file shows it."""
     if site.target is not None:
         found = decorated(module, site.target)
@@ -182,6 +182,8 @@ def callee(module: Module, site) -> TfFunction | None:
         return decorated(*elsewhere)  # a decorated function of the user's module beside this one
     if not _has_tf_functions(module):
         return None  # what follows finds only the file's own tf.functions
+    if not isinstance(site.node, ast.Call):
+        return None  # a bare decorator
     func = site.node.func
     wrapped = _wrapped(module)
     if isinstance(func, ast.Name):

@@ -8,15 +8,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite, Function
 
 
-def reusing(module: Module, call) -> bool:
+def reusing(module: Module, call: CallSite) -> bool:
     """``get_variable`` that shares an existing variable (a ``reuse=True``/``AUTO_REUSE``
     scope, or ``reuse_variables()`` in its function): it adds no op, and its error is "does
     not exist", never "already exists"."""
-    if call.api not in ("get_variable", "get_local_variable"):
+    node = call.node
+    if call.api not in ("get_variable", "get_local_variable") or not isinstance(node, ast.Call):
         return False
-    for kw in call.node.keywords:
+    for kw in node.keywords:
         if kw.arg == "reuse" and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
             return True
     for w in call.withs:
@@ -27,7 +29,7 @@ def reusing(module: Module, call) -> bool:
     return reuses_variables(module, call.scope)
 
 
-def reuses_variables(module: Module, scope) -> bool:
+def reuses_variables(module: Module, scope: Function | None) -> bool:
     """Whether a function (or the module body: None) calls ``scope.reuse_variables()``."""
     found = module.cache.get("reusing-scopes")
     if found is None:  # once per module: the scopes with such a call
