@@ -15,6 +15,7 @@ from graphlint.static.model.names import api, keras_api
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite, ClassInfo
 
 _MODEL_BASES = frozenset({"Layer", "Model", "Sequential", "layers.Layer", "models.Model", "models.Sequential"})
 _NOT_LAYERS = frozenset({"Input", "InputSpec"})
@@ -42,8 +43,8 @@ def keras_layer_classes(module: Module) -> dict:
     return found
 
 
-def _keras_layer_classes(module) -> dict:
-    found: dict = {}
+def _keras_layer_classes(module: Module) -> dict[str, ClassInfo]:
+    found: dict[str, ClassInfo] = {}
     changed = True
     while changed:
         changed = False
@@ -57,16 +58,16 @@ def _keras_layer_classes(module) -> dict:
     return found
 
 
-def is_self(node) -> bool:
+def is_self(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def layer_part(call, layer_classes) -> tuple[str, str] | None:
+def layer_part(call: CallSite, layer_classes: dict[str, ClassInfo]) -> tuple[str, str] | None:
     """(kind, class name) when the call creates a layer or variable."""
     if call.decorator or not isinstance(call.node, ast.Call):
         return None
     name = call.name
-    if is_keras_layer_class(name) and keras_api(name) not in ("Layer", "layers.Layer"):
+    if name is not None and is_keras_layer_class(name) and keras_api(name) not in ("Layer", "layers.Layer"):
         return "layer", name.rpartition(".")[2]
     if call.local_class is not None and call.local_class.name in layer_classes:
         return "layer", call.local_class.name
@@ -116,13 +117,13 @@ def keras_layer_state(class_name: str, legacy: bool) -> str | None:
     return WEIGHTS
 
 
-def is_legacy_keras(call, module) -> bool:
+def is_legacy_keras(call: CallSite, module: Module) -> bool:
     """The call's callee is spelled through ``tf_keras`` (Keras 2)."""
     dotted = module.bindings.dotted(call.node.func) if isinstance(call.node, ast.Call) else None
     return dotted is not None and dotted.split(".", 1)[0] == "tf_keras"
 
 
-def part_state(call, module, layer_classes) -> tuple[str, str, str] | None:
+def part_state(call: CallSite, module: Module, layer_classes: dict[str, ClassInfo]) -> tuple[str, str, str] | None:
     """(kind, class name, state) when the call creates a layer or variable that holds state:
     a layer with weights or (Keras 3) a seed generator, a variable; None for a layer that
     creates none (``Flatten``, ``LeakyReLU``, pooling, your own layer made only of those)."""
@@ -139,7 +140,7 @@ def part_state(call, module, layer_classes) -> tuple[str, str, str] | None:
     return None if state is None else (kind, what, state)
 
 
-def _local_class_state(cls, module, layer_classes, seen: set) -> str | None:
+def _local_class_state(cls: ClassInfo, module: Module, layer_classes: dict[str, ClassInfo], seen: set[int]) -> str | None:
     """What the file's own layer class creates: the first state a part made in its body, or a
     base class, holds (weights before a seed generator)."""
     if id(cls) in seen:
@@ -166,7 +167,7 @@ def _local_class_state(cls, module, layer_classes, seen: set) -> str | None:
     return WEIGHTS if WEIGHTS in states else SEED if SEED in states else None
 
 
-def forwards_name(cls, layer_classes, seen=None) -> bool:
+def forwards_name(cls: ClassInfo, layer_classes: dict[str, ClassInfo], seen: set[int] | None = None) -> bool:
     """Whether the file's own layer class hands a ``name=`` it is given on to Keras (its
     ``__init__`` passes ``name`` or ``**kwargs`` to ``super().__init__``, or it has no
     ``__init__`` of its own). A class that keeps it for itself, or drops it, lets Keras make a

@@ -117,7 +117,7 @@ class Module:
         ``self`` attribute (what :meth:`origins` looks up)."""
         return iter(self._origins.items())
 
-    def origins(self, expr: ast.expr, scope: "Function | None") -> set:
+    def origins(self, expr: ast.expr | None, scope: "Function | None") -> set:
         """What a name (or ``self.attr``) was assigned from: canonical call names, ``?`` else."""
         key = origin_key(expr, scope)
         if key is None:

@@ -15,10 +15,10 @@ Every check that compares a count with a runtime threshold asks here.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable
 
 from graphlint.static.model.project import loop_starts_fresh
-from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Reason
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Loop, Reason
 from graphlint.static.model.values import RANGES, dotted_name, iterations, unwrapped
 
 if TYPE_CHECKING:
@@ -26,20 +26,20 @@ if TYPE_CHECKING:
 
 
 # -- loops ---------------------------------------------------------------------------------
-def loop_count(module: Module, loop) -> int | None:
+def loop_count(module: Module, loop: Loop) -> int | None:
     """How many times a loop's body runs when the source fixes it (its iterable's
     :func:`iterations`); None for a ``while`` loop or an iterable of unknown length."""
     key = ("loop-count", id(loop.node))
     cache = module.cache
     if key not in cache:
-        node = loop.node
+        node: Any = loop.node  # a for/while statement or a comprehension
         it = node.generators[0].iter if loop.is_comprehension else getattr(node, "iter", None)
         cache[key] = None if it is None else iterations(module, loop.scope, it)
     return cache[key]
 
 
 
-def times_run(module: Module, site) -> int | None:
+def times_run(module: Module, site: CallSite) -> int | None:
     """How many times the loops around a call site run it (the product of their
     :func:`loop_count`, or of how many of a loop's passes an ``if`` on its counter lets the
     call run: :func:`guard_bound`); None when the source does not fix one of them."""
@@ -57,7 +57,7 @@ def times_run(module: Module, site) -> int | None:
     return total
 
 
-def guard_bound(module: Module, loop, ifs) -> int | None:
+def guard_bound(module: Module, loop: Loop, ifs: tuple) -> int | None:
     """How many passes of a ``for`` loop over ``range``/``enumerate`` the ``if`` parts ``ifs``
     (those between this loop and the next one in, as ``(ast.If, branch)``) let through, when
     the counter fixes it: ``if step == total // 2:`` once, ``if epoch in (30, 60, 90):`` three
@@ -76,7 +76,7 @@ def guard_bound(module: Module, loop, ifs) -> int | None:
     return found
 
 
-def _counter(module, node) -> str | None:
+def _counter(module: Module, node: Any) -> str | None:  # a loop node: `type(node) in` does not narrow
     """The name a ``for`` loop counts with: ``i`` in ``for i in range(...)`` or ``for i, x in
     enumerate(...)``; None for any other loop."""
     it = unwrapped(module, node.iter) if type(node) in (ast.For, ast.AsyncFor) else None
@@ -91,7 +91,7 @@ def _counter(module, node) -> str | None:
     return None
 
 
-def _passes(module, loop, counter: str, test) -> int | None:
+def _passes(module: Module, loop: Loop, counter: str, test: ast.expr) -> int | None:
     if isinstance(test, ast.BoolOp):
         counts = [_passes(module, loop, counter, v) for v in test.values]
         if isinstance(test.op, ast.And):
@@ -116,11 +116,11 @@ def _passes(module, loop, counter: str, test) -> int | None:
     return None
 
 
-def _is_name(node, name: str) -> bool:
+def _is_name(node: ast.AST | None, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _fixed_in(module, loop, expr) -> bool:
+def _fixed_in(module: Module, loop: Loop, expr: ast.expr) -> bool:
     """Whether ``expr`` reads no name the loop binds (its target, or any name assigned in it)."""
     names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
     if not names:
@@ -128,7 +128,7 @@ def _fixed_in(module, loop, expr) -> bool:
     return not names & bound_in(module, loop) and not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(expr))
 
 
-def _fraction(module, loop, counter: str, expr) -> int | None:
+def _fraction(module: Module, loop: Loop, counter: str, expr: ast.expr) -> int | None:
     """``counter % (stop // k)`` (or ``% int(stop / k)``) in ``range(..., stop)``: k passes."""
     if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and _is_name(expr.left, counter)):
         return None
@@ -142,7 +142,7 @@ def _fraction(module, loop, counter: str, expr) -> int | None:
     k = period.right
     if not (isinstance(k, ast.Constant) and type(k.value) is int and k.value >= 1):
         return None
-    it = unwrapped(module, loop.node.iter)
+    it = unwrapped(module, loop.node.iter)  # type: ignore[attr-defined]  # a for loop: _counter found its counter
     if dotted_name(module, it.func) not in RANGES or not it.args or not _fixed_in(module, loop, period.left):
         return None
     args = it.args
@@ -152,14 +152,14 @@ def _fraction(module, loop, counter: str, expr) -> int | None:
     return k.value if ast.dump(stop) == ast.dump(period.left) else None
 
 
-def runs_at_most(module: Module, site, limit: int) -> bool:
+def runs_at_most(module: Module, site: CallSite, limit: int) -> bool:
     """Whether the source says the loops around a call site run it at most ``limit`` times (a
     runtime rule's threshold: the static form stays silent where the runtime would)."""
     n = times_run(module, site)
     return n is not None and n <= limit
 
 
-def loops_run_at_most(module: Module, loops, limit: int) -> bool:
+def loops_run_at_most(module: Module, loops: Iterable[Loop], limit: int) -> bool:
     """Whether ``for`` loops run, all together, a known number of times no more than
     ``limit``, counting each loop's iterable as the source writes it (names read at module
     level, no ``if`` on a counter): GL502's threshold, ``max-per-site`` functions made at one
@@ -179,14 +179,14 @@ def loops_run_at_most(module: Module, loops, limit: int) -> bool:
     return total <= limit
 
 
-def runs_more_than_once(module: Module, site) -> bool:
+def runs_more_than_once(module: Module, site: CallSite) -> bool:
     """A loop around the call that runs more than once, as far as the source tells (a loop of
     unknown count may)."""
     n = times_run(module, site)
     return n is None or n >= 2
 
 
-def bound_in(module: Module, loop) -> set:
+def bound_in(module: Module, loop: Loop) -> set:
     """Names (and ``self.x`` attributes, as ``.x``) assigned inside a loop, its target included."""
     key = ("bound", id(loop.node))
     found = module.cache.get(key)
@@ -202,7 +202,7 @@ def bound_in(module: Module, loop) -> set:
 
 
 # -- guards --------------------------------------------------------------------------------
-def first_time_guard(test) -> bool:
+def first_time_guard(test: ast.expr) -> bool:
     """``if step == 0:``, ``if op is None:``, ``if not built:``, ``if i == n - 1:`` — done
     once, not every time. A mode switch (``if mode == "train":``) or ``if step % 100 == 0:``
     is not one."""
@@ -218,7 +218,7 @@ def first_time_guard(test) -> bool:
     return False
 
 
-def _absent_or_stale(values) -> bool:
+def _absent_or_stale(values: list[ast.expr]) -> bool:
     """``if cache is None or cache.graph is not graph:`` — a cache made when it is missing, and
     made again only when what it was made for changed: the first test a first-time guard of the
     cache, each other a comparison of one of the cache's own attributes (not ``prev != value``,
@@ -236,7 +236,7 @@ def _absent_or_stale(values) -> bool:
     return True
 
 
-def _chain(node) -> tuple | None:
+def _chain(node: ast.AST) -> tuple | None:
     """``a.b.c`` as ``("a", "b", "c")``; ``getattr(a, "b", None)`` reads as ``a.b``."""
     attrs = []
     while True:
@@ -253,7 +253,7 @@ def _chain(node) -> tuple | None:
             return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) else None
 
 
-def _once_value(node) -> bool:
+def _once_value(node: ast.AST) -> bool:
     """What a once-only comparison compares with: None, 0, a bool, or ``n - 1``."""
     if isinstance(node, ast.Constant):
         return node.value is None or node.value is False or node.value is True or node.value == 0
@@ -262,12 +262,12 @@ def _once_value(node) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
 
 
-def guarded(ifs) -> bool:
+def guarded(ifs: tuple) -> bool:
     """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
     return any(branch == "body" and (first_time_guard(node.test) or _cached_by_key(node)) for node, branch in ifs)
 
 
-def _cached_by_key(node) -> bool:
+def _cached_by_key(node: ast.If) -> bool:
     """``if key not in cache: cache[key] = ...`` — made once per key, then looked up."""
     test = node.test
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
@@ -284,7 +284,7 @@ def _cached_by_key(node) -> bool:
 
 
 # -- functions that run again and again ------------------------------------------------------
-def isolated(site: CallSite, module=None) -> bool:
+def isolated(site: CallSite, module: Module | None = None) -> bool:
     """A call made under its own default graph, or in a loop that starts afresh each time
     (with ``module``, also through a helper of another module of the checked tree)."""
     if site.under_graph_default():
@@ -325,7 +325,7 @@ def per_call(module: Module, fn: Function) -> Reason | None:
     memo[key] = reason
     return reason
 
-def _thread_targets(module) -> dict:
+def _thread_targets(module: Module) -> dict:
     """The functions a loop starts a thread on (``Thread(target=self.handle)``
     per accepted connection): ``{id(function): the call that starts it}``. Once per file."""
     found = module.cache.get("thread-targets")
@@ -333,7 +333,7 @@ def _thread_targets(module) -> dict:
         targets: dict[int, object] = {}  # id(function) -> the call that starts it in a thread
         found = module.cache["thread-targets"] = targets
         for site in module.calls:
-            if site.name not in _SPAWNERS or not site.loops or guarded(site.ifs):
+            if site.name not in _SPAWNERS or not isinstance(site.node, ast.Call) or not site.loops or guarded(site.ifs):
                 continue
             target = next((k.value for k in site.node.keywords if k.arg == "target"), None)
             fn = None
