@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+from typing import Any, Container, Iterable
 
 from graphlint.rules._jax import RECREATED_FIX
 from graphlint.rules._torch import recreated_fix
@@ -20,18 +21,22 @@ from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
 from graphlint.static.model.project import resolve_function
 from graphlint.static.model.repeats import guarded, isolated, loops_run_at_most
-from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, Function
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function
 from graphlint.static.model.tf_functions import traced_at_trace_time
 
 
-def check(module, options) -> list[Hit]:
+#: Why a function runs again and again: the text, the call site, the loop node (or None).
+Repeat = tuple[str, "CallSite | None", "ast.AST | None"]
+
+
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     tf_functions = once_per_line(recreated_functions(module, options))
     jitted = once_per_line(jit_recreated(module))
     compiled = once_per_line(torch_recreated(module, options))
     return [*tf_functions, *(hit._replace(fix=RECREATED_FIX) for hit in jitted), *compiled]
 
 
-def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
+def repeat_reason(module: Module, fn: Function, limit: int, seen: set[int] | None = None) -> Repeat | None:
     """(text, call site, loop node or None) when ``fn`` runs again and again, else None.
     Computed once per function and limit."""
     if seen is None:
@@ -42,7 +47,7 @@ def repeat_reason(module: Module, fn: Function, limit: int, seen=None):
     return _repeat_reason(module, fn, limit, seen)
 
 
-def _repeat_reason(module: Module, fn: Function, limit: int, seen: set):
+def _repeat_reason(module: Module, fn: Function, limit: int, seen: set[int]) -> Repeat | None:
     if id(fn) in seen or fn.name in ONCE_METHODS or _memoized(module, fn):
         return None
     seen.add(id(fn))
@@ -89,7 +94,7 @@ def memoized(fn: Function) -> bool:
     return False
 
 
-def _one_per_item(call) -> bool:
+def _one_per_item(call: CallSite) -> bool:
     """``tf.function(fn)`` over a loop's own items (``for name, fn in fns.items()``): a different
     function each time, each traced once — compiled once per item, not made again."""
     if call.decorator or not isinstance(call.node, ast.Call) or not call.node.args:
@@ -126,7 +131,7 @@ def recreated_functions(module: Module, options: dict) -> list[Hit]:
         if reason is None or scope is None:
             continue
         text, site, loop = reason
-        related = []
+        related: list[tuple[ast.AST, str]] = []
         if site is not None:
             related.append((site.node, f"{scope.display} is called here"))
         if loop is not None:
@@ -161,8 +166,8 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
         related: tuple  # (node or Location, text) pairs, as Hit.related
         if site.loops and not loops_run_at_most(module, site.loops, limit):
             why, related = "in a loop", ((where, f"{fn.display} applies `tf.function` here"), (site.loops[-1].node, "the loop"))
-        elif site.scope is not None and repeat_reason(module, site.scope, limit):
-            text = repeat_reason(module, site.scope, limit)[0]
+        elif site.scope is not None and (again := repeat_reason(module, site.scope, limit)):
+            text = again[0]
             why, related = f"from {site.scope.display}, which {text}", ((where, f"{fn.display} applies `tf.function` here"),)
         else:
             continue
@@ -238,7 +243,7 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
         if reason is None:
             continue
         text, site, loop = reason
-        related = [(site.node, f"{call.scope.display} is called here")] if site is not None else []
+        related: list[tuple[ast.AST, str]] = [(site.node, f"{call.scope.display} is called here")] if site is not None else []
         if loop is not None:
             related.append((loop, "in this loop"))
         out.append(Hit(
@@ -248,13 +253,13 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
     return out
 
 
-def _torch_what(call) -> str:
+def _torch_what(call: CallSite) -> str:
     if call.decorator or _torch_target(call) is None:
         return f"`@{call.name}` on a nested def"
     return f"`{call.name}(...)`"
 
 
-def _torch_target(call) -> ast.expr | None:
+def _torch_target(call: CallSite) -> ast.expr | None:
     node = call.node
     if not isinstance(node, ast.Call):
         return None
@@ -263,7 +268,7 @@ def _torch_target(call) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg in _TORCH_TARGETS), None)
 
 
-def _made_each_pass(target, regions, call, params=()) -> bool:
+def _made_each_pass(target: ast.expr | None, regions: Iterable[ast.AST], call: CallSite, params: Container[str] = ()) -> bool:
     """``target`` is new on every pass of ``regions`` (loops, or the function): a name bound by
     a loop there or assigned there from a call (``model = Net(cfg)``), or a parameter."""
     if not isinstance(target, ast.Name):
@@ -280,5 +285,5 @@ def _made_each_pass(target, regions, call, params=()) -> bool:
     return False
 
 
-def _names(node) -> set[str]:
+def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}

@@ -18,8 +18,13 @@ import ast
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.scopes import GRAPH, resolve_name
 
+from typing import TYPE_CHECKING, Any
 
-def check(module, options) -> list[Hit]:
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+
+
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     found = []
     for item in module.withs:
         expr = item.expr
@@ -38,12 +43,13 @@ def check(module, options) -> list[Hit]:
                 "still go to the global default graph",
             )
         )
+        assert expr.end_lineno is not None and expr.end_col_offset is not None, "a parsed node has its end"
         end = module.offset(expr.end_lineno, expr.end_col_offset)
         module.add_edit("GL103", expr.lineno, end, end, ".as_default()")
     return list(once_per_line(found))
 
 
-def _certainly_a_graph(module, name: str, stmt) -> bool:
+def _certainly_a_graph(module: Module, name: str, stmt: ast.stmt) -> bool:
     if name not in _graph_names(module):
         return False  # no scope binds it to a graph: no need to resolve it
     resolved = resolve_name(module, name, stmt)
@@ -56,7 +62,7 @@ def _certainly_a_graph(module, name: str, stmt) -> bool:
     return module.cache[key]
 
 
-def _graph_names(module) -> set:
+def _graph_names(module: Module) -> set:
     """The names some scope of the file binds to a graph (their origins say so): the only ones
     a `with` may be certain of. Once per module, from the origins the model already has."""
     found = module.cache.get("graph-names")
@@ -65,7 +71,7 @@ def _graph_names(module) -> set:
     return found
 
 
-def _graph_binding(module, kind: str, value) -> bool:
+def _graph_binding(module: Module, kind: str, value: ast.AST | None) -> bool:
     """``name = tf.Graph()``, or ``with tf.Graph().as_default() as name``."""
     if kind == "as":
         func = value.func if isinstance(value, ast.Call) else None

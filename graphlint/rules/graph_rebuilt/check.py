@@ -9,8 +9,13 @@ from graphlint.static.model import project
 from graphlint.static.model.rebuilds import builds_and_runs, rebuilds
 from graphlint.static.model.repeats import guarded, runs_more_than_once
 
+from typing import TYPE_CHECKING, Any
 
-def check(module, options) -> list[Hit]:
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+
+
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     return list(once_per_line(rebuilt_elsewhere(module) + [
         Hit(
             r.first.node,
@@ -22,7 +27,7 @@ def check(module, options) -> list[Hit]:
     ]))
 
 
-def rebuilt_elsewhere(module) -> list[Hit]:
+def rebuilt_elsewhere(module: Module) -> list[Hit]:
     """Calls, in a loop, of a function of another module of the checked tree that builds a
     model and runs it: reported at the calling line (the other file may not be checked).
     Cheap tests first: how many times the loop runs is asked only of the calls that lead to

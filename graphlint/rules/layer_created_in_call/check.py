@@ -15,8 +15,14 @@ import ast
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.keras_layers import SEED, is_self, keras_layer_classes, part_state
 
+from typing import TYPE_CHECKING, Any
 
-def _guarded(call) -> bool:
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite
+
+
+def _guarded(call: CallSite) -> bool:
     """Inside an ``if`` that creates the part only once (hasattr / built / is None on self)."""
     for node, _ in call.ifs:
         for sub in ast.walk(node.test):
@@ -33,11 +39,11 @@ def _guarded(call) -> bool:
     return False
 
 
-def check(module, options) -> list[Hit]:
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     return list(once_per_line(layers_created_in_call(module)))
 
 
-def layers_created_in_call(module) -> list[Hit]:
+def layers_created_in_call(module: Module) -> list[Hit]:
     layer_classes = keras_layer_classes(module)
     if not layer_classes:
         return []

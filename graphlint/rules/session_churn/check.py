@@ -21,17 +21,23 @@ from graphlint.static.model.repeats import bound_in, guarded, loop_count, per_ca
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS
 from graphlint.static.model.sessions import has_run_loop, is_session_run
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite, Function, Loop
+
 _KEEPS = frozenset({"append", "extend", "add", "insert", "appendleft", "setdefault"})
 
 
-def _is_session(call) -> bool:
+def _is_session(call: CallSite) -> bool:
     name = call.name
     return name is not None and name.endswith("Session") and call.api in ("Session", "InteractiveSession") and (
         name.startswith("tensorflow.compat.v1.")
     )
 
 
-def _statement_of(module, call):
+def _statement_of(module: Module, call: CallSite) -> ast.stmt | None:
     """The ``ast`` statement directly holding a call (in its function or the module body)."""
     index = module.cache.get(("statement-of", id(call.scope)))
     if index is None:
@@ -47,7 +53,7 @@ def _statement_of(module, call):
     return index.get(id(call.node))
 
 
-def _kept_or_shared(module, call) -> bool:
+def _kept_or_shared(module: Module, call: CallSite) -> bool:
     """A session kept per object (``agent.sess = Session()``, ``sessions[k] = ...``,
     ``sessions.append(...)``) or only made when there is none (``... or Session()``)."""
     if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
@@ -67,17 +73,18 @@ def _kept_or_shared(module, call) -> bool:
     return False
 
 
-def _own_graph(module, call) -> bool:
+def _own_graph(module: Module, call: CallSite) -> bool:
     """``Session(graph=g)`` with ``g`` made in this very iteration (``g = build_graph()``)."""
-    graph = next((kw.value for kw in call.node.keywords if kw.arg == "graph"), None)
+    keywords = call.node.keywords if isinstance(call.node, ast.Call) else []
+    graph = next((kw.value for kw in keywords if kw.arg == "graph"), None)
     return isinstance(graph, ast.Name) and graph.id in bound_in(module, call.loops[-1])
 
 
-def _runs_elsewhere(module, loop) -> bool:
+def _runs_elsewhere(module: Module, loop: Loop) -> bool:
     return not loop.is_comprehension and any(is_session_run(module, c) for c in loop.calls)
 
 
-def _graph_per_item(module, fn):
+def _graph_per_item(module: Module, fn: Function) -> tuple[str, CallSite | None] | None:
     """Why ``fn``, which makes its own graph and a session, runs per item: called in a loop
     that runs another session, or from a per-call method. ``(text, site)`` or None."""
     if fn.name in ONCE_METHODS or has_run_loop(module, fn):
@@ -96,11 +103,11 @@ def _graph_per_item(module, fn):
     return None
 
 
-def check(module, options) -> list[Hit]:
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     return list(once_per_line(session_churn(module, options)))
 
 
-def session_churn(module, options: dict) -> list[Hit]:
+def session_churn(module: Module, options: dict) -> list[Hit]:
     """The sessions made again and again (see the module docstring)."""
     found = []
     for call in module.calls:

@@ -11,16 +11,22 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.rebuilds import rebuilds
 from graphlint.static.model.variables import reuses_variables, reusing
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import CallSite
+
 _CATCHES_VALUE_ERROR = frozenset({"ValueError", "Exception", "BaseException"})
 _GETS = ("get_variable", "get_local_variable")
 
 
-def _swallows(handler) -> bool:
+def _swallows(handler: ast.ExceptHandler) -> bool:
     """A handler that does not re-raise (``e.args += (hint,); raise`` swallows nothing)."""
     return not any(isinstance(stmt, ast.Raise) for stmt in handler.body)
 
 
-def _catches_value_error(handler) -> bool:
+def _catches_value_error(handler: ast.ExceptHandler) -> bool:
     if not _swallows(handler):
         return False
     kind = handler.type
@@ -30,20 +36,22 @@ def _catches_value_error(handler) -> bool:
     return any(isinstance(n, ast.Name) and n.id in _CATCHES_VALUE_ERROR for n in names)
 
 
-def _literal(node):
+def _literal(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _arg(call, index, keyword):
+def _arg(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
     for kw in call.keywords:
         if kw.arg == keyword:
             return kw.value
     return call.args[index] if len(call.args) > index else None
 
 
-def _full_name(call) -> str | None:
+def _full_name(call: CallSite) -> str | None:
     """The variable's full name when the call and every variable_scope around it are literal
     and none of those scopes asks for reuse; None when unsure."""
+    if not isinstance(call.node, ast.Call):
+        return None
     name = _literal(_arg(call.node, 0, "name"))
     if name is None:
         return None
@@ -61,11 +69,11 @@ def _full_name(call) -> str | None:
     return "/".join(parts + [name])
 
 
-def check(module, options) -> list[Hit]:
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     return list(once_per_line(variable_exists(module)))
 
 
-def variable_exists(module) -> list[Hit]:
+def variable_exists(module: Module) -> list[Hit]:
     """The three forms (see the module docstring), in that order."""
     found = []
     reported = set()

@@ -9,8 +9,13 @@ from graphlint.rules.variable_renamed import VariableRenamed
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.keras_layers import forwards_name, is_keras_layer_class, keras_layer_classes, layer_part
 
+from typing import TYPE_CHECKING, Any, Iterable
 
-def check(module, options) -> list[Hit]:
+if TYPE_CHECKING:
+    from graphlint.static.model.module import Module
+
+
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     return [hit._replace(fix=VariableRenamed.keras_fix) for hit in once_per_line(duplicate_layer_names(module))]
 
 
@@ -24,7 +29,7 @@ def _given_name(node: ast.Call) -> str | None:
     return None
 
 
-def _twice(made, consequence: str) -> list[Hit]:
+def _twice(made: Iterable[tuple[str, ast.expr]], consequence: str) -> list[Hit]:
     """``made``: (name, call node) in creation order; a hit at each name given a second time."""
     first: dict[str, ast.AST] = {}
     found = []
@@ -42,7 +47,7 @@ def _twice(made, consequence: str) -> list[Hit]:
     return found
 
 
-def duplicate_layer_names(module) -> list[Hit]:
+def duplicate_layer_names(module: Module) -> list[Hit]:
     """GL201's Keras form: one ``name=`` given to two layers made in ``__init__``/``build()`` of
     one Keras layer class, or listed in one ``keras.Sequential([...])``. Layers made in a loop
     and layers of separate functional models are left alone."""
