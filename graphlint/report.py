@@ -224,12 +224,12 @@ def rule_list(rules: Iterable, fmt: str = "text") -> str:
             for r in rules
         ]
         return json.dumps(data, indent=2) + "\n"
-    lines = []
-    for r in rules:
-        engines = "+".join(r.engines)
-        frameworks = "+".join(r.frameworks) or "any"
-        lines.append(f"{r.code}  {r.name:<26} {r.severity.value:<8} {engines:<15} {frameworks:<15} {r.summary}")
-    return "".join(line + "\n" for line in lines)
+    rows = [(r.code, r.name, r.severity.value, "+".join(r.engines), "+".join(r.frameworks) or "any", r.summary) for r in rules]
+    # each column as wide as its widest cell (a plugin's long name or `tensorflow+jax+torch`)
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(5)]
+    return "".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + "  " + row[5] + "\n" for row in rows
+    )
 
 
 def rule_doc(rule: RuleDescription) -> str:

@@ -26,11 +26,11 @@ def worker(seed, results):
 
 
 if __name__ == "__main__":
-    multiprocessing.set_start_method("spawn", force=True)  # fresh interpreters, as on macOS
-    results = multiprocessing.Queue()
+    spawn = multiprocessing.get_context("spawn")  # fresh interpreters, as on macOS
+    results = spawn.Queue()
     workers = []
     for seed in range(2):
-        process = multiprocessing.Process(target=worker, args=(seed, results))
+        process = spawn.Process(target=worker, args=(seed, results))
         process.start()
         workers.append(process)
     for process in workers:

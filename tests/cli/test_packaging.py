@@ -62,3 +62,6 @@ def test_a_wheel_built_from_the_checkout_has_the_command_the_plugins_and_the_met
     assert f"Version: {graphlint.__version__}" in meta and "Name: graphlint-ml" in meta
     assert "graphlint/py.typed" in names
     assert "Project-URL" not in meta  # no public home yet: no URL that is not this project's
+    # the licence the metadata names travels with the wheel, as Apache-2.0 asks (section 4a)
+    assert f"{info}/licenses/LICENSE" in names or f"{info}/LICENSE" in names, [n for n in names if "dist-info" in n]
+    assert "Apache-2.0" in meta
