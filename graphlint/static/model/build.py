@@ -30,7 +30,7 @@ _NOT_EXPR = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment",
 _fields: dict[type, tuple[str, ...]] = {}
 
 
-def _expr_children(node) -> list:
+def _expr_children(node: ast.AST) -> list:
     """The expressions directly under ``node``, in ``ast.iter_child_nodes`` order."""
     cls = type(node)
     names = _fields.get(cls)
@@ -57,7 +57,9 @@ def build(module: Module, tree: ast.Module) -> None:
 class _Builder:
     """The one pass: it fills the containers of one :class:`Module` (shared, not copied)."""
 
-    def __init__(self, module):
+    # The walk dispatches on `type(node) is X` (faster than isinstance, which mypy would narrow
+    # on): the nodes it is handed are typed Any.
+    def __init__(self, module: Module) -> None:
         self.module = module
         self.bindings = module.bindings
         self.calls, self.loops, self.withs = module.calls, module.loops, module.withs
@@ -65,9 +67,9 @@ class _Builder:
         self._origins = module._origins
         self.in_tests = module.in_tests
 
-    def _collect_bindings(self, body) -> None:
+    def _collect_bindings(self, body: list[ast.stmt]) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
-        stack = list(reversed(body))
+        stack: list[Any] = list(reversed(body))
         pop, extend, nested = stack.pop, stack.extend, NESTED.get
         while stack:
             node = pop()
@@ -86,7 +88,7 @@ class _Builder:
                         if children:
                             extend(reversed(children))
 
-    def _assign_origin(self, target, value, ctx: _Ctx, label: str | None = None) -> None:
+    def _assign_origin(self, target: Any, value: ast.expr | None, ctx: _Ctx, label: str | None = None) -> None:
         cls = type(target)
         key: tuple | None
         if cls is _NAME:  # the commonest: inline _origin_key
@@ -122,11 +124,11 @@ class _Builder:
                 return f"{inner}().{call.func.attr}"
         return "?"
 
-    def _stmts(self, body, ctx: _Ctx) -> None:
+    def _stmts(self, body: list[ast.stmt], ctx: _Ctx) -> None:
         for node in body:
             self._stmt(node, ctx)
 
-    def _stmt(self, node, ctx: _Ctx) -> None:
+    def _stmt(self, node: Any, ctx: _Ctx) -> None:
         cls = type(node)
         if cls not in NESTED:  # most statements: no statements inside, only expressions
             if cls in _NO_CALLS:
@@ -217,7 +219,7 @@ class _Builder:
                     self._expr(case.guard, ctx)
                 self._stmts(case.body, ctx.child(block=ctx.block + ((id(case), "case"),)))
 
-    def _loop(self, node, ctx: _Ctx) -> tuple:
+    def _loop(self, node: Any, ctx: _Ctx) -> tuple:
         """The loops around a loop's body: ``node`` added as a :class:`Loop`, except in a test
         module, where a loop enumerates cases (dtypes, shapes, strategies, examples) and each
         test builds into a graph of its own: what the body builds per case is no repetition."""
@@ -227,7 +229,7 @@ class _Builder:
         self.loops.append(loop)
         return ctx.loops + (loop,)
 
-    def _function(self, node, ctx: _Ctx) -> None:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: _Ctx) -> None:
         for dec in node.decorator_list:
             if isinstance(dec, (ast.Name, ast.Attribute)):
                 name = self.bindings.resolve(dec)
@@ -240,16 +242,16 @@ class _Builder:
             self._expr(default, ctx)
         params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
         params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-        parent = ctx.scope
-        is_method = ctx.cls is not None and (parent is None or parent.cls is not ctx.cls)
-        if is_method:
-            qual = f"{ctx.cls.name}.{node.name}"
+        parent, cls = ctx.scope, ctx.cls
+        is_method = cls is not None and (parent is None or parent.cls is not cls)
+        if cls is not None and is_method:
+            qual = f"{cls.name}.{node.name}"
         else:
             qual = f"{parent.qualname}.{node.name}" if parent is not None else node.name
         owner = ctx.cls if is_method else (parent.cls if parent is not None else None)
         fn = Function(node, qual, owner, parent, params=frozenset(params), is_method=is_method)
-        if is_method:
-            ctx.cls.methods[node.name] = fn
+        if cls is not None and is_method:
+            cls.methods[node.name] = fn
         elif parent is not None:
             parent.children[node.name] = fn
         elif ctx.cls is None:
@@ -259,7 +261,7 @@ class _Builder:
             self._origins.setdefault((id(fn), p), set()).add("?")
         self._stmts(node.body, _Ctx(scope=fn, cls=fn.cls))
 
-    def _record_call(self, node, name, ctx: _Ctx, parent, decorator=False) -> CallSite:
+    def _record_call(self, node: ast.expr, name: str | None, ctx: _Ctx, parent: ast.Call | None, decorator: bool = False) -> CallSite:
         site = CallSite(
             node, name, ctx.scope, ctx.cls, ctx.loops, ctx.withs, ctx.trys, ctx.ifs, ctx.block, parent, decorator
         )
@@ -270,7 +272,7 @@ class _Builder:
             loop.calls.append(site)
         return site
 
-    def _expr(self, root, ctx: _Ctx) -> None:
+    def _expr(self, root: ast.AST, ctx: _Ctx) -> None:
         """Every call in an expression, iteratively (deep expressions do not recurse)."""
         if type(root) not in _LEAVES:
             self._exprs([(root, ctx, None)])
@@ -376,11 +378,22 @@ _SAME = object()  # a part of :meth:`_Ctx.child` left as it is
 class _Ctx:
     __slots__ = ("scope", "cls", "loops", "withs", "trys", "ifs", "block")
 
-    def __init__(self, scope=None, cls=None, loops=(), withs=(), trys=(), ifs=(), block=()):
+    def __init__(
+        self,
+        scope: Function | None = None,
+        cls: ClassInfo | None = None,
+        loops: tuple = (),
+        withs: tuple = (),
+        trys: tuple = (),
+        ifs: tuple = (),
+        block: tuple = (),
+    ) -> None:
         self.scope, self.cls, self.loops, self.withs = scope, cls, loops, withs
         self.trys, self.ifs, self.block = trys, ifs, block
 
-    def child(self, *, cls=_SAME, loops=_SAME, withs=_SAME, trys=_SAME, ifs=_SAME, block=_SAME) -> "_Ctx":
+    def child(
+        self, *, cls: Any = _SAME, loops: Any = _SAME, withs: Any = _SAME, trys: Any = _SAME, ifs: Any = _SAME, block: Any = _SAME
+    ) -> "_Ctx":
         """This context with the given parts replaced (the same function)."""
         return _Ctx(
             self.scope,

@@ -143,7 +143,7 @@ def _fraction(module: Module, loop: Loop, counter: str, expr: ast.expr) -> int |
     if not (isinstance(k, ast.Constant) and type(k.value) is int and k.value >= 1):
         return None
     it = unwrapped(module, loop.node.iter)  # type: ignore[attr-defined]  # a for loop: _counter found its counter
-    if dotted_name(module, it.func) not in RANGES or not it.args or not _fixed_in(module, loop, period.left):
+    if not isinstance(it, ast.Call) or dotted_name(module, it.func) not in RANGES or not it.args or not _fixed_in(module, loop, period.left):
         return None
     args = it.args
     stop = args[0] if len(args) == 1 else args[1]

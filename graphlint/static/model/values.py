@@ -11,10 +11,11 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
+    from graphlint.static.model.scopes import Function
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "six.moves.range", "builtins.range"})
@@ -40,7 +41,7 @@ class Var:
 CONST = Var("const", 1)
 
 
-def dotted_name(module: Module, func) -> str | None:
+def dotted_name(module: Module, func: ast.expr) -> str | None:
     dotted = module.bindings.dotted(func)
     if dotted is not None:
         return dotted
@@ -70,7 +71,7 @@ _SIMPLE_STATEMENTS = frozenset(cls for cls in ast.stmt.__subclasses__() if cls n
 _SPANS = (ast.expr, ast.arg, ast.keyword)
 
 
-def walk_scope(body, skip: frozenset = frozenset()):
+def walk_scope(body: Sequence[ast.AST], skip: frozenset = frozenset()) -> Iterator[Any]:
     """The nodes of a block, not descending into nested defs, classes or lambdas (in the
     order of ``ast.iter_child_nodes``, depth first), leaving out nodes of the ``skip`` types."""
     stack = list(reversed(body))
@@ -90,7 +91,7 @@ def walk_scope(body, skip: frozenset = frozenset()):
             push(reversed(children))
 
 
-def assignments(module: Module, scope) -> dict:
+def assignments(module: Module, scope: Function | None) -> dict:
     """Every binding of a plain name in a scope: name -> [(kind, value node or None)], in the
     order of :func:`walk_scope` (which enters the defs and classes of the block itself)."""
     key = ("retracing.assign", id(scope))
@@ -99,7 +100,8 @@ def assignments(module: Module, scope) -> dict:
     out: dict = {}
     marked = _binding_lines(module)
     body = scope.node.body if scope is not None else module.tree.body
-    stack = list(reversed(body))
+    # nodes of any type: `type(node) is X`, faster than isinstance, does not narrow them
+    stack: list[Any] = list(reversed(body))
     pop, push, skip = stack.pop, stack.extend, _SCOPE_TYPES | LEAVES
     while stack:
         node = pop()
@@ -141,7 +143,7 @@ def assignments(module: Module, scope) -> dict:
     return out
 
 
-def _binding_lines(module) -> list[int]:
+def _binding_lines(module: Module) -> list[int]:
     """The lines where an expression may bind a name: a comprehension's ``for`` or a ``:=``
     (a superset: the words in strings and comments, ``for`` statements, count too)."""
     found = module.cache.get("retracing.binding-lines")
@@ -163,7 +165,7 @@ def _binding_lines(module) -> list[int]:
     return found
 
 
-def _may_bind(node, marked) -> bool:
+def _may_bind(node: Any, marked: list[int]) -> bool:
     """Whether ``node`` spans one of the ``marked`` lines, so may hold a comprehension or ``:=``;
     a node without a position is walked."""
     end = getattr(node, "end_lineno", None)
@@ -173,7 +175,7 @@ def _may_bind(node, marked) -> bool:
     return i < len(marked) and marked[i] <= end
 
 
-def _bind(out, target, kind, value):
+def _bind(out: dict, target: ast.expr, kind: str, value: ast.AST | None) -> None:
     if isinstance(target, ast.Name):
         out.setdefault(target.id, []).append((kind, value))
     elif isinstance(target, (ast.Tuple, ast.List)):
@@ -183,7 +185,7 @@ def _bind(out, target, kind, value):
         _bind(out, target.value, "?", None)
 
 
-def const_int(module: Module, scope, expr, depth=0) -> int | None:
+def const_int(module: Module, scope: Function | None, expr: ast.AST | None, depth: int = 0) -> int | None:
     """An int the source fixes: a literal, or a name bound once to one (in the scope or module)."""
     if depth > 8:
         return None
@@ -209,7 +211,7 @@ def const_int(module: Module, scope, expr, depth=0) -> int | None:
     return None
 
 
-def literal(module: Module, scope, expr):
+def literal(module: Module, scope: Function | None, expr: ast.AST) -> ast.List | ast.Tuple | ast.Set | None:
     """``expr`` itself when a list/tuple/set literal, or the literal a name is bound to once and
     never grown (``STAGES = ("a", "b")``); else None."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
@@ -232,7 +234,7 @@ def literal(module: Module, scope, expr):
     return None
 
 
-def _length(module, scope, expr) -> int | None:
+def _length(module: Module, scope: Function | None, expr: ast.AST) -> int | None:
     expr = literal(module, scope, expr) or expr
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
         return len(expr.elts)
@@ -241,7 +243,7 @@ def _length(module, scope, expr) -> int | None:
     return None
 
 
-def _range_len(module, scope, call) -> int | None:
+def _range_len(module: Module, scope: Function | None, call: ast.Call) -> int | None:
     args = [const_int(module, scope, a) for a in call.args]
     if not args or None in args or len(args) > 3 or call.keywords:
         return None
@@ -251,14 +253,14 @@ def _range_len(module, scope, call) -> int | None:
         return None
 
 
-def unwrapped(module: Module, it):
+def unwrapped(module: Module, it: ast.expr) -> ast.expr:
     """``it`` without the wrappers that keep its length (``tqdm(x)``, ``list(x)``, ``reversed(x)``)."""
     while isinstance(it, ast.Call) and dotted_name(module, it.func) in _WRAPPERS and it.args:
         it = it.args[0]
     return it
 
 
-def iterations(module: Module, scope, iterable) -> int | None:
+def iterations(module: Module, scope: Function | None, iterable: ast.expr) -> int | None:
     """How many items the source says ``iterable`` yields: a literal (or a name bound once to
     one), ``range(...)`` of fixed ints, ``enumerate``/``sorted``/``zip`` (the shortest known) of
     those, through length-keeping wrappers; None when unknown."""
@@ -287,7 +289,7 @@ _SPLITTERS = {
 _NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})
 
 
-def folds(module: Module, scope, iterable) -> int | None:
+def folds(module: Module, scope: Function | None, iterable: ast.expr) -> int | None:
     """How many folds a cross-validation loop's iterable yields, when the source fixes it:
     ``KFold(n_splits=k).split(X)`` (the splitter made there, or bound once to a name),
     ``np.array_split(x, k)`` / ``np.split(x, k)``, or ``zip``/``enumerate`` of those. Not part
@@ -326,7 +328,7 @@ def folds(module: Module, scope, iterable) -> int | None:
     return const_int(module, scope, given)
 
 
-def loop_values(module: Module, target, iterable, loop=None, scope=None) -> dict:
+def loop_values(module: Module, target: ast.expr, iterable: ast.expr, loop: ast.AST | None = None, scope: Function | None = None) -> dict:
     """The names a ``for`` target binds that take Python numbers, and ``__count__``: how many
     times the loop runs when the source fixes it."""
     it = unwrapped(module, iterable)
@@ -341,9 +343,8 @@ def loop_values(module: Module, target, iterable, loop=None, scope=None) -> dict
     elif isinstance(it, ast.Call) and dotted_name(module, it.func) == "enumerate" and it.args:
         if isinstance(target, (ast.Tuple, ast.List)) and target.elts and isinstance(target.elts[0], ast.Name):
             out[target.elts[0].id] = Var("value", count, loop, "the index of `enumerate`", target.elts[0].id)
-    elif literal(module, scope, it) is not None:
-        it = literal(module, scope, it)
-        if count is not None and isinstance(target, ast.Name) and all(isinstance(e, ast.Constant) for e in it.elts):
-            distinct = len({repr(e.value) for e in it.elts})
+    elif (values := literal(module, scope, it)) is not None:
+        if count is not None and isinstance(target, ast.Name) and all(isinstance(e, ast.Constant) for e in values.elts):
+            distinct = len({repr(e.value) for e in values.elts if isinstance(e, ast.Constant)})
             out[target.id] = Var("value", distinct, loop, f"the loop variable over {distinct} literal values", target.id)
     return out
