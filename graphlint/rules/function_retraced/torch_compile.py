@@ -150,7 +150,7 @@ def _counter_hit(module: Module, site, compiled: Compiled, limit: int) -> Hit | 
     attr, stmt = counters[0]
     cls = compiled.cls
     assert cls is not None  # int_counters found some
-    reaches = runs is not None and runs >= RECOMPILE_LIMIT
+    reaches = runs is not None and runs > RECOMPILE_LIMIT  # the call after the 8th compile
     message = (
         f"{compiled.display} is compiled again on every call in this loop: it changes `self.{attr}` "
         f"(`{ast.unparse(stmt)}`, line {stmt.lineno}), an int attribute of `{cls.name}`, which torch.compile treats "
@@ -199,7 +199,7 @@ def _static_shapes_hit(module: Module, site, compiled: Compiled, limit: int) -> 
     keys = distinct_keys([var for _, var, _ in causes])
     if not causes or (keys is not None and keys <= limit):
         return None
-    reaches = keys is not None and keys >= RECOMPILE_LIMIT
+    reaches = keys is not None and keys > RECOMPILE_LIMIT
     said = "; ".join(
         f"`{param}` is {var.what}" + (f" ({var.bound} values)" if var.bound else "") for param, var, _ in causes
     )
