@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.findings import Severity
-from graphlint.rules import _torch
+from graphlint.rules._torch import module_int_fix, number_fix, shape_fix
 from graphlint.rules.function_retraced.values import distinct_keys, values_around
 from graphlint.static.hits import Hit
 from graphlint.static.model.module import Module
@@ -161,7 +161,7 @@ def _counter_hit(module: Module, site, compiled: Compiled, limit: int) -> Hit | 
         (compiled.anchor, f"`{cls.name}` is compiled here"),
         (site.loops[-1].node, "the loop"),
     )
-    fix = _torch.module_int_fix(f"`self.{attr}`", f"self.{attr}")
+    fix = module_int_fix(f"`self.{attr}`", f"self.{attr}")
     return Hit(site.node, message, related, fix, Severity.ERROR if reaches else None)
 
 
@@ -210,10 +210,10 @@ def _static_shapes_hit(module: Module, site, compiled: Compiled, limit: int) -> 
     )
     if reaches:
         message += f", and {_limit_text(True)}"
-    fixes = [_torch.shape_fix(param, dims or [0], False) for param, var, dims in causes if var.kind == "shape"]
+    fixes = [shape_fix(param, dims or [0], False) for param, var, dims in causes if var.kind == "shape"]
     numbers = ", ".join(f"`{param}`" for param, var, _ in causes if var.kind != "shape")
     if numbers:
-        fixes.append(_torch.number_fix(numbers, False))
+        fixes.append(number_fix(numbers, False))
     related = (
         (compiled.fn.node, f"{compiled.display} is defined here"),
         (compiled.anchor, "compiled here with `dynamic=False`"),

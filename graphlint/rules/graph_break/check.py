@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.findings import Severity
-from graphlint.rules import _torch
+from graphlint.rules._torch import BRANCH_FIX, CONVERT_FIX, LOGGING_FIX, PRINT_FIX, SCALAR_FIX
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import Function, resolve_name
@@ -273,6 +273,6 @@ _WHAT = {
     "while": lambda node: f"`while {_src(node)}:` reads a tensor's value (data-dependent control flow)",
 }
 _FIXES = {
-    "print": _torch.PRINT_FIX, "item": _torch.SCALAR_FIX, "scalar": _torch.SCALAR_FIX, "tolist": _torch.CONVERT_FIX,
-    "logging": _torch.LOGGING_FIX, "if": _torch.BRANCH_FIX, "while": _torch.BRANCH_FIX,
+    "print": PRINT_FIX, "item": SCALAR_FIX, "scalar": SCALAR_FIX, "tolist": CONVERT_FIX,
+    "logging": LOGGING_FIX, "if": BRANCH_FIX, "while": BRANCH_FIX,
 }
