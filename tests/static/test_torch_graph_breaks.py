@@ -31,6 +31,12 @@ REPORTED = {
     "while on a tensor": (DEC + "    while x.sum() < 10:  # here\n        x = x * 2\n    return x\n", "while", "warning"),
     "print in a loop": (DEC + "    for i in range(3):\n        x = x + 1\n        print(i)  # here\n    return x\n",
                         "skips the whole frame", "error"),
+    "print in a try block": (DEC + "    try:\n        print(x)  # here\n    except Exception:\n        pass\n    return x\n",
+                             "in a `try` block of", "error"),
+    "print in a finally part, and in torch.autocast": (
+        DEC + "    try:\n        y = x * 2\n    finally:\n        with torch.autocast('cpu'):\n            print(y)  # here\n"
+        "    return y\n", "print(", "warning",
+    ),
     "compiled by torch.compile(fn)": (
         "def g(x):\n    print(x)  # here\n    return x\n\n\nfast = torch.compile(g)\n", "print(", "warning",
     ),
@@ -60,7 +66,11 @@ SILENT = {
     "if x is None": DEC + "    if x is None:\n        return 0\n    return x\n",
     "print under is_compiling()": DEC + "    if not torch.compiler.is_compiling():\n        print(x)\n    return x\n",
     "print in a nested def": DEC + "    def show():\n        print(x)\n    return x\n",
-    "print in a try": DEC + "    try:\n        print(x)\n    except Exception:\n        pass\n    return x\n",
+    "print in an except part": DEC + "    try:\n        y = x * 2\n    except Exception:\n        print(x)\n    return x\n",
+    "print in a with block of the user's": (
+        "import contextlib\n\n\n@contextlib.contextmanager\ndef span():\n    yield\n\n\n" + DEC
+        + "    with span():\n        print(x)\n    return x\n"
+    ),
     "after the return": DEC + "    return x\n    print(x)\n",
     "a helper under torch.compiler.disable": (
         "@torch.compiler.disable\ndef show(x):\n    print(x)\n\n\n" + DEC + "    show(x)\n    return x\n"

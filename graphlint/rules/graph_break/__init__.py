@@ -47,8 +47,9 @@ class GraphBreak(Rule):
     - Breaks you asked for: `torch._dynamo.graph_break()`, a function under
       `torch.compiler.disable`.
     - Statically: what does not break the graph in torch 2.13 (`.numpy()`, `assert` on a tensor,
-      an `if` on a shape or a flag); code that may not run (under an `if`, in a `try`, after a
-      `return`, in a nested def); a compile that is not certain (under a flag, of a parameter);
+      an `if` on a shape or a flag); code that may not run (under an `if`, in an `except` part,
+      after a `return`, in a nested def) or in a `with` block of a context manager not torch's;
+      a compile that is not certain (under a flag, of a parameter);
       `fullgraph=True` (torch raises at the break itself); and `print`, `.item()`/`.tolist()` or
       logging calls once the file sets `reorderable_logging_functions`, `capture_scalar_outputs`
       or `ignore_logging_functions`.

@@ -7,9 +7,10 @@ compiled def calls (a method of the module, a function of the file), which dynam
 ``.numpy()`` and ``assert`` on a tensor do not break the graph in 2.13: not reported.
 
 Only what runs whenever the compiled def does: code under an ``if`` (a flag, or
-``torch.compiler.is_compiling()``), in a ``try``, after a ``return`` or in a nested def is left
-out, and so is a def compiled with ``fullgraph=True`` (there torch itself raises at the break).
-A break in a loop of the compiled def makes dynamo skip the whole frame: an error, as at runtime.
+``torch.compiler.is_compiling()``), in an ``except`` or ``else`` part, in a ``with`` block of a
+context manager not torch's, after a ``return`` or in a nested def is left out, and so is a def
+compiled with ``fullgraph=True`` (there torch itself raises at the break). A break in a loop or
+in a ``try`` block makes dynamo skip the whole frame: an error, as at runtime.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def check(module: Module, options) -> list[Hit]:
         if compiled.flag("fullgraph") is True:
             continue  # torch raises at the break itself
         walk = _Walk(module, compiled)
-        walk.block(compiled.fn.node.body, compiled.fn, in_loop=False, via=None)
+        walk.block(compiled.fn.node.body, compiled.fn, in_loop=None, via=None)
         out += walk.hits
     return list(once_per_line(out))
 
@@ -78,33 +79,43 @@ class _Walk:
         self.visiting: set[str] = set()  # the names whose bindings tensor() is reading
 
     # -- statements ---------------------------------------------------------------------------
-    def block(self, body, fn: Function, in_loop: bool, via) -> None:
+    def block(self, body, fn: Function, in_loop: str | None, via) -> None:
+        """The breaks of a block that runs; ``in_loop``: the loop or ``try`` block it is in,
+        where dynamo cannot resume after a break and skips the whole frame (None: neither)."""
         for stmt in body:
             if isinstance(stmt, (ast.If, ast.While)):
                 if self.tensor(stmt.test, fn, 0):
                     self.report(stmt.test, "if" if isinstance(stmt, ast.If) else "while", fn, in_loop, via)
                 elif isinstance(stmt, ast.While):
                     self.exprs(stmt.test, stmt, fn, in_loop, via)
-                    self.block(stmt.body, fn, True, via)
+                    self.block(stmt.body, fn, "a loop", via)
                 continue  # which branch runs is not known
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
                 self.exprs(stmt.iter, stmt, fn, in_loop, via)
-                self.block(stmt.body, fn, True, via)
+                self.block(stmt.body, fn, "a loop", via)
                 continue
             if isinstance(stmt, (ast.With, ast.AsyncWith)):
-                for item in stmt.items:
-                    self.exprs(item.context_expr, stmt, fn, in_loop, via)
-                self.block(stmt.body, fn, in_loop, via)
-                continue
-            if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)) or (
-                type(stmt).__name__ == "TryStar"
-            ):
+                if all(self._torch_context(item.context_expr) for item in stmt.items):
+                    for item in stmt.items:
+                        self.exprs(item.context_expr, stmt, fn, in_loop, via)
+                    self.block(stmt.body, fn, in_loop, via)
+                continue  # a context manager of another kind: whether dynamo resumes in it is not known
+            if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                self.block(stmt.body, fn, "a `try` block", via)
+                self.block(stmt.finalbody, fn, in_loop, via)
+                continue  # the handlers and the else part may not run
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)):
                 continue
             self.exprs(stmt, stmt, fn, in_loop, via)
             if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
                 return  # what follows does not run
 
-    def exprs(self, node, stmt, fn: Function, in_loop: bool, via) -> None:
+    def _torch_context(self, expr) -> bool:
+        """``torch.no_grad()``, ``torch.autocast(...)``: a context manager dynamo resumes in after a break."""
+        name = dotted_name(self.module, expr.func) if isinstance(expr, ast.Call) else None
+        return name is not None and name.startswith("torch.")
+
+    def exprs(self, node, stmt, fn: Function, in_loop: str | None, via) -> None:
         """The breaks in the expressions ``node`` of the statement ``stmt`` (never into a lambda,
         nor the parts of ``a if c else b`` / ``a and b`` that may not run)."""
         stack = [node]
@@ -208,7 +219,7 @@ class _Walk:
         return False
 
     # -- helpers dynamo inlines ---------------------------------------------------------------
-    def helper(self, call: ast.Call, fn: Function, in_loop: bool, via) -> None:
+    def helper(self, call: ast.Call, fn: Function, in_loop: str | None, via) -> None:
         """Walk a function of the file the compiled code calls (dynamo traces into it)."""
         if via is not None:
             return  # one level
@@ -231,12 +242,12 @@ class _Walk:
         return False
 
     # -- the finding --------------------------------------------------------------------------
-    def report(self, node, kind: str, fn: Function, in_loop: bool, via) -> None:
+    def report(self, node, kind: str, fn: Function, in_loop: str | None, via) -> None:
         compiled = self.compiled
         what = _WHAT[kind](node)
         where = f"`{fn.qualname}()`" if via is None else f"`{fn.qualname}()`, which the compiled {compiled.display} calls"
         if in_loop:
-            head = f"graph break in a loop of {where}: {what}; dynamo skips the whole frame, which runs eagerly (uncompiled)"
+            head = f"graph break in {in_loop} of {where}: {what}; dynamo skips the whole frame, which runs eagerly (uncompiled)"
         else:
             head = (
                 f"graph break in {where}: {what}; the compiled code is split here into two graphs, with a round trip "
