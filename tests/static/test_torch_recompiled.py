@@ -107,6 +107,10 @@ SILENT = {
     "dynamic=False, the loop within max-traces": (
         ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor i in range(1, 6):\n    fast(torch.randn(i, 3))\n"
     ),
+    "dynamic=False, arguments the function never reads (1 compile)": (
+        "@torch.compile(dynamic=False)\ndef f(x, n, t):\n    return x * 2\n\n\n"
+        "for n in range(10):\n    f(x, n, torch.ones(n + 1))\n"
+    ),
     "dynamic=False, a tensor that changes value only": (
         "@torch.compile(dynamic=False)\ndef f(x, lr):\n    return x * lr\n\n\n"
         "for n in range(10):\n    f(x, torch.tensor(0.1 / (n + 1)))\n"

@@ -12,7 +12,8 @@ with 12 calls: 8 compiles, the recompile limit, then eager for the rest of the p
 
 A loop that runs no more times (a shape or number that takes no more values) than the runtime
 rule's ``max-traces`` stays silent; so does an argument marked dynamic in the loop
-(``torch._dynamo.mark_dynamic``), a counter kept in a tensor buffer, and a file that sets
+(``torch._dynamo.mark_dynamic``) or one the function never reads (dynamo guards only on what it
+reads: 1 compile), a counter kept in a tensor buffer, and a file that sets
 ``allow_unspec_int_on_nn_module``.
 """
 
@@ -185,10 +186,11 @@ def _static_shapes_hit(module: Module, site, compiled: Compiled, limit: int) -> 
     args = [(params[i] if i < len(params) else f"argument {i + 1}", a)
             for i, a in enumerate(site.node.args) if not isinstance(a, ast.Starred)]
     args += [(k.arg, k.value) for k in site.node.keywords if k.arg]
+    read = {n.id for n in ast.walk(compiled.fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     causes = []  # (param, Var, dims)
     for param, arg in args:
-        if isinstance(arg, ast.Name) and arg.id in marked:
-            continue
+        if param not in read or (isinstance(arg, ast.Name) and arg.id in marked):
+            continue  # dynamo guards only on what the function reads
         var = values.number(arg)
         dims: list[int] = []
         if var is None or not var.varying:

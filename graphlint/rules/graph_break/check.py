@@ -36,7 +36,7 @@ _TENSOR_METHODS = frozenset({
 _NOT_OPS = ("torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.", "torch.distributed.",
             "torch.utils.", "torch.hub.", "torch.onnx.", "torch.fx.", "torch.export.", "torch.testing.", "torch.random.",
             "torch.mps.", "torch.cpu.", "torch.xpu.", "torch.overrides.", "torch.library.", "torch.amp.",
-            "torch.profiler.", "torch.version.", "torch.autograd.")
+            "torch.profiler.", "torch.version.", "torch.autograd.", "torch.sym_")
 #: ``torch.*`` functions that return a Python value, or a tensor dynamo may fold.
 _NOT_TENSORS = frozenset({
     "torch.numel", "torch.equal", "torch.allclose", "torch.tensor", "torch.as_tensor", "torch.from_numpy",
