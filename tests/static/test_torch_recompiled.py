@@ -22,6 +22,7 @@ STEP = (
 )
 ENCODE = "def encode(tokens):\n    return tokens.cumsum(0)\n\n\n"
 BASE = "base = torch.ones(20, 3)\n"
+WIDE = "wide = torch.ones(3, 40)\n"
 
 REPORTED = {
     "torch.compile(Module())": (STEP + "model = torch.compile(Warmup())\nfor i in range(12):\n    model(x)\n", "error"),
@@ -48,7 +49,7 @@ REPORTED = {
         BASE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor i in range(1, 8):\n    fast(base[:i])\n", "warning",
     ),
     "dynamic=False, a slice x[:, :n] named in the loop": (
-        BASE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor n in range(1, 20):\n    chunk = base[:, :n]\n"
+        WIDE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor n in range(1, 20):\n    chunk = wide[:, :n]\n"
         "    fast(chunk)\n", "error",
     ),
     "dynamic=False decorator, arange": (
@@ -71,7 +72,7 @@ SILENT = {
     "the attribute not changed in forward": (
         STEP.replace("self.step += 1\n", "") + "model = torch.compile(Warmup())\nfor i in range(12):\n    model(x)\n"
     ),
-    "a float attribute (automatic dynamic: 2 compiles)": (
+    "a float attribute (not judged: 2 compiles when forward computes with it)": (
         STEP.replace("self.step = 0", "self.step = 0.0").replace("self.step += 1", "self.step += 0.5")
         + "model = torch.compile(Warmup())\nfor i in range(12):\n    model(x)\n"
     ),
@@ -100,6 +101,9 @@ SILENT = {
     "dynamic=False, fixed shapes": (
         BASE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor i in range(12):\n    fast(base[i])\n"
         "    fast(base[i:i + 4])\n    fast(torch.randn(4, 3) * i)\n"
+    ),
+    "dynamic=False, a slice clipped at a size of 3": (
+        BASE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor n in range(1, 20):\n    fast(base[:, :n])\n"
     ),
     "dynamic=False, a length of few values": (
         BASE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor i in range(12):\n    fast(base[:i % 3 + 1])\n"
@@ -145,9 +149,9 @@ def test_what_compiles_a_few_times_or_is_not_certain_is_silent(tmp_path, body):
 
 
 def test_the_shape_fix_names_the_dimension_that_varies(tmp_path):
-    body = BASE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor n in range(1, 20):\n    fast(base[:, :n])\n"
+    body = WIDE + ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor n in range(1, 20):\n    fast(wide[:, :n])\n"
     (finding,) = _gl501(tmp_path, body)
-    assert "`tokens` is a tensor whose shape (`base[:, :n]`) follows `n` (19 values)" in finding.message
+    assert "`tokens` is a tensor whose shape (`wide[:, :n]`) follows `n` (19 values)" in finding.message
     assert "torch._dynamo.mark_dynamic(tokens, 1)" in finding.fix
 
 

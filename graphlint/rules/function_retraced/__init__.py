@@ -71,7 +71,8 @@ class FunctionRetraced(Rule):
       `input_signature`, a call under `if i == n - 1:`, and loops that run only while another
       `tf.function` is traced.
     - Statically for `torch.compile`: what torch 2.13 compiles only twice (a new shape or number
-      under the default `dynamic=None`: automatic dynamic shapes; a `float` attribute), an
+      under the default `dynamic=None`: automatic dynamic shapes), a `float` attribute (2
+      compiles when `forward` computes with it, one per value when it only counts), an
       argument marked with `torch._dynamo.mark_dynamic` in the loop, a counter in a tensor buffer
       or changed only under an `if` (`if self.training:`), a file that sets
       `allow_unspec_int_on_nn_module`, and a compile that is not certain from the source (under

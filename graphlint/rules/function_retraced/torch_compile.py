@@ -20,6 +20,7 @@ reads: 1 compile), a counter kept in a tensor buffer, and a file that sets
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from graphlint.findings import Severity
 from graphlint.rules._torch import module_int_fix, number_fix, shape_fix
@@ -30,7 +31,7 @@ from graphlint.static.model.repeats import times_run
 from graphlint.static.model.torch_compiled import (
     MARK_DYNAMIC, Compiled, compiled_callee, compiled_defs, method,
 )
-from graphlint.static.model.values import CONST, Var, dotted_name, walk_scope
+from graphlint.static.model.values import CONST, Var, assignments, const_int, dotted_name, walk_scope
 
 #: dynamo's default ``torch._dynamo.config.recompile_limit`` in torch 2.13.
 RECOMPILE_LIMIT = 8
@@ -261,7 +262,7 @@ def _shape(module: Module, values, e, assigned: dict, depth: int) -> tuple[Var |
             return _shape(module, values, bound[0], assigned, depth + 1)
         return None, []
     if isinstance(e, ast.Subscript):
-        return _sliced(values, e)
+        return _sliced(module, values, e)
     if not isinstance(e, ast.Call):
         return None, []
     name = dotted_name(module, e.func)
@@ -292,11 +293,13 @@ def _shape(module: Module, values, e, assigned: dict, depth: int) -> tuple[Var |
     return _shape_var(varying[0][1], e), sorted({d for d, _ in varying})
 
 
-def _sliced(values, e: ast.Subscript) -> tuple[Var | None, list[int]]:
+def _sliced(module: Module, values, e: ast.Subscript) -> tuple[Var | None, list[int]]:
     """``x[:i]``, ``x[i:]``, ``x[:, :i]``: a slice one of whose ends follows the loop (both ends
-    moving, ``x[i:i + 4]``, may keep its length: not taken)."""
+    moving, ``x[i:i + 4]``, may keep its length: not taken). Of a tensor whose size the source
+    fixes (``torch.ones(20, 3)``), a dimension of ``n`` takes at most ``n + 1`` lengths."""
     parts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
     found, dims = None, []
+    sizes = _fixed_sizes(module, values.scope, e.value)
     for d, part in enumerate(parts):
         if not isinstance(part, ast.Slice):
             continue
@@ -305,9 +308,30 @@ def _sliced(values, e: ast.Subscript) -> tuple[Var | None, list[int]]:
             continue
         moving = [v for v in ends if v.varying]
         if len(moving) == 1:
-            found = found or moving[0]
+            var = moving[0]
+            if sizes is not None and d < len(sizes):
+                bound = sizes[d] + 1 if var.bound is None else min(var.bound, sizes[d] + 1)
+                var = replace(var, bound=bound)  # the lengths clip at the size
+            found = found or var
             dims.append(d)
     return (_shape_var(found, e), dims) if found is not None else (None, [])
+
+
+def _fixed_sizes(module: Module, scope, expr) -> list[int] | None:
+    """The sizes of a tensor a name is bound to once, by ``torch.ones(20, 3)`` and the like."""
+    if not isinstance(expr, ast.Name):
+        return None
+    found = assignments(module, scope).get(expr.id) if scope is not None else None
+    if not found:
+        found = assignments(module, None).get(expr.id)
+    if not found or len(found) != 1 or found[0][0] != "=" or not isinstance(found[0][1], ast.Call):
+        return None
+    call = found[0][1]
+    if dotted_name(module, call.func) not in _TENSOR_SIZES or call.keywords:
+        return None
+    given = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) else call.args
+    sizes = [const_int(module, scope, a) for a in given]
+    return None if None in sizes else sizes  # type: ignore[return-value]  # no None left
 
 
 def _shape_var(size: Var, e) -> Var:
