@@ -42,6 +42,10 @@ REPORTED = {
         STEP + "def main():\n    model = Warmup()\n    model = torch.compile(model)\n    for i in range(100):\n"
         "        model(x)\n", "error",
     ),
+    "from a function called in a loop": (
+        STEP + "model = torch.compile(Warmup())\n\n\ndef train_step(batch):\n    return model(batch)\n\n\n"
+        "for i in range(12):\n    train_step(x)\n", "error",
+    ),
     "dynamic=False, torch.randn(i, 3)": (
         ENCODE + "fast = torch.compile(encode, dynamic=False)\nfor i in range(1, 12):\n    fast(torch.randn(i, 3))\n", "error",
     ),
@@ -89,6 +93,13 @@ SILENT = {
         STEP + "model = Warmup()\nif args.compile:\n    model = torch.compile(model)\nfor i in range(12):\n    model(x)\n"
     ),
     "a parameter compiled": STEP + "def run(net):\n    fast = torch.compile(net)\n    for i in range(12):\n        fast(x)\n",
+    "from a function called a few times": (
+        STEP + "model = torch.compile(Warmup())\n\n\ndef train_step(batch):\n    return model(batch)\n\n\n"
+        "for i in range(3):\n    train_step(x)\n"
+    ),
+    "from a function called once": (
+        STEP + "model = torch.compile(Warmup())\n\n\ndef evaluate(batch):\n    return model(batch)\n\n\nevaluate(x)\n"
+    ),
     "at max-traces calls": STEP + "model = torch.compile(Warmup())\nfor i in range(5):\n    model(x)\n",
     "default dynamic, a new length": ENCODE + "fast = torch.compile(encode)\nfor i in range(1, 12):\n    fast(torch.randn(i, 3))\n",
     "dynamic=True, a new length": (

@@ -51,17 +51,20 @@ def recompiled_calls(module: Module, options: dict) -> list[Hit]:
     inside = {id(c.fn) for c in compiled_defs(module)}
     out = []
     for site in module.calls:
-        if not site.loops or site.decorator or not isinstance(site.node, ast.Call):
+        if site.decorator or not isinstance(site.node, ast.Call) or not (site.loops or site.scope is not None):
             continue
         if site.scope is not None and id(site.scope) in inside:
             continue  # a call dynamo traces itself
+        looping = site if site.loops else _caller_in_a_loop(module, site, limit, inside)
+        if looping is None:
+            continue
         compiled = compiled_callee(module, site)
         if compiled is None:
             continue
         hit = None
         if compiled.cls is not None:
-            hit = _counter_hit(module, site, compiled, limit)
-        if hit is None and compiled.static_shapes:
+            hit = _counter_hit(module, site, looping, compiled, limit)
+        if hit is None and compiled.static_shapes and site.loops:
             hit = _static_shapes_hit(module, site, compiled, limit)
         if hit is not None:
             out.append(hit)
@@ -144,24 +147,43 @@ def _only_ints(module: Module, cls, attr: str) -> bool:
     return True
 
 
-def _counter_hit(module: Module, site, compiled: Compiled, limit: int) -> Hit | None:
+def _caller_in_a_loop(module: Module, site, limit: int, inside: set):
+    """A call of the function around ``site`` in a loop of more than ``limit`` passes (or of
+    unknown count), outside any compiled code: the calls of the compiled module then repeat too."""
+    fn = site.scope
+    if fn is None or not fn.callers or site.ifs or site.trys:
+        return None
+    for caller in fn.callers:
+        if not caller.loops or (caller.scope is not None and id(caller.scope) in inside):
+            continue
+        runs = times_run(module, caller)
+        if runs is None or runs > limit:
+            return caller
+    return None
+
+
+def _counter_hit(module: Module, site, looping, compiled: Compiled, limit: int) -> Hit | None:
+    """``looping``: the call in a loop that repeats ``site`` (the site itself, or a call of the
+    function around it)."""
     counters = int_counters(module, compiled)
-    runs = times_run(module, site)
+    runs = times_run(module, looping)
     if not counters or (runs is not None and runs <= limit):
         return None
     attr, stmt = counters[0]
     cls = compiled.cls
     assert cls is not None  # int_counters found some
     reaches = runs is not None and runs > RECOMPILE_LIMIT  # the call after the 8th compile
+    where = "in this loop" if looping is site else f"of {site.scope.display}, which is called in a loop (line {looping.line})"
     message = (
-        f"{compiled.display} is compiled again on every call in this loop: it changes `self.{attr}` "
+        f"{compiled.display} is compiled again on every call {where}: it changes `self.{attr}` "
         f"(`{ast.unparse(stmt)}`, line {stmt.lineno}), an int attribute of `{cls.name}`, which torch.compile treats "
         f"as a constant; {_limit_text(reaches)}"
     )
     related = (
         (stmt, f"`self.{attr}` changes on every call of {compiled.display}"),
         (compiled.anchor, f"`{cls.name}` is compiled here"),
-        (site.loops[-1].node, "the loop"),
+        *(((looping.node, f"{site.scope.display} is called here"),) if looping is not site else ()),
+        (looping.loops[-1].node, "the loop"),
     )
     fix = module_int_fix(f"`self.{attr}`", f"self.{attr}")
     return Hit(site.node, message, related, fix, Severity.ERROR if reaches else None)
