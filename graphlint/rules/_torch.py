@@ -69,30 +69,13 @@ def _fix(changes, guard, dynamic_shapes: bool) -> str:
         by_cause.setdefault(cause, []).append(seq)
     fixes = []
     for seq in by_cause.get("shape", []):
-        dims = _varying_dims(seq) or [0]
-        marks = "; ".join(f"torch._dynamo.mark_dynamic({seq[0].name}, {d})" for d in dims)
-        if dynamic_shapes:
-            fixes.append(
-                f"Mark the dimension of `{seq[0].name}` that varies dynamic before the first call (`{marks}`), or "
-                "pad it to a few fixed sizes: each new size is a new compile."
-            )
-        else:
-            fixes.append(
-                "Drop `dynamic=False` from torch.compile (the default, `dynamic=None`, compiles one graph with a "
-                f"symbolic size after the first change), or mark the dimension of `{seq[0].name}` that varies: `{marks}`."
-            )
+        fixes.append(shape_fix(seq[0].name, _varying_dims(seq) or [0], dynamic_shapes))
     if "attribute" in by_cause:
         seqs = by_cause["attribute"]
         attr = seqs[0][0].name
         module_int = guard is not None and guard.hint is not None and "nn.Module" in guard.hint
         if module_int or attr.startswith("self."):
-            short = attr.rsplit(".", 1)[-1]
-            fixes.append(
-                f"Keep {_names(seqs)} in a tensor buffer (`self.register_buffer('{short}', torch.zeros((), "
-                f"dtype=torch.long))`, then `{attr} += 1`), or set `torch._dynamo.config."
-                "allow_unspec_int_on_nn_module = True`: torch.compile treats an int attribute of an nn.Module as a "
-                "constant, and compiles again for each new value."
-            )
+            fixes.append(module_int_fix(_names(seqs), attr))
         else:
             fixes.append(
                 f"Pass {_names(seqs)} to the compiled function as a 0-d tensor (`torch.tensor(value)`) instead of "
@@ -103,11 +86,7 @@ def _fix(changes, guard, dynamic_shapes: bool) -> str:
         scope = ""
         if guard is not None and guard.source and guard.source.startswith("G["):
             scope = " (a global the function reads: pass it as an argument)"
-        how = "" if dynamic_shapes else ", or drop `dynamic=False` so that dynamo makes the number symbolic"
-        fixes.append(
-            f"Pass {_names(seqs)} as a 0-d tensor (`torch.tensor(value)`){scope}{how}: dynamo compiles again for each "
-            "new value of a Python number it specializes on."
-        )
+        fixes.append(number_fix(_names(seqs), dynamic_shapes, scope))
     if "dtype" in by_cause:
         fixes.append(f"Convert {_names(by_cause['dtype'])} to one dtype before the call (e.g. `x.float()`).")
     if "grad" in by_cause:
@@ -132,6 +111,40 @@ def _fix(changes, guard, dynamic_shapes: bool) -> str:
             "guard that failed)."
         )
     return " ".join(fixes)
+
+
+def shape_fix(name: str, dims, dynamic_shapes: bool) -> str:
+    """The fix for a tensor argument ``name`` whose dimensions ``dims`` change from call to call."""
+    marks = "; ".join(f"torch._dynamo.mark_dynamic({name}, {d})" for d in dims)
+    if dynamic_shapes:
+        return (
+            f"Mark the dimension of `{name}` that varies dynamic before the first call (`{marks}`), or "
+            "pad it to a few fixed sizes: each new size is a new compile."
+        )
+    return (
+        "Drop `dynamic=False` from torch.compile (the default, `dynamic=None`, compiles one graph with a "
+        f"symbolic size after the first change), or mark the dimension of `{name}` that varies: `{marks}`."
+    )
+
+
+def module_int_fix(names: str, attr: str) -> str:
+    """The fix for an int attribute of an nn.Module (``names``: the attributes, quoted) that changes."""
+    short = attr.rsplit(".", 1)[-1]
+    return (
+        f"Keep {names} in a tensor buffer (`self.register_buffer('{short}', torch.zeros((), "
+        f"dtype=torch.long))`, then `{attr} += 1`), or set `torch._dynamo.config."
+        "allow_unspec_int_on_nn_module = True`: torch.compile treats an int attribute of an nn.Module as a "
+        "constant, and compiles again for each new value."
+    )
+
+
+def number_fix(names: str, dynamic_shapes: bool, scope: str = "") -> str:
+    """The fix for Python numbers (``names``, quoted) that change from call to call."""
+    how = "" if dynamic_shapes else ", or drop `dynamic=False` so that dynamo makes the number symbolic"
+    return (
+        f"Pass {names} as a 0-d tensor (`torch.tensor(value)`){scope}{how}: dynamo compiles again for each "
+        "new value of a Python number it specializes on."
+    )
 
 
 # -- GL502: the same function or module compiled again and again -------------------------------------
@@ -201,26 +214,38 @@ def break_said(reason: str, explanation: str) -> str:
     return text[:1].lower() + text[1:] if text.startswith("Dynamo ") else text
 
 
+PRINT_FIX = (
+    "Move the print or log call out of the compiled function (print what it returns after the call), or "
+    "let dynamo defer it to after the graph: `torch._dynamo.config.reorderable_logging_functions.add(print)`."
+)
+SCALAR_FIX = (
+    "Keep the value a tensor inside the compiled function (`loss.detach()` rather than `loss.item()`; "
+    "`torch.where` rather than an if on it) and read it after the call, or set "
+    "`torch._dynamo.config.capture_scalar_outputs = True`."
+)
+CONVERT_FIX = "Keep it a tensor inside the compiled function and convert it after the call returns."
+BRANCH_FIX = (
+    "Make the branch a tensor operation (`torch.where(cond, a, b)`, or `torch.cond(pred, true_fn, "
+    "false_fn, (x,))`), or take the `if` out of the compiled function."
+)
+LOGGING_FIX = (
+    "Log outside the compiled function (log what it returns after the call), or let dynamo skip the call: "
+    "`torch._dynamo.config.ignore_logging_functions.add(logger.info)`."
+)
+
+
 def break_fix(reason: str, explanation: str, hints: tuple) -> str:
     text = f"{reason} {explanation}"
     if "`print`" in text or any("reorderable_logging_functions" in h for h in hints):
-        return (
-            "Move the print or log call out of the compiled function (print what it returns after the call), or "
-            "let dynamo defer it to after the graph: `torch._dynamo.config.reorderable_logging_functions.add(print)`."
-        )
+        return PRINT_FIX
+    if "logging.Logger" in text:
+        return LOGGING_FIX
     if "Tensor.item()" in text or "capture_scalar_outputs" in text:
-        return (
-            "Keep the value a tensor inside the compiled function (`loss.detach()` rather than `loss.item()`; "
-            "`torch.where` rather than an if on it) and read it after the call, or set "
-            "`torch._dynamo.config.capture_scalar_outputs = True`."
-        )
+        return SCALAR_FIX
     if "tolist()" in text or ".numpy()" in text or "numpy" in reason.lower():
-        return "Keep it a tensor inside the compiled function and convert it after the call returns."
+        return CONVERT_FIX
     if "Data-dependent branching" in text or "data-dependent" in text.lower():
-        return (
-            "Make the branch a tensor operation (`torch.where(cond, a, b)`, or `torch.cond(pred, true_fn, "
-            "false_fn, (x,))`), or take the `if` out of the compiled function."
-        )
+        return BRANCH_FIX
     useful = [h for h in hints if "report an issue" not in h.lower() and "caused by an earlier graph break" not in h]
     if useful:
         return f"dynamo's hint: {useful[0]}"

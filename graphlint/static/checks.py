@@ -47,7 +47,7 @@ def report(rule: type[StaticRule], module: Module, hits: Iterable[Hit], sink: Fi
             Finding(
                 code=rule.code,
                 name=rule.name,
-                severity=rule.severity,
+                severity=rule.severity if hit.severity is None else hit.severity,
                 message=hit.message,
                 location=location,
                 fix=rule.fix if hit.fix is None else hit.fix,

@@ -22,6 +22,7 @@ class Hit(NamedTuple):
     message: str
     related: tuple[tuple[ast.AST | Location, str], ...] = ()  # a Location instead of a node: another file
     fix: str | None = None  # instead of the rule's own fix
+    severity: Severity | None = None  # instead of the rule's own severity
 
 
 class StaticRule(Protocol):

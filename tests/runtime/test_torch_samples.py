@@ -14,6 +14,9 @@ import importlib.util
 import pytest
 
 from conftest import SAMPLES, line_of, only
+from graphlint.config import Config
+from graphlint.registry import discover_rules
+from graphlint.static import check_file
 
 TORCH = SAMPLES / "torch"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -31,8 +34,8 @@ def _run(runs, name):
 
 
 def test_each_torch_finding_has_a_bad_and_a_good_sample():
-    for stem in ("gl501_torch_bad_step", "gl501_torch_bad_shape", "gl501_torch_bad_scalar", "gl502_torch_bad",
-                 "gl502_torch_bad_jit", "gl506_torch_bad"):
+    for stem in ("gl501_torch_bad_step", "gl501_torch_bad_shape", "gl501_torch_bad_scalar", "gl501_torch_bad_slice",
+                 "gl502_torch_bad", "gl502_torch_bad_jit", "gl506_torch_bad", "gl506_torch_bad_branch"):
         assert (TORCH / f"{stem}.py").is_file(), stem
         assert (TORCH / f"{stem.replace('_bad', '_good')}.py").is_file(), stem
 
@@ -103,3 +106,19 @@ def test_graph_breaks_name_the_line_dynamos_reason_and_the_fix(runs):
     assert [r.location.line for r in found[item].related] == [calls]  # the user's call, not the resumed frame
     assert found[looped].severity.value == "error" and "skips the whole frame" in found[looped].message
     assert {found[printed].severity.value, found[item].severity.value} == {"warning"}
+
+
+@pytest.mark.parametrize("path", sorted(TORCH.glob("*.py")), ids=lambda p: p.name)
+def test_both_engines_report_each_torch_sample_alike(runs, path):
+    """``graphlint check`` and ``graphlint run`` report the same codes at the same lines with the
+    same severity (an error where dynamo gives up on the frame: the recompile limit, a break in a
+    loop); the fixes name the same remedies."""
+    rules = [cls for cls in discover_rules(plugins=False).values() if cls.checks_statically()]
+    static = {(f.code, f.location.line): f for f in check_file(str(path), rules, Config()).findings}
+    runtime = {(f.code, f.location.line): f for f in _run(runs, path.name)["findings"]}
+    assert set(static) == set(runtime)
+    for key, finding in static.items():
+        assert finding.severity == runtime[key].severity, (key, finding.message, runtime[key].message)
+        words = {"register_buffer", "mark_dynamic", "0-d tensor", "reorderable_logging_functions", "capture_scalar_outputs",
+                 "torch.where", "convert it after the call", "Apply torch.compile once", "Trace once"}
+        assert {w for w in words if w in finding.fix} == {w for w in words if w in runtime[key].fix}, key

@@ -11,11 +11,10 @@ class FunctionRetraced(Rule):
 
     ## What it does
     Checks for a `tf.function`, `jax.jit` or `torch.compile` function traced more than
-    `max-traces` times, naming the retracing call, the definition and what changed between
-    traces: a Python value (`lr: float 0.1 → 0.05 → …`), a shape, a dtype, a new object,
-    dynamo's failed guard. A torch frame past dynamo's recompile limit (run eagerly from then on)
-    is an error, whatever `max-traces` says. `graphlint check` finds a call in a loop passing a
-    Python value that changes on every iteration.
+    `max-traces` times, naming the retracing call, the definition and what changed: a Python
+    value (`lr: float 0.1 → 0.05 → …`), a shape, a dtype, a new object, dynamo's failed guard. A
+    torch frame past dynamo's recompile limit is an error. `graphlint check` finds calls in a loop
+    passing a value that changes per iteration, or changing a compiled module's `int` attribute.
 
     ## Why is this bad?
     `tf.function` runs the Python code once per *trace* to build a graph, then reuses that
@@ -52,7 +51,18 @@ class FunctionRetraced(Rule):
     For `jax.jit`, JAX's fix for each cause: pad or bucket shapes, make a static argument traced
     or keep its values few, pass arrays of one dtype.
     For `torch.compile`, the fix for the cause: a 0-d tensor for a changing scalar,
-    `torch._dynamo.mark_dynamic` (or `dynamic=None`) for shapes, a tensor buffer for a step counter.
+    `torch._dynamo.mark_dynamic` (or `dynamic=None`) for shapes, a tensor buffer (or
+    `torch._dynamo.config.allow_unspec_int_on_nn_module = True`) for a step counter:
+    ```python
+    class Warmup(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("step", torch.zeros((), dtype=torch.long))  # not self.step = 0
+
+        def forward(self, x):
+            self.step += 1
+            return x * torch.clamp(self.step / 10, max=1.0)
+    ```
 
     ## Known exemptions
     - Traces that only combine a few fixed values: flags of at most two values, or dtypes and
@@ -60,6 +70,13 @@ class FunctionRetraced(Rule):
     - Statically: loops over no more values than `max-traces`, flags, tensors, an
       `input_signature`, a call under `if i == n - 1:`, and loops that run only while another
       `tf.function` is traced.
+    - Statically for `torch.compile`: what torch 2.13 compiles only twice (a new shape or number
+      under the default `dynamic=None`: automatic dynamic shapes), a `float` attribute (2
+      compiles when `forward` computes with it, one per value when it only counts), an
+      argument marked with `torch._dynamo.mark_dynamic` in the loop, a counter in a tensor buffer
+      or changed only under an `if` (`if self.training:`), a file that sets
+      `allow_unspec_int_on_nn_module`, and a compile that is not certain from the source (under
+      a flag, of a parameter, of `self.model`).
     """
 
     code = "GL501"

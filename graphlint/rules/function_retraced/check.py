@@ -18,7 +18,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from graphlint.rules.function_retraced.values import values_around
+from graphlint.rules.function_retraced.torch_compile import recompiled_calls
+from graphlint.rules.function_retraced.values import distinct_keys, values_around
 from graphlint.static.hits import Hit
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import CallSite
@@ -44,7 +45,7 @@ def check(module, options) -> list[Hit]:
                 _static_fix(found),
             )
         )
-    return hits
+    return hits + recompiled_calls(module, options)
 
 
 @dataclass
@@ -93,7 +94,7 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
             if var is None or not var.varying or (var.kind == "shape" and function.relaxed) or var.loop in once:
                 continue
             found.causes.append((param, ast.unparse(arg), var))
-        keys = _distinct_keys([var for _, _, var in found.causes])
+        keys = distinct_keys([var for _, _, var in found.causes])
         if not found.causes or (keys is not None and keys <= max_traces):
             continue
         main = [c for c in found.causes if c[2].bound is None or c[2].bound > 2] or found.causes
@@ -142,21 +143,6 @@ def _from_caller(module: Module, site, arg):
         if var is not None and var.varying and var.loop not in values.once_per_run(caller):
             return (var if var.loop is not None else replace(var, loop=caller.loops[-1].node)), caller
     return None, None
-
-
-def _distinct_keys(vars_) -> int | None:
-    """How many distinct argument combinations the call can make: the product, over the loop
-    variables the values follow, of the most values one of them takes (None: unbounded)."""
-    per_source: dict = {}
-    for i, var in enumerate(vars_):
-        if var.bound is None:
-            return None
-        key = var.source or i
-        per_source[key] = max(per_source.get(key, 0), var.bound)
-    total = 1
-    for bound in per_source.values():
-        total *= bound
-    return total
 
 
 def _static_fix(found) -> str:

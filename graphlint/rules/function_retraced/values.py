@@ -347,3 +347,18 @@ def _shape_arg(module, name, call):
     if pos is None:
         return ast.Tuple(elts=list(call.args), ctx=ast.Load()) if call.args else None
     return call.args[pos] if len(call.args) > pos else None
+
+
+def distinct_keys(vars_) -> int | None:
+    """How many distinct argument combinations the call can make: the product, over the loop
+    variables the values follow, of the most values one of them takes (None: unbounded)."""
+    per_source: dict = {}
+    for i, var in enumerate(vars_):
+        if var.bound is None:
+            return None
+        key = var.source or i
+        per_source[key] = max(per_source.get(key, 0), var.bound)
+    total = 1
+    for bound in per_source.values():
+        total *= bound
+    return total

@@ -14,7 +14,8 @@ class GraphBreak(Rule):
     break*), with dynamo's reason and how many compiles broke there: `print`, `.item()`,
     `.tolist()`, an `if` on a tensor's value, a call dynamo cannot trace. A graph break inside a
     loop makes dynamo skip the whole frame: that function runs eagerly, uncompiled, and the
-    finding is an error.
+    finding is an error. `graphlint check` finds the same lines in a def that `torch.compile`
+    certainly compiles, and in the helpers it calls.
 
     ## Why is this bad?
     At a graph break dynamo compiles the code before it as one graph, runs the line in Python,
@@ -43,8 +44,15 @@ class GraphBreak(Rule):
     ```
 
     ## Known exemptions
-    Breaks you asked for: `torch._dynamo.graph_break()`, a function under
-    `torch.compiler.disable`.
+    - Breaks you asked for: `torch._dynamo.graph_break()`, a function under
+      `torch.compiler.disable`.
+    - Statically: what does not break the graph in torch 2.13 (`.numpy()`, `assert` on a tensor,
+      an `if` on a shape or a flag); code that may not run (under an `if`, in an `except` part,
+      after a `return`, in a nested def) or in a `with` block of a context manager not torch's;
+      a compile that is not certain (under a flag, of a parameter);
+      `fullgraph=True` (torch raises at the break itself); and `print`, `.item()`/`.tolist()` or
+      logging calls once the file sets `reorderable_logging_functions`, `capture_scalar_outputs`
+      or `ignore_logging_functions`.
     """
 
     code = "GL506"
