@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import CallSite, ClassInfo, Function
@@ -34,7 +35,7 @@ class Compiled:
     keywords: dict = field(default_factory=dict)  # torch.compile's keywords: name -> expression
     cls: ClassInfo | None = None  # the nn.Module class, when a module is compiled
 
-    def flag(self, name: str):
+    def flag(self, name: str) -> Any:
         """A keyword's literal value (``dynamic=False``), or None when not given or not a literal."""
         value = self.keywords.get(name)
         return value.value if isinstance(value, ast.Constant) else None
@@ -56,7 +57,7 @@ class Compiled:
         return tuple(names[1:] if self.fn.is_method and names else names)
 
 
-def is_nn_module(module: Module, cls: ClassInfo | None, seen=()) -> bool:
+def is_nn_module(module: Module, cls: ClassInfo | None, seen: tuple[int, ...] = ()) -> bool:
     """A class of the file that derives from ``torch.nn.Module`` (through the file's own classes)."""
     if cls is None or id(cls) in seen:
         return False
@@ -73,7 +74,7 @@ def method(module: Module, cls: ClassInfo | None, name: str) -> Function | None:
     return _method(module, cls, name)
 
 
-def compile_keywords(module: Module, node) -> dict | None:
+def compile_keywords(module: Module, node: ast.expr) -> dict | None:
     """The keywords of ``torch.compile(...)`` / ``@torch.compile`` (``{}`` bare), or None when
     ``node`` is no torch.compile, or one that may be disabled (``disable=flag``)."""
     call = node if isinstance(node, ast.Call) else None
@@ -94,7 +95,7 @@ def unconditional(site: CallSite) -> bool:
     return not site.trys and all(_main_guard(node.test) and branch == "body" for node, branch in site.ifs)
 
 
-def _main_guard(test) -> bool:
+def _main_guard(test: ast.expr) -> bool:
     return (
         isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
         and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
@@ -136,7 +137,7 @@ def reached(module: Module, scope: Function | None, name: str, line: int, end: i
     return site if site is not None and unconditional(site) else None
 
 
-def instance_class(module: Module, expr, scope: Function | None, line: int, depth: int = 0) -> ClassInfo | None:
+def instance_class(module: Module, expr: ast.expr | None, scope: Function | None, line: int, depth: int = 0) -> ClassInfo | None:
     """The file's ``nn.Module`` class ``expr`` is an instance of: ``Net(...)``, ``Net(...).to(device)``,
     or a name bound to one (:func:`reached`)."""
     if depth > 4:
@@ -152,7 +153,7 @@ def instance_class(module: Module, expr, scope: Function | None, line: int, dept
     return None
 
 
-def _def_named(module: Module, expr, scope: Function | None) -> Function | None:
+def _def_named(module: Module, expr: ast.expr | None, scope: Function | None) -> Function | None:
     """The user's def a plain name names (a nested def of an enclosing function, or one at module level)."""
     if not isinstance(expr, ast.Name):
         return None
@@ -224,7 +225,7 @@ def compiled_callee(module: Module, site: CallSite) -> Compiled | None:
     return _module_compiled(module, cls, inplace, _inplace_keywords(inplace) if inplace is not None else {})
 
 
-def _compiled_in_place(module: Module, scope, name: str, after: int, before: int) -> CallSite | None:
+def _compiled_in_place(module: Module, scope: Function | None, name: str, after: int, before: int) -> CallSite | None:
     """``name.compile(...)`` in ``scope`` between two lines, unconditionally."""
     for call in module.calls:
         receiver = call.receiver
