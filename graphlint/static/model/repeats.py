@@ -316,7 +316,7 @@ def _stored_chains(module: Module) -> set:
     for ``x = None`` (and ``= False``): once per module."""
     found = module.cache.get("stored-chains")
     if found is None:
-        cleared = set()
+        cleared: set[int] = set()
         found = set()
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False):
