@@ -155,3 +155,25 @@ def test_a_view_over_an_existing_models_tensors_is_no_new_model(tmp_path):
             fresh(model)(chunk)
     """
     assert found("--no-cache", str(_write(tmp_path, "views.py", source))) == {("GL503", 15)}
+
+
+SLOT = """\
+import tensorflow as tf
+
+
+class Search:
+    def run(self, widths, trials):
+        for width, trial in zip(widths, trials):
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(width)])
+            {store} = model
+"""
+
+
+@pytest.mark.parametrize(
+    "store, churn",
+    [("self.best", True), ("self.models[width]", False), ("trial.model", False)],
+    ids=["one-slot-replaced", "kept-by-key", "kept-on-each-trial"],
+)
+def test_a_model_stored_in_one_slot_each_pass_is_replaced_not_kept(tmp_path, store, churn):
+    path = _write(tmp_path, "search.py", SLOT.format(store=store))
+    assert found("--no-cache", str(path)) == ({("GL503", 7)} if churn else set())

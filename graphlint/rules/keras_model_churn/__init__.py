@@ -44,7 +44,8 @@ class KerasModelChurn(Rule):
     A functional `Model(m.inputs[0], m.outputs[1])` over an existing model's tensors (a view:
     no new layers or weights), a model built under a first-time guard (`if model is None:`)
     or by a memoized function (`@functools.lru_cache`), models kept side by side (appended to
-    a list, stored, returned: an ensemble), and loops the
+    a list, stored by key or on each pass's own object, returned: an ensemble; not one
+    attribute replaced at each pass), and loops the
     source bounds to `max-per-site` passes (the folds of `np.array_split(x, k)` or of a
     scikit-learn splitter's `split()`, `KFold(n_splits=k)`, count as `k` passes). At runtime
     models count per call path: three built from three lines of a test through one line of a
