@@ -58,6 +58,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         self._applying_dirs: tuple[str, ...] = ()
         self._session = 0
         self._tracker: weakref.ref | None = None  # weak reference to Keras' global state of the current session
+        self._model_class: type | None = None  # keras.Model, once patched
 
     # -- install / uninstall ---------------------------------------------------------------
     def steps(self):
@@ -172,6 +173,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         from keras.src.models import functional, model
 
         self._global_state = global_state
+        self._model_class = model.Model
         self._patch_model_init(model.Model)
         if "__init__" in vars(functional.Functional):
             self._patch_model_init(functional.Functional)
@@ -185,11 +187,20 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
             self._session = self._new_session()  # clear_session() replaced Keras' global state
             self._tracker = weakref.ref(tracker)
         # The line that builds the model, not the super().__init__() of a model subclass; a
-        # model Keras builds for itself (Sequential's inner Functional) is not the user's.
+        # model Keras builds for itself (Sequential's inner Functional, made in a model's own
+        # method) is not the user's; one a loader makes (`load_model`, `model_from_json`,
+        # `Model.from_config`) is, at the user's line that called the loader.
         frame = walk_out(caller, lambda f: in_init_of(f, model))
+        if frame is not None and not is_user_file(frame.f_code.co_filename):
+            frame = walk_out(frame, lambda f: not is_user_file(f.f_code.co_filename) and not self._in_model(f))
         if frame is None or not is_user_file(frame.f_code.co_filename):
             return
         self._fire_model_built(self._new_model_id(), model, frame, self._session)
+
+    def _in_model(self, frame) -> bool:
+        """Whether ``frame`` runs a method of a Keras model (Keras building a model's parts)."""
+        cls = self._model_class
+        return cls is not None and isinstance(frame.f_locals.get("self"), cls)
 
     def _patch_predict(self):
         from keras.src.backend.tensorflow.trainer import TensorFlowTrainer

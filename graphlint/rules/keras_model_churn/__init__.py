@@ -12,8 +12,11 @@ class KerasModelChurn(Rule):
     ## What it does
     Checks for a Keras model built in a `for`/`while` loop that never calls
     `keras.backend.clear_session()`: `keras.Sequential(...)`, `keras.Model(...)`, `clone_model`,
-    your own `keras.Model` subclass or your function that builds one. At runtime it reports a
-    line that built more than `max-per-site` models with no `clear_session()` between them.
+    a loader (`load_model`, `model_from_json`, `Model.from_config`), your own `keras.Model`
+    subclass or your function or method that builds one; statically also a model built or
+    loaded each time a web handler (`@app.route`) or a per-call method (`predict`) runs. At
+    runtime it reports a line that built more than `max-per-site` models with no
+    `clear_session()` between them.
 
     ## Why is this bad?
     Keras keeps global state for every model built: layer-name counters, and in graph mode the
@@ -38,7 +41,11 @@ class KerasModelChurn(Rule):
     ```
 
     ## Known exemptions
-    Models kept side by side (appended to a list, stored, returned: an ensemble), and loops the
+    A functional `Model(m.inputs[0], m.outputs[1])` over an existing model's tensors (a view:
+    no new layers or weights), a model built under a first-time guard (`if model is None:`)
+    or by a memoized function (`@functools.lru_cache`), models kept side by side (appended to
+    a list, stored by key or on each pass's own object, returned: an ensemble; not one
+    attribute replaced at each pass), and loops the
     source bounds to `max-per-site` passes (the folds of `np.array_split(x, k)` or of a
     scikit-learn splitter's `split()`, `KFold(n_splits=k)`, count as `k` passes). At runtime
     models count per call path: three built from three lines of a test through one line of a

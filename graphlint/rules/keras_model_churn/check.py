@@ -1,17 +1,40 @@
 """GL503's static form: a Keras model built in a loop that never calls ``clear_session()`` —
-by a Keras constructor, a model class of the file, a function of the file that builds one, or
-one of another module of the checked tree — unless the loop keeps the models (an ensemble) or
-runs no more times than the runtime's ``max-per-site``."""
+by a Keras constructor or loader (``load_model``, ``model_from_json``, ``Model.from_config``),
+a model class of the file, or the user's function or method that builds one (in this file or
+another module of the checked tree, followed a few calls deep) — unless the loop keeps the
+models (an ensemble) or runs no more times than the runtime's ``max-per-site``; and a model
+built or loaded on every call of a web handler or a per-call method (``predict``).
+
+What adds no model: a functional ``Model(inputs, outputs)`` over tensors of an existing model
+(``Model(m.inputs[0], m.outputs[1])``: a view that reuses the layers, no new weights), a build
+under a first-time guard (``if model is None:``), and a memoized function (``@lru_cache``)."""
 
 from __future__ import annotations
+
+import ast
 
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model import project
 from graphlint.static.model.api import CLEAR_SESSION, is_keras_model
-from graphlint.static.model.models import builder, is_model, kept, model_classes
-from graphlint.static.model.repeats import runs_at_most
-from graphlint.static.model.scopes import ClassInfo
+from graphlint.static.model.models import is_model, kept, model_classes
+from graphlint.static.model.names import keras_api
+from graphlint.static.model.repeats import guarded, memoized, per_call, runs_at_most
+from graphlint.static.model.scopes import ClassInfo, Function
 from graphlint.static.model.values import folds
+
+_DEPTH = 3  # how deep calls of the user's functions are followed
+#: Keras calls that make a whole model from a file or a config, as a constructor does.
+_LOADERS = frozenset(
+    {
+        "models.load_model", "saving.load_model", "models.model_from_json", "models.model_from_yaml",
+        "models.model_from_config", "saving.model_from_config",
+    }
+)
+_FROM_CONFIG = frozenset({"Model", "Sequential", "Functional"})
+#: A model's tensors: a ``Model`` over them is a view of that model.
+_TENSORS = frozenset({"input", "inputs", "output", "outputs"})
+#: Per-call methods where a model built is another rule's (a layer's ``call``: GL505).
+_NOT_PER_CALL = frozenset({"call", "__call__"})
 
 
 def check(module, options) -> list[Hit]:
@@ -19,54 +42,198 @@ def check(module, options) -> list[Hit]:
 
 
 def keras_model_churn(module, options: dict) -> list[Hit]:
-    """The Keras models built in a loop that never calls ``clear_session()``."""
+    """The Keras models built in a loop that never calls ``clear_session()``, and those built
+    on every call of a web handler or a per-call method."""
     classes = model_classes(module)
     clears: dict = {}  # id(loop) -> whether something in it calls clear_session()
     found = []
+    limit = options.get("max-per-site", 2)
     for call in module.calls:
         if not call.loops:
             continue
         loops = [loop for loop in call.loops if not loop.is_comprehension]
         if not loops or any(_clears(loop, clears) for loop in call.loops):
             continue
-        inner = builder(module, call.target, classes) if call.target is not None else None
-        elsewhere = None if inner is not None or call.target is not None else _built_elsewhere(module, call)
-        model = is_model(call, classes)
-        if not (inner is not None or elsewhere or model):
+        path = _built_by(module, call, classes)
+        if path is None:
             continue
-        limit = options.get("max-per-site", 2)
         if runs_at_most(module, call, limit) or kept(module, call, loops[-1]):
             continue  # models kept side by side: an ensemble, not churn
         if all(_few_folds(module, loop, limit) for loop in loops):
             continue  # a k-fold cross-validation with k <= max-per-site
-        if elsewhere is not None:
-            what, where = elsewhere
-            found.append(
-                Hit(
-                    call.node,
-                    f"{what} builds a new Keras model on every iteration of this loop, and nothing in "
-                    "the loop calls `clear_session()`",
-                    ((where, "the model is built here"),),
-                )
-            )
-        elif model:
+        fix = _RELOAD_FIX if _loads(path[-1][1]) else None
+        if len(path) == 1:
             found.append(
                 Hit(
                     call.node,
                     "a new Keras model is built on every iteration of this loop, and nothing in the "
                     "loop calls `clear_session()`",
+                    fix=fix,
                 )
             )
-        elif inner is not None and call.target is not None:  # what is left: the user's builder
+            continue
+        found.append(
+            Hit(
+                call.node,
+                f"{_callee(module, call)} builds a new Keras model on every iteration of this loop, and "
+                "nothing in the loop calls `clear_session()`",
+                _related(module, path),
+                fix,
+            )
+        )
+    found.extend(_per_call_builds(module, classes))
+    return found
+
+
+def _per_call_builds(module, classes) -> list[Hit]:
+    """Models built (or loaded) on every call of a web handler or a per-call method."""
+    found = []
+    for fn in module.functions:
+        if fn.name in _NOT_PER_CALL or memoized(fn) or _clears_in(fn):
+            continue
+        reason = None
+        for call in fn.calls:
+            if call.loops or guarded(call.ifs, module) or call.under_graph_default():
+                continue  # a loop's own finding; a first-time build; its own graph
+            path = _built_by(module, call, classes)
+            if path is None:
+                continue
+            reason = reason or per_call(module, fn)
+            if reason is None or reason.site is not None:
+                break  # not per call; or called from a loop: reported there
+            direct = len(path) == 1
+            what = "a new Keras model is built" if direct else f"{_callee(module, call)} builds a new Keras model"
             found.append(
                 Hit(
                     call.node,
-                    f"{call.target.display} builds a new Keras model on every iteration of this loop, "
-                    "and nothing in the loop calls `clear_session()`",
-                    ((inner.node, "the model is built here"),),
+                    f"{what} each time {fn.display} runs: it {reason.text}",
+                    () if direct else _related(module, path),
+                    "Build or load the model once — at module level, in `__init__`, or behind a cache "
+                    "(`functools.lru_cache`) — and reuse it on every call.",
                 )
             )
     return found
+
+
+def _callee(module, call) -> str:
+    if call.target is not None:
+        return call.target.display
+    found = project.resolve_call(module, call)
+    if found is not None and isinstance(found[1], ClassInfo):
+        if any(is_keras_model(b) for b in found[1].bases):
+            return f"`{found[1].name}`, a Keras model class,"
+        return f"`{found[1].name}()`"
+    if found is not None:
+        return f"`{found[1].name}()`"
+    func = call.node.func if isinstance(call.node, ast.Call) else call.node
+    return f"`{ast.unparse(func)}()`"
+
+
+def _built_by(module, call, classes, depth=0, seen=None):
+    """The path to the Keras model that ``call`` builds, ``[(module, call site), ...]`` from
+    ``call`` to the build: the call itself (a Keras constructor or loader, a model class of
+    the file), or through the first unguarded build of the user's function, method or class
+    it runs, followed ``_DEPTH`` calls deep (a Keras model class of another module ends the
+    path at its ``class``); else None."""
+    if _builds(call, classes):
+        return [(module, call)]
+    if depth >= _DEPTH:
+        return None
+    key = ("gl503-built-by", id(call.node))
+    if depth == 0 and key in module.cache:
+        return module.cache[key]
+    path = None
+    fn, other = call.target, module
+    if fn is None and call.local_class is not None:
+        fn = call.local_class.methods.get("__init__")
+    elif fn is None and not (call.name is not None and (call.name.startswith(("tensorflow", "keras")) or call.decorator)):
+        found = project.resolve_call(module, call)
+        if found is not None:
+            other, target = found
+            if isinstance(target, ClassInfo):
+                if any(is_keras_model(b) for b in target.bases):
+                    path = [(module, call), (other, target)]  # reported at its ``class`` line
+                fn = target.methods.get("__init__")
+            else:
+                fn = target
+    seen = seen or set()
+    if path is None and isinstance(fn, Function) and id(fn) not in seen:
+        inner = _built_in(other, fn, model_classes(other), depth, seen | {id(fn)})
+        if inner is not None:
+            path = [(module, call), *inner]
+    if depth == 0:
+        module.cache[key] = path
+    return path
+
+
+def _related(module, path) -> tuple:
+    """The related places of a path that leaves ``call``: the calls it goes through, then
+    where the model is built."""
+    steps = []
+    for other, site in path[1:-1]:
+        steps.append((site.node if other is module else other.location(site.node), "through this call"))
+    other, site = path[-1]
+    steps = steps[-2:]  # at most 3 related places: the nearest to the build
+    steps.append((site.node if other is module else other.location(site.node), "the model is built here"))
+    return tuple(steps)
+
+
+def _built_in(module, fn, classes, depth, seen):
+    """The path to the first model ``fn`` builds each time it runs (not under a first-time
+    guard), when it never calls ``clear_session()`` and is not memoized."""
+    if memoized(fn) or _clears_in(fn):
+        return None
+    for call in fn.calls:
+        if guarded(call.ifs, module) or call.under_graph_default():
+            continue
+        found = _built_by(module, call, classes, depth + 1, seen)
+        if found is not None:
+            return found
+    return None
+
+
+def _builds(call, classes) -> bool:
+    """A call that makes a whole Keras model: a constructor (not a view over an existing
+    model's tensors), a loader, ``Model.from_config``, or a model class of the file."""
+    if is_model(call, classes):
+        return not _view(call)
+    rest = keras_api(call.name)
+    if rest is None:
+        return False
+    if rest in _LOADERS:
+        return True
+    head, _, last = rest.rpartition(".")
+    return last == "from_config" and head.rpartition(".")[2] in _FROM_CONFIG
+
+
+def _loads(site) -> bool:
+    """A loader or ``from_config``: the model comes whole from a file or a config."""
+    rest = keras_api(getattr(site, "name", None))
+    return rest is not None and (rest in _LOADERS or rest.endswith(".from_config"))
+
+
+_RELOAD_FIX = (
+    "Load the model once, before the loop, and reuse it; to pick up new weights, call "
+    "`model.load_weights(path)` on the model you have."
+)
+
+
+def _view(call) -> bool:
+    """``Model(inputs=m.inputs[0], outputs=m.outputs[1])``: a functional model over tensors of
+    an existing model, which reuses its layers and adds no weights."""
+    node = call.node
+    if not isinstance(node, ast.Call) or keras_api(call.name) not in ("Model", "models.Model"):
+        return False
+    parts = [*node.args[:2], *(k.value for k in node.keywords if k.arg in ("inputs", "outputs"))]
+    return len(parts) == 2 and all(_existing_tensors(p) for p in parts)
+
+
+def _existing_tensors(expr) -> bool:
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return bool(expr.elts) and all(_existing_tensors(e) for e in expr.elts)
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return isinstance(expr, ast.Attribute) and expr.attr in _TENSORS
 
 
 def _few_folds(module, loop, limit: int) -> bool:
@@ -84,20 +251,5 @@ def _clears(loop, memo: dict) -> bool:
     return memo[key]
 
 
-def _built_elsewhere(module, call):
-    """A Keras model class, or a function building one, of another module of the checked tree:
-    ``(what, Location of the model)`` or None."""
-    if call.name is not None and (call.name.startswith(("tensorflow", "keras")) or call.decorator):
-        return None
-    found = project.resolve_call(module, call)
-    if found is None:
-        return None
-    other, target = found
-    if isinstance(target, ClassInfo):
-        if any(is_keras_model(b) for b in target.bases):
-            return f"`{target.name}`, a Keras model class,", other.location(target.node)
-        return None
-    builds = builder(other, target, model_classes(other))
-    if builds is None:
-        return None
-    return f"`{target.name}()`", other.location(builds.node)
+def _clears_in(fn) -> bool:
+    return any(c.name == CLEAR_SESSION for c in fn.calls)

@@ -39,8 +39,10 @@ class OpInRunLoop(Rule):
     - A function that builds and runs per call (that is GL101).
     - At runtime, steps that build other ops or other shapes each time (a test's loop over
       configurations).
-    - Ops under the iteration's own `as_default()` graph or a first-time guard (`if op is
-      None:`), `get_variable` under `reuse=True` (no op), and a loop over the model's own
+    - Ops under the iteration's own `as_default()` graph or a first-time guard inside the loop
+      (`if op is None: op = ...`; an `if x is None:` whose `x` nothing ever sets is a mode
+      switch that runs at every step, and an `if` around the whole loop guards nothing the
+      loop repeats), `get_variable` under `reuse=True` (no op), and a loop over the model's own
       variables (a weight load, its placeholder per variable included, or an inspection: one
       op per variable; a function that repeats the whole walk is GL101's).
     - Statically, loops the source says run fewer than `min-repeats` times, and a loop that runs

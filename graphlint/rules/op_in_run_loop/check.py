@@ -25,16 +25,18 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model import project
 from graphlint.static.model.api import builds_ops, is_minimize
 from graphlint.static.model.rebuilds import rebuilds
-from graphlint.static.model.repeats import guard_bound, guarded, loop_count, per_call, times_run
+from graphlint.static.model.repeats import guard_bound, guarded, loop_count, memoized, per_call, times_run
 from graphlint.static.model.sessions import has_run_loop, is_session_run, runs_session
 from graphlint.static.model.variables import reusing
 
 _DEPTH = 3  # how deep calls of the user's functions are followed
 
 
-def builds_op(module, call) -> bool:
-    """Whether this call adds an op to the default graph each time it runs."""
-    if call.under_graph_default() or guarded(call.ifs):
+def builds_op(module, call, ifs=None) -> bool:
+    """Whether this call adds an op to the default graph each time it runs (``ifs``: the
+    ``if`` parts that repeat with it, when not all of those around it in its function: a
+    guard outside the run loop does not make what the loop builds once)."""
+    if call.under_graph_default() or guarded(call.ifs if ifs is None else ifs, module):
         return False
     if builds_ops(call.name):
         return not reusing(module, call) and call.api != "train.get_or_create_global_step"
@@ -72,13 +74,13 @@ def _summary(module, fn, depth=0, seen=None) -> tuple:
         return (), False
     seen = seen | {id(fn)}
     ops, runs = [], False
-    if not fn.resets_state() and not _memoized(fn):
+    if not fn.resets_state() and not memoized(fn):
         for call in fn.calls:
             if is_session_run(module, call):
                 runs = True
             elif builds_op(module, call):
                 ops.append((module, call))
-            elif not guarded(call.ifs) and not call.under_graph_default():
+            elif not guarded(call.ifs, module) and not call.under_graph_default():
                 found = project.resolve_function(module, call)
                 if found is not None:
                     inner_ops, inner_runs = _summary(found[0], found[1], depth + 1, seen)
@@ -88,16 +90,6 @@ def _summary(module, fn, depth=0, seen=None) -> tuple:
     if depth == 0:
         module.cache[key] = result
     return result
-
-
-def _memoized(fn) -> bool:
-    """``@functools.lru_cache`` / ``@cache`` / ``@memoize``...: what it builds, it builds once."""
-    for dec in fn.node.decorator_list:
-        node = dec.func if isinstance(dec, ast.Call) else dec
-        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
-        if name in ("lru_cache", "cache", "cached_property") or "memo" in name.lower():
-            return True
-    return False
 
 
 def _runs(module, loop) -> bool:
@@ -169,7 +161,7 @@ def _step_elsewhere(module, call):
     if found is None or found[0] is module:
         return None
     other, fn = found
-    if fn.resets_state() or _memoized(fn) or not runs_session(other, fn):
+    if fn.resets_state() or memoized(fn) or not runs_session(other, fn):
         return None
     if has_run_loop(other, fn):
         return None
@@ -219,7 +211,8 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
             step = None if runs_here else _step_elsewhere(module, call)
             if not runs_here and step is None:
                 continue  # a loop that runs no session reports only another module's step
-            if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(loop.inner_ifs(call)):
+            inner_ifs = loop.inner_ifs(call)
+            if any(w.is_as_default for w in loop.inner_withs(call)) or guarded(inner_ifs, module):
                 continue
             if step is not None:
                 if _repeats(module, call, options):
@@ -227,7 +220,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
                     other, fn, first = step
                     add(call.node, f"`{fn.name}()`", [(other.location(first.node), "it builds ops here and runs them")])
                 continue
-            if builds_op(module, call):
+            if builds_op(module, call, inner_ifs):
                 if per_variable(module, loop, call) or not _repeats(module, call, options):
                     continue
                 done.add(id(call.node))
@@ -253,7 +246,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
     for fn in module.functions:
         if id(fn) in rebuilt or not runs_session(module, fn):
             continue
-        if fn.resets_state() or _memoized(fn) or has_run_loop(module, fn):
+        if fn.resets_state() or memoized(fn) or has_run_loop(module, fn):
             continue
         # also in the function's own loops (none runs a session: has_run_loop): an op per
         # variable (``for a, b in zip(src, dst): ops.append(b.assign(a))``) is built again

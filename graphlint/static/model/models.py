@@ -47,7 +47,8 @@ def is_model(call: CallSite, classes: set[str]) -> bool:
 
 def kept(module: Module, call: CallSite, loop: Loop) -> bool:
     """A model kept: appended or stored (``models.append(m)``, ``models[k] = m``,
-    ``obj.model = m``), returned or yielded from the loop — an ensemble, not churn. A builder
+    ``trial.model = m`` on an object of the pass; not ``self.best = m``, one slot replaced at
+    each pass), returned or yielded from the loop — an ensemble, not churn. A builder
     that returns the model with other values (``model, history = train(...)``) keeps it when
     one of the names it is unpacked into is kept."""
     if call.parent is not None and getattr(call.parent.func, "attr", None) in _KEEPS:
@@ -72,11 +73,12 @@ def _keeps(module: Module, loop: Loop) -> tuple[dict, set]:
         return found
     assigned: dict = {}
     names: set = set()
+    bound = {n.id for n in ast.walk(loop.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for node in ast.walk(loop.node):
         if isinstance(node, ast.Assign):
             targets = node.targets
             if id(node.value) not in assigned:
-                if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
+                if any(_keeps_each(t, bound) for t in targets):
                     assigned[id(node.value)] = True
                 else:
                     plain = [t.id for t in targets if isinstance(t, ast.Name)]
@@ -84,7 +86,7 @@ def _keeps(module: Module, loop: Loop) -> tuple[dict, set]:
                     assigned[id(node.value)] = {plain[0]} if plain else {
                         e.id for t in targets if isinstance(t, (ast.Tuple, ast.List)) for e in t.elts if isinstance(e, ast.Name)
                     }
-            if isinstance(node.value, ast.Name) and any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):
+            if isinstance(node.value, ast.Name) and any(_keeps_each(t, bound) for t in targets):
                 names.add(node.value.id)
         elif isinstance(node, (ast.Return, ast.Yield)):
             if node.value is not None:
@@ -95,3 +97,19 @@ def _keeps(module: Module, loop: Loop) -> tuple[dict, set]:
             names.update(a.id for a in node.args if isinstance(a, ast.Name))
     found = module.cache[key] = (assigned, names)
     return found
+
+
+def _keeps_each(target: ast.expr, bound: set[str]) -> bool:
+    """Whether storing into ``target`` keeps each pass's value: an item (``models[k] = m``),
+    or an attribute of an object the loop makes or walks (``trial.model = m``). An attribute
+    of one object the whole loop shares (``self.best = m``) is one slot, replaced each time."""
+    if isinstance(target, ast.Subscript):
+        return True
+    if not isinstance(target, ast.Attribute):
+        return False
+    root = target.value
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        if isinstance(root, ast.Subscript):
+            return True
+        root = root.value
+    return not isinstance(root, ast.Name) or root.id in bound

@@ -18,7 +18,7 @@ import ast
 from typing import TYPE_CHECKING, Any, Iterable
 
 from graphlint.static.model.project import loop_starts_fresh
-from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Loop, Reason
+from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Loop, Reason, scope_index
 from graphlint.static.model.values import RANGES, dotted_name, iterations, unwrapped
 
 if TYPE_CHECKING:
@@ -262,9 +262,71 @@ def _once_value(node: ast.AST) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
 
 
-def guarded(ifs: tuple) -> bool:
-    """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard."""
-    return any(branch == "body" and (first_time_guard(node.test) or _cached_by_key(node)) for node, branch in ifs)
+def guarded(ifs: tuple, module: Module | None = None) -> bool:
+    """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard. With
+    ``module``, a guard on a value nothing sets (:func:`never_set`) is none: it runs every time."""
+    return any(
+        branch == "body"
+        and ((first_time_guard(node.test) and not (module is not None and never_set(module, node))) or _cached_by_key(node))
+        for node, branch in ifs
+    )
+
+
+def never_set(module: Module, node: ast.If) -> bool:
+    """Whether ``if x is None:`` (``if not x:``, ``if args.ckpt is None:``) tests a value that
+    nothing in the file ever sets to something else — its branch assigns nothing and no line
+    of the file stores ``x`` but ``x = None`` — so the branch runs each time, not once (a
+    mode switch, not a first-time guard). Unknown is set: ``self.x`` (any method may set it),
+    a name declared ``global`` or ``nonlocal``, a branch that stores into any attribute or
+    item (a cache) or calls a method of the value's object or passes it on."""
+    test = node.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        tested = test.operand
+    elif (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq))
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    ):
+        tested = test.left
+    else:
+        return False
+    chain = _chain(tested)
+    if chain is None or chain[0] == "self":
+        return False
+    root = chain[0]
+    if len(chain) == 1 and root in scope_index(module)["declared"]:
+        return False
+    if chain in _stored_chains(module):
+        return False
+    for stmt in node.body:
+        for inner in ast.walk(stmt):
+            if isinstance(inner, (ast.Attribute, ast.Subscript)) and isinstance(inner.ctx, ast.Store):
+                return False
+            if isinstance(inner, ast.Call):
+                func_root = _chain(inner.func)
+                if func_root is not None and func_root[0] == root and len(chain) > 1:
+                    return False
+                for arg in [*inner.args, *(k.value for k in inner.keywords)]:
+                    if any(isinstance(n, ast.Name) and n.id == root for n in ast.walk(arg)):
+                        return False
+    return True
+
+
+def _stored_chains(module: Module) -> set:
+    """Every name and attribute chain (``("args", "ckpt")``) the file stores a value in, but
+    for ``x = None`` (and ``= False``): once per module."""
+    found = module.cache.get("stored-chains")
+    if found is None:
+        cleared: set[int] = set()
+        found = set()
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False):
+                cleared.update(id(t) for t in node.targets)
+            elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store) and id(node) not in cleared:
+                chain = _chain(node)
+                if chain is not None:
+                    found.add(chain)
+        module.cache["stored-chains"] = found
+    return found
 
 
 def _cached_by_key(node: ast.If) -> bool:
@@ -284,6 +346,16 @@ def _cached_by_key(node: ast.If) -> bool:
 
 
 # -- functions that run again and again ------------------------------------------------------
+def memoized(fn: Function) -> bool:
+    """``@functools.lru_cache`` / ``@cache`` / ``@memoize``...: what it builds, it builds once."""
+    for dec in fn.node.decorator_list:
+        node = dec.func if isinstance(dec, ast.Call) else dec
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        if name in ("lru_cache", "cache", "cached_property") or "memo" in name.lower():
+            return True
+    return False
+
+
 def isolated(site: CallSite, module: Module | None = None) -> bool:
     """A call made under its own default graph, or in a loop that starts afresh each time
     (with ``module``, also through a helper of another module of the checked tree)."""
