@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from test_check import HEADER, found
+from harness import FORECASTER, HEADER, found
 
 _EXPECT = re.compile(r"#\s*expect:\s*((?:GL\d{3}[ ,]*)+)")
 
@@ -915,28 +915,6 @@ def test_gl503_a_model_class_or_builder_of_another_module(tmp_path, imports, cal
     train = tmp_path / "train.py"
     train.write_text(f"import tensorflow as tf\n{imports}\n\nfor fold in range(10):\n    model = {call}\n")
     assert found(train) == ({("GL503", 5)} if reported else set())
-
-
-FORECASTER = """
-import tensorflow as tf
-
-tf1 = tf.compat.v1
-
-
-def forecast(x):
-    inputs = tf1.placeholder(tf.float32, [None, 4])
-    prediction = tf.reduce_sum(inputs, axis=1)
-    with tf1.Session() as sess:
-        return sess.run(prediction, {inputs: x})
-
-
-def forecast_in_own_graph(x):
-    with tf.Graph().as_default():
-        inputs = tf1.placeholder(tf.float32, [None, 4])
-        prediction = tf.reduce_sum(inputs, axis=1)
-        with tf1.Session() as sess:
-            return sess.run(prediction, {inputs: x})
-"""
 
 
 @pytest.mark.parametrize("function, reported", [("forecast", True), ("forecast_in_own_graph", False)])

@@ -2,7 +2,7 @@
 
 TF1 samples turn eager execution off for the whole process, so the TF2 samples run in ONE
 separate eager process (the ``sample_runs`` fixture, ``tests/sample_driver.py``) and the tests
-read its JSON; that every sample yields exactly its markers is tests/test_samples.py.
+read its JSON; that every sample yields exactly its markers is tests/runtime/test_samples.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest import SAMPLES, only, run_driver
+from harness import SAMPLES, only, run_driver
 
 RULES = SAMPLES / "rules"
 CODES = ("gl501", "gl502", "gl503", "gl504")

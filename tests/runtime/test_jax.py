@@ -5,7 +5,7 @@ its own when JAX is not installed.
 The samples under ``samples/jax/`` run in ONE subprocess (the ``sample_runs`` fixture,
 ``tests/sample_driver.py jax``) that never imports TensorFlow, so the tests also see that graphlint
 does not import it for a JAX program; that every sample yields exactly its markers (and a JAX fix
-names no TensorFlow API) is tests/test_samples.py.
+names no TensorFlow API) is tests/runtime/test_samples.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import textwrap
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, only
+from harness import SAMPLES, expected_markers, only
 
 JAX = SAMPLES / "jax"
 BAD = sorted(JAX.glob("*_bad*.py"))

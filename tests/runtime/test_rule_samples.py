@@ -1,6 +1,6 @@
 """The rule samples under samples/rules/ for GL101-GL103 and GL201-GL204: what each finding
 says (that every bad sample yields exactly its markers and every good one nothing is
-tests/test_samples.py). Every TF1 bad sample is also checked with both engines: what
+tests/runtime/test_samples.py). Every TF1 bad sample is also checked with both engines: what
 ``graphlint check`` reports, ``graphlint run`` reports too, or the difference is named with its
 reason.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLES, is_bad_sample, line_of, only, run_in_process, samples_of
+from harness import SAMPLES, is_bad_sample, line_of, only, run_in_process, samples_of
 from graphlint.config import Config
 from graphlint.registry import discover_rules
 from graphlint.stacks import capture_lazy

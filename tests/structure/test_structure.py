@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "graphlint"
+PACKAGE = Path(__file__).resolve().parents[2] / "graphlint"
 
 #: (importing modules, forbidden modules): a module of the first may import none of the second.
 FORBIDDEN = [

@@ -11,7 +11,7 @@ import tempfile
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from conftest import SAMPLES  # noqa: E402
+from harness import SAMPLES  # noqa: E402
 from graphlint.config import Config  # noqa: E402
 from graphlint.registry import discover_rules  # noqa: E402
 from graphlint.static import apply_fixes, check_file  # noqa: E402

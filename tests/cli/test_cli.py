@@ -7,12 +7,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
+from harness import write_program
 
 GRAPH_NOT_DEFAULT = """\
 import tensorflow as tf
@@ -43,9 +43,7 @@ def cli():
 @pytest.fixture
 def program(tmp_path):
     def write(source: str, name: str = "prog.py"):
-        path = tmp_path / name
-        path.write_text(textwrap.dedent(source))
-        return path
+        return write_program(tmp_path, source, name)
 
     return write
 
@@ -165,61 +163,6 @@ def test_json_format_to_output_file(cli, program, tmp_path):
     assert doc["summary"] == {"findings": 1, "by_code": {"GL103": 1}, "fixable": 0}
 
 
-@pytest.mark.parametrize(
-    "args,message",
-    [
-        (["run"], "give a SCRIPT to run, or -m MODULE"),
-        (["run", "missing.py"], "no such file: missing.py"),
-        (["run", "--select", "XY9", "prog.py"], "unknown rule code or prefix 'XY9'"),
-        (["run", "--select", "not a code!", "prog.py"], "is not a rule code or prefix"),
-        (["run", "-m", "no_such_module_graphlint"], "No module named no_such_module_graphlint"),
-        (["run", "--config", "nope.toml", "prog.py"], "config file not found: nope.toml"),
-    ],
-)
-def test_bad_input_is_one_clear_line_and_exit_2(cli, program, tmp_path, monkeypatch, args, message):
-    program(CLEAN)
-    monkeypatch.chdir(tmp_path)
-    result = cli.invoke(main, args)
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and message in lines[0], result.output
-    assert "Traceback" not in result.output
-
-
-def test_script_path_that_is_a_directory(cli, tmp_path):
-    result = cli.invoke(main, ["run", str(tmp_path)])
-    assert result.exit_code == 2
-    assert "is a directory without __main__.py" in result.output
-
-
-def test_unwritable_output(cli, program, tmp_path):
-    path = program(CLEAN)
-    result = cli.invoke(main, ["run", "--output", str(tmp_path / "no" / "dir" / "r.json"), str(path)])
-    assert result.exit_code == 2 and "cannot write --output" in result.output
-
-
-@pytest.mark.parametrize(
-    "toml,message",
-    [
-        ("[tool.graphlint\n", "invalid TOML"),
-        ("[tool.graphlint]\nselect = 3\n", "select must be a list of strings"),
-        ("[tool.graphlint]\nunknown-key = 1\n", "unknown setting 'unknown-key'"),
-        ("[tool.graphlint.rules.GL302]\nmax-combinations = -1\n", "must not be negative"),
-        ("[tool.graphlint.rules.GL302]\nmax-combinations = 'ten'\n", "must be int"),
-        ("[tool.graphlint.rules.GL302]\nmax-fetches = 3\n", "unknown option 'max-fetches'"),
-        ("[tool.graphlint.rules.GL999]\nx = 3\n", "unknown rule"),
-        ("[tool.graphlint]\nignore = ['GL9']\n", "unknown rule code or prefix 'GL9'"),
-    ],
-)
-def test_bad_configuration_is_one_line_and_exit_2(cli, program, tmp_path, toml, message):
-    (tmp_path / "pyproject.toml").write_text(toml)
-    path = program(CLEAN)
-    result = cli.invoke(main, ["run", str(path)])
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and message in lines[0], result.output
-
-
 @pytest.mark.slow
 def test_pyproject_thresholds_and_per_file_ignores(cli, program, tmp_path):
     path = program(GRAPH_NOT_DEFAULT)
@@ -279,7 +222,7 @@ def test_readme_rule_table_matches_the_rules():
 
     from graphlint.registry import discover_rules
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     readme = (root / "README.md").read_text()
     configuration = (root / "docs" / "configuration.md").read_text()
     for cls in discover_rules(plugins=False).values():
@@ -292,7 +235,7 @@ def test_readme_rule_table_matches_the_rules():
 def test_readme_setup_commands_use_the_ci_test_command():
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     ci = next(line for line in (root / ".ci" / "run").read_text().splitlines() if line.startswith("python3 -m venv .venv"))
     assert ci.startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && ")
     assert f"```sh\n{ci}\n```" in (root / "README.md").read_text()

@@ -7,13 +7,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from conftest import SAMPLES, expected_markers, line_of
+from harness import HEADER, SAMPLES, check, check_json, expected_markers, found, line_of, write_program
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
@@ -38,47 +37,12 @@ STATIC_ONLY = {
     ],
 }
 CLEAN = sorted(RULES.glob("*_good*.py")) + [STORY / "forecast_3_right.py"]
-HEADER = "import tensorflow as tf\n\ntf1 = tf.compat.v1\n"
-
-
-def check(*args, cwd=None):
-    """Run `graphlint check` in-process; returns (exit code, stdout, stderr)."""
-    runner = CliRunner()
-    old = os.getcwd()
-    if cwd is not None:
-        os.chdir(cwd)
-    try:
-        result = runner.invoke(main, ["check", *map(str, args)], catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return result.exit_code, result.stdout, result.stderr
-
-
-def check_json(*args, cwd=None):
-    """Run `graphlint check --format json`; returns (exit code, findings)."""
-    runner = CliRunner()
-    old = os.getcwd()
-    if cwd is not None:
-        os.chdir(cwd)
-    try:
-        result = runner.invoke(main, ["check", "--format", "json", *map(str, args)], catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return result.exit_code, json.loads(result.stdout)["findings"]
-
-
-def found(*args, cwd=None) -> set[tuple[str, int]]:
-    _, findings = check_json(*args, cwd=cwd)
-    return {(f["code"], f["line"]) for f in findings}
 
 
 @pytest.fixture
 def source(tmp_path):
     def write(body: str, name: str = "prog.py", header: str = HEADER) -> Path:
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(header + textwrap.dedent(body))
-        return path
+        return write_program(tmp_path, body, name, header=header)
 
     return write
 

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from conftest import SAMPLES, expected_markers
+from harness import SAMPLES, expected_markers
 
 RULES = SAMPLES / "rules"
 BAD = sorted(RULES.glob("gl505_bad*.py")) + [RULES / "gl201_keras_bad.py"]

@@ -17,8 +17,9 @@ from graphlint.config import Config
 from graphlint.registry import discover_rules
 from graphlint.static import check_file
 from graphlint.static.prefilter import decide, decide_imports, imports, scan_imports
+from harness import check_json
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
 
 
@@ -308,3 +309,22 @@ def test_an_installed_tree_is_proved_by_its_own_bytecode():
             proved.append(path)
             symtable.symtable(data, str(path), "exec")  # raises if it did not compile
     assert len(files) >= 100 and len(proved) >= 0.9 * len(files), (len(proved), len(files))
+
+
+PREFILTER = {
+    "bom": "\ufeffimport tensorflow as tf\nwith tf.Graph():\n    pass\n",
+    "crlf": "import tensorflow as tf\r\nwith tf.Graph():\r\n    pass\r\n",
+    "cr": "import tensorflow as tf\rwith tf.Graph():\r    pass\r",
+    "semicolon": "x = 1; import tensorflow as tf\nwith tf.Graph():\n    pass\n",
+    "formfeed": "\fimport tensorflow as tf\nwith tf.Graph():\n    pass\n",
+    "if": "if True: import tensorflow as tf\nwith tf.Graph():\n    pass\n",
+    "continuation": "import \\\n    tensorflow as tf\nwith tf.Graph():\n    pass\n",
+    "from-continuation": "from \\\n tensorflow import Graph\nwith Graph():\n    pass\n",
+}
+
+@pytest.mark.parametrize("case", sorted(PREFILTER))
+def test_prefilter_is_never_stricter_than_the_parser(tmp_path, case):
+    path = tmp_path / "a.py"
+    path.write_bytes(PREFILTER[case].encode("utf-8"))
+    _, findings = check_json("a.py", cwd=tmp_path)
+    assert [f["code"] for f in findings] == ["GL103"]

@@ -1,13 +1,13 @@
 """Every sample under samples/ (rules, runtime, story, jax, torch): a bad program yields exactly the
 findings its ``# GLnnn`` markers declare, its good twin yields nothing at all — run the way its
-framework needs (conftest's ``sample_driver``, by its rule's declared frameworks: TF1 in this
+framework needs (tests/harness.py's ``sample_driver``, by its rule's declared frameworks: TF1 in this
 process, TF2/Keras, JAX and PyTorch each in one subprocess)."""
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import (
+from harness import (
     SAMPLE_PATHS,
     SAMPLES,
     assert_exactly_markers,

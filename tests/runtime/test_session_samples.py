@@ -1,6 +1,6 @@
 """Focused checks for GL301 session-churn, GL302 fetch-churn, GL303 session-leak, GL401
 checkpoint-mismatch, and the forecast story (samples/story); that every sample yields exactly its
-markers is tests/test_samples.py."""
+markers is tests/runtime/test_samples.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLES, line_of, run_in_process, write_program
+from harness import SAMPLES, line_of, run_in_process, write_program
 
 RULES = SAMPLES / "rules"
 _CODES = ("gl301", "gl302", "gl303", "gl401")

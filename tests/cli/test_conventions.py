@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
-from conftest import CHECK_BAD
+from harness import CHECK_BAD
 
 BAD = CHECK_BAD
 
@@ -148,7 +148,7 @@ def _readme_pre_commit_config() -> str:
     """The `repo: local` snippet of docs/pre-commit.md (the README points there)."""
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parent.parent / "docs" / "pre-commit.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "pre-commit.md").read_text()
     return next(block for block in page.split("```yaml\n")[1:] if "repo: local" in block).split("```", 1)[0]
 
 

@@ -65,7 +65,7 @@ def plugin_dist(tmp_path, monkeypatch):
 def _run(linter, source_path):
     import tensorflow as tf
 
-    from inprocess import run_main
+    from harness import run_main
 
     tf.compat.v1.reset_default_graph()
     with instrument(linter):

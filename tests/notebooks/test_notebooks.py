@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from graphlint.cli import main
 from graphlint.static.notebook import read_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "samples" / "notebooks"
 CORPUS = ROOT.parent / "shared" / "corpus"
 _MARK = re.compile(r"#.*?\b(GL\d{3})\b")
