@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import HEADER, SAMPLES, check, check_json, expected_markers, found, line_of, write_program
+from harness import CASES, HEADER, ROOT, SAMPLES, check, check_json, expected_markers, found, line_of, write_program
 from graphlint.cli import main
 from graphlint.config import Config
 from graphlint.static import check_files, collect
@@ -48,20 +48,38 @@ def source(tmp_path):
 
 
 # -- samples ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("path", STATIC_BAD, ids=lambda p: p.name)
-def test_bad_sample_is_flagged_at_its_marked_lines(path):
-    """Every marker of a static code is found on its line, and nothing else is reported —
-    but for the findings :data:`STATIC_ONLY` names, with the reason the runtime differs."""
-    expected = {(c, n) for c, n in expected_markers(path) if c in STATIC}
-    assert expected, path.name
-    extra = {(code, line_of(path, needle)) for code, needle, _ in STATIC_ONLY.get(path.name, ())}
-    assert found(path) == expected | extra
+#: The precision cases (issue 9): a file each, named ``<category>_{bad,good}_<case>.py``.
+PRECISION = sorted(CASES.glob("*.py"))
+STATIC_SAMPLES = STATIC_BAD + CLEAN + PRECISION
 
 
-@pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
-def test_good_and_clean_samples_yield_nothing(path):
-    code, out, err = check(path)
-    assert (code, out.strip(), err) == (0, "graphlint: no findings.", ""), out
+def _sample_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def _marked(path: Path) -> set[tuple[str, int]]:
+    """What `graphlint check` must report on a sample: its markers of a static code (a rule
+    sample also marks what only the runtime finds), plus :data:`STATIC_ONLY`'s findings."""
+    marked = expected_markers(path)
+    if path.parent != CASES:
+        marked = {(c, n) for c, n in marked if c in STATIC}
+    return marked | {(code, line_of(path, needle)) for code, needle, _ in STATIC_ONLY.get(path.name, ())}
+
+
+@pytest.mark.parametrize("path", STATIC_SAMPLES, ids=_sample_id)
+def test_sample_is_flagged_exactly_at_its_marked_lines(path):
+    """A bad sample's every marker of a static code is found on its line and nothing else is
+    reported (but for the findings :data:`STATIC_ONLY` names, with the reason the runtime
+    differs); a good one yields nothing at all, exit 0, nothing on stderr."""
+    marked = _marked(path)
+    assert bool(marked) == ("_bad" in path.name or path in STATIC_BAD), "a bad sample declares its findings"
+    code, out, err = check("--format", "json", path)
+    assert {(f["code"], f["line"]) for f in json.loads(out)["findings"]} == marked
+    assert (code, err) == (1 if marked else 0, "")
+
+
+def test_precision_cases_mark_only_static_codes():
+    assert {c for p in PRECISION for c, _ in expected_markers(p)} <= set(STATIC)
 
 
 def test_every_static_rule_has_both_samples():
