@@ -24,6 +24,7 @@ from harness import (  # noqa: F401  (re-exported)
     is_bad_sample,
     line_of,
     only,
+    read_runs,
     run_driver,
     run_in_process,
     sample_driver,
@@ -31,6 +32,7 @@ from harness import (  # noqa: F401  (re-exported)
     sample_needs,
     sample_rule,
     samples_of,
+    shared_folder,
     write_program,
 )
 
@@ -92,14 +94,20 @@ def pre_commit_snapshot(tmp_path):
 
 @pytest.fixture(scope="session")
 def sample_runs(tmp_path_factory):
-    """``sample_runs(kind)``: every sample of a subprocess driver (``tf2``, ``jax``) that this
-    environment can run, run once per test session: sample path -> result."""
+    """``sample_runs(kind)``: every sample of a subprocess driver (``tf2``, ``jax``, ``torch``)
+    that this environment can run, run once per test run (xdist's workers share it): sample
+    path -> result."""
     done: dict[str, dict] = {}
 
     def runs(kind: str) -> dict:
         if kind not in done:
             paths = [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
-            done[kind] = run_driver(kind, paths, tmp_path_factory.mktemp(kind) / "runs.json") if paths else {}
+            if not paths:
+                done[kind] = {}
+            else:
+                folder = shared_folder(tmp_path_factory, f"samples-{kind}",
+                                       lambda folder: run_driver(kind, paths, folder / "runs.json"))
+                done[kind] = read_runs(folder / "runs.json")
         return done[kind]
 
     return runs

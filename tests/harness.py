@@ -404,18 +404,45 @@ _SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
 def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False) -> dict:
     """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed."""
-    from graphlint.findings import finding_from_dict
-
     command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind, *(["--plain"] if plain else [])]
     proc = subprocess.run(
         [*command, str(out), *map(str, paths)],
         capture_output=True, text=True, env={**os.environ, **DRIVER_ENV[kind], **(env or {})}, timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(out.read_text())
+    return read_runs(out)
+
+
+def read_runs(out: Path) -> dict:
+    """The JSON of a ``tests/sample_driver.py`` run (sample path -> result), findings parsed."""
+    from graphlint.findings import finding_from_dict
+
+    data = json.loads(Path(out).read_text())
     for result in data.values():
         result["findings"] = [finding_from_dict(f) for f in result["findings"]]
     return data
+
+
+def shared_folder(tmp_path_factory, name: str, make) -> Path:
+    """The folder ``name`` that ``make(folder)`` fills once per test run, shared by pytest-xdist's
+    workers: the first to ask makes it while the others wait, so that a batch of programs run
+    in a subprocess (a TensorFlow import, seconds) is run once, not once per worker."""
+    import fcntl
+
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent / f"shared-{run}" if run else base / "shared"
+    root.mkdir(exist_ok=True)
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not (root / f"{name}.done").exists():
+            if folder.exists():
+                shutil.rmtree(folder)  # a worker that failed to make it left it half made
+            folder.mkdir()
+            make(folder)
+            (root / f"{name}.done").touch()
+    return folder
 
 
 def sample_rule(path: Path):

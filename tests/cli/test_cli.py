@@ -258,3 +258,17 @@ def test_keyboard_interrupt_prints_findings_so_far_and_exits_130(cli, program):
     result = invoke(cli, "run", path)
     assert result.exit_code == 130
     assert "KeyboardInterrupt" in result.stderr and "GL103" in result.stderr
+
+
+def test_graphlint_rules_shows_each_rules_frameworks():
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    result = CliRunner().invoke(main, ["rules", "--format", "json"])
+    frameworks = {r["code"]: r["frameworks"] for r in json.loads(result.output)}
+    assert frameworks["GL501"] == frameworks["GL502"] == ["tensorflow", "jax", "torch"]
+    assert frameworks["GL505"] == ["keras", "tf-keras"]
+    assert frameworks["GL101"] == ["tensorflow-v1"] and frameworks["GL001"] == []
+    text = CliRunner().invoke(main, ["rules"]).output
+    assert any(line.startswith("GL501") and " tensorflow+jax+torch " in line for line in text.splitlines())

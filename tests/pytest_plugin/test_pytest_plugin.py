@@ -263,6 +263,7 @@ def test_expect_missing(graphlint):
     )
 
 
+@pytest.mark.slow  # a fresh pytest (a Python that imports TensorFlow)
 def test_fixture_assert_max_traces(suite):
     source = HEADER.replace("tf1.disable_eager_execution()", "") + """
 def test_traces(graphlint):
@@ -286,6 +287,7 @@ def _report(pytester, name, *args):
 SUITE = {"test_a": REBUILT, "test_b": COLLIDES, "test_clean": CLEAN}
 
 
+@pytest.mark.slow  # a fresh pytest (a Python that imports TensorFlow)
 def test_report_file_json_carries_test_ids_and_sarif_validates(suite):
     pytester = suite(**SUITE)
     result, doc = _report(pytester, "report.json")
@@ -313,6 +315,7 @@ def _summary(result):
     return lines[start : end + 1]
 
 
+@pytest.mark.slow  # a fresh pytest (a Python that imports TensorFlow)
 def test_xdist_gives_the_same_findings_summary_report_and_exit_status(suite):
     pytest.importorskip("xdist")
     pytester = suite(**SUITE)
@@ -357,6 +360,7 @@ def test_churns():
 """
 
 
+@pytest.mark.slow  # a fresh pytest (a Python that imports TensorFlow)
 def test_the_report_of_a_test_does_not_depend_on_the_traces_earlier_tests_left(suite):
     """A module-level tf.function's trace cache outlives the test that filled it: the functions
     made while it is traced are part of that trace, wherever it happens — two runs, the second

@@ -20,7 +20,18 @@ import textwrap
 
 import pytest
 
-from harness import GRAPHLINT, TF_ENV, install_plugin, run_driver, run_in_process, run_linted, tf_quiet, write_program
+from harness import (
+    GRAPHLINT,
+    TF_ENV,
+    install_plugin,
+    read_runs,
+    run_driver,
+    run_in_process,
+    run_linted,
+    shared_folder,
+    tf_quiet,
+    write_program,
+)
 
 import tensorflow  # noqa: E402,F401  (a test dependency: if missing, this module fails loudly instead of skipping)
 
@@ -291,18 +302,22 @@ def raising(hook, code):
 
 @pytest.fixture(scope="module")
 def tf2_faults(tmp_path_factory):
-    """EVERY_TF2_EVENT run under graphlint once per TF2 hook with that hook's raising rule:
-    hook -> ``(path, result)``."""
-    tmp_path = tmp_path_factory.mktemp("tf2-faults")
-    site = install_plugin(tmp_path / "site", "raising_rules", RAISING_RULES,
-                          {code: f"Raises_{hook}" for code, hook in TF2_RAISING.items()})
-    paths = {}
-    for code, hook in TF2_RAISING.items():
-        paths[hook] = write_program(tmp_path / hook, EVERY_TF2_EVENT, "events.py")
-        others = ", ".join(f'"{other}"' for other in TF2_RAISING if other != code)
-        (tmp_path / hook / "graphlint.toml").write_text(f"[graphlint]\nignore = [{others}]\n")
-    runs = run_driver("tf2", paths.values(), tmp_path / "runs.json", env={"PYTHONPATH": str(site)})
-    return {hook: (path, runs[str(path)]) for hook, path in paths.items()}
+    """EVERY_TF2_EVENT run under graphlint once per TF2 hook with that hook's raising rule (in
+    one subprocess, once per test run): hook -> ``(path, result)``."""
+
+    def run(folder):
+        site = install_plugin(folder / "site", "raising_rules", RAISING_RULES,
+                              {code: f"Raises_{hook}" for code, hook in TF2_RAISING.items()})
+        for code, hook in TF2_RAISING.items():
+            write_program(folder / hook, EVERY_TF2_EVENT, "events.py")
+            others = ", ".join(f'"{other}"' for other in TF2_RAISING if other != code)
+            (folder / hook / "graphlint.toml").write_text(f"[graphlint]\nignore = [{others}]\n")
+        paths = [folder / hook / "events.py" for hook in TF2_HOOKS]
+        run_driver("tf2", paths, folder / "runs.json", env={"PYTHONPATH": str(site)})
+
+    folder = shared_folder(tmp_path_factory, "faults-tf2", run)
+    runs = read_runs(folder / "runs.json")
+    return {hook: (folder / hook / "events.py", runs[str(folder / hook / "events.py")]) for hook in TF2_HOOKS}
 
 
 @pytest.mark.parametrize("hook", TF1_HOOKS + TF2_HOOKS)

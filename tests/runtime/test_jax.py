@@ -1,5 +1,6 @@
-"""JAX: GL501/GL502 on `jax.jit` (runtime and static), the lazily installed JAX probe, and
-`assert_max_traces` on jitted functions. Real JAX on the CPU; every test that needs JAX skips on
+"""JAX: GL501/GL502 on `jax.jit` at runtime (the static form: tests/static/test_jax_static.py;
+under pytest: tests/pytest_plugin/test_framework_plugins.py), the lazily installed JAX probe,
+and `assert_max_traces` on jitted functions. Real JAX on the CPU; every test that needs JAX skips on
 its own when JAX is not installed.
 
 The samples under ``samples/jax/`` run in ONE subprocess (the ``sample_runs`` fixture,
@@ -19,7 +20,7 @@ import textwrap
 
 import pytest
 
-from harness import SAMPLES, expected_markers, only
+from harness import SAMPLES, only
 
 JAX = SAMPLES / "jax"
 BAD = sorted(JAX.glob("*_bad*.py"))
@@ -255,36 +256,6 @@ def test_a_program_using_tensorflow_and_jax_is_watched_for_both(tmp_path):
     assert lines == {("GL501", 14), ("GL501", 15)}, report["findings"]
 
 
-# -- static GL502 for jax.jit ---------------------------------------------------------------------
-STATIC_CASES = [
-    ("import jax\nfor i in range(3):\n    f = jax.jit(lambda x: x + i)  # hit\n", True),
-    ("from jax import jit as j\ndef predict(x):\n    return j(lambda v: v)(x)  # hit\nfor i in range(3):\n    predict(i)\n", True),
-    ("import jax\ndef serve(x):\n    @jax.jit  # hit\n    def inner(v):\n        return v\n    return inner(x)\nfor i in range(3):\n    serve(i)\n", True),
-    ("import jax\nfrom functools import partial\ndef serve(x):\n    @partial(jax.jit, static_argnums=1)  # hit\n    def inner(v, n):\n        return v\n    return inner(x, 1)\nfor i in range(3):\n    serve(i)\n", True),
-    ("import jax\nfor i in range(3):\n    g = jax.vmap(jax.jit(lambda x: x))  # hit\n", True),
-    ("import jax\n\n@jax.jit\ndef f(x):\n    return x\nfor i in range(3):\n    f(i)\n", False),
-    ("import jax\nclass Model:\n    def __init__(self):\n        self.fast = jax.jit(self.slow)\n    def slow(self, x):\n        return x\n", False),
-    ("import jax\nfast = jax.jit(lambda x: x)\ndef predict(x):\n    return fast(x)\nfor i in range(3):\n    predict(i)\n", False),
-]
-
-
-@pytest.mark.parametrize("source, hit", STATIC_CASES, ids=range(len(STATIC_CASES)))
-def test_static_gl502_for_jax_jit(tmp_path, source, hit):
-    """No JAX needed: `graphlint check` only parses."""
-    from graphlint.config import Config
-    from graphlint.registry import discover_rules
-    from graphlint.static import check_file
-
-    path = tmp_path / "prog.py"
-    path.write_text(source)
-    rules = [cls for cls in discover_rules(plugins=False).values() if "static" in cls.engines]
-    found = [f for f in check_file(str(path), rules, Config(select=["GL502"])).findings]
-    want = [n for n, line in enumerate(source.splitlines(), 1) if "# hit" in line]
-    assert [f.location.line for f in found] == (want if hit else [])
-    for f in found:
-        assert "jitted function" in f.message and "jax.jit" in f.fix
-
-
 # -- TensorFlow's probes are installed lazily too: its own messages stay as under python -----------
 @pytest.mark.slow
 def test_tensorflow_imported_by_the_program_still_hides_graphlints_launcher_frames(tmp_path):
@@ -309,78 +280,6 @@ def test_tensorflow_imported_by_the_program_still_hides_graphlints_launcher_fram
     assert "click" not in proc.stderr and "graphlint/cli.py" not in proc.stderr
 
 
-@pytest.mark.slow
-def test_pytest_graphlint_reports_a_jax_tests_retracing(tmp_path):
-    if not HAS_JAX:
-        pytest.skip("JAX is not installed")
-    (tmp_path / "test_model.py").write_text(
-        textwrap.dedent(
-            """
-            import jax
-            import jax.numpy as jnp
-
-            @jax.jit
-            def norm(x):
-                return jnp.sqrt(jnp.sum(x * x))
-
-            def test_norms():
-                for n in range(1, 8):
-                    assert norm(jnp.ones((n,))) > 0
-
-            def test_clean():
-                assert norm(jnp.ones((3,))) > 0
-            """
-        )
-    )
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--graphlint",
-         "--graphlint-report", str(tmp_path / "report.json")],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
-    )
-    report = json.loads((tmp_path / "report.json").read_text())
-    found = [(f["code"], f["test"], f["line"]) for f in report["findings"]]
-    assert found == [("GL501", "test_model.py::test_norms", 11)], proc.stdout[-3000:]
-
-
-def test_graphlint_rules_shows_each_rules_frameworks():
-    from click.testing import CliRunner
-
-    from graphlint.cli import main
-
-    result = CliRunner().invoke(main, ["rules", "--format", "json"])
-    frameworks = {r["code"]: r["frameworks"] for r in json.loads(result.output)}
-    assert frameworks["GL501"] == frameworks["GL502"] == ["tensorflow", "jax", "torch"]
-    assert frameworks["GL505"] == ["keras", "tf-keras"]
-    assert frameworks["GL101"] == ["tensorflow-v1"] and frameworks["GL001"] == []
-    text = CliRunner().invoke(main, ["rules"]).output
-    assert any(line.startswith("GL501") and " tensorflow+jax+torch " in line for line in text.splitlines())
-
-
-@pytest.mark.parametrize(
-    "jitted, words",
-    [
-        ("lambda v: v", "a new jitted function, traced and compiled again, on every call"),
-        ("inner", "a new jitted function, traced and compiled again, on every call"),
-        ("f", "a new jitted wrapper around `f`, which JAX may trace and compile again, on every call"),
-        ("fn", "traced again unless JAX finds the same function object in its cache, on every call"),
-    ],
-)
-def test_static_gl502_says_what_rejitting_costs_by_what_is_jitted(tmp_path, jitted, words):
-    from graphlint.config import Config
-    from graphlint.registry import discover_rules
-    from graphlint.static import check_file
-
-    path = tmp_path / "prog.py"
-    path.write_text(
-        "import jax\n\ndef f(x):\n    return x\n\ndef predict(x, fn):\n    def inner(v):\n        return v\n"
-        f"    return jax.jit({jitted})(x)\n\nfor i in range(3):\n    predict(i, f)\n"
-    )
-    rules = [cls for cls in discover_rules(plugins=False).values() if "static" in cls.engines]
-    (finding,) = check_file(str(path), rules, Config(select=["GL502"])).findings
-    assert finding.location.line == 9 and finding.message.endswith(words), finding.message
-
-
 @needs_jax
 def test_gl502_runtime_counts_jit_inside_vmap_made_in_a_loop():
     import jax
@@ -391,19 +290,3 @@ def test_gl502_runtime_counts_jit_inside_vmap_made_in_a_loop():
             jax.vmap(jax.jit(lambda x: x * 2))(jnp.ones((3, 2)))
 
     assert [f.code for f in _findings(run)] == ["GL502"]
-
-
-def test_graphlint_check_on_the_jax_samples_finds_only_the_static_gl502():
-    """No JAX needed: the static engine reads JAX-only files too (none imports TensorFlow)."""
-    from graphlint.config import Config
-    from graphlint.registry import discover_rules
-    from graphlint.static import check_file
-
-    rules = [cls for cls in discover_rules(plugins=False).values() if cls.checks_statically()]
-    found = {
-        (path.name, f.code, f.location.line)
-        for path in BAD + GOOD
-        for f in check_file(str(path), rules, Config()).findings
-    }
-    bad = JAX / "gl502_jax_bad.py"
-    assert found == {(bad.name, code, line) for code, line in expected_markers(bad)}

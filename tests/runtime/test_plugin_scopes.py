@@ -4,7 +4,6 @@ scope into the next; isolation kept."""
 
 from __future__ import annotations
 
-import textwrap
 
 import pluggy
 import pytest
@@ -347,88 +346,3 @@ def test_a_rule_unregistered_directly_leaves_nothing_behind():
     linter.hook.graphlint_graph_created(**_graph(1))
     assert all(rule.seen == [] for rule in scope.rules if isinstance(rule, Counter))
     assert scope.finish() == []
-
-
-# -- through pytest ------------------------------------------------------------------------------
-HEADER = """\
-import pytest
-import tensorflow as tf
-
-tf1 = tf.compat.v1
-tf1.disable_eager_execution()
-tf1.reset_default_graph()
-
-
-def forecast(sess):
-    inputs = tf1.placeholder(tf.float32, [None, 4])
-    return sess.run(tf.reduce_sum(inputs), {inputs: [[1.0] * 4]})
-"""
-
-
-def test_a_finding_of_one_test_is_neither_repeated_nor_counted_in_the_next(pytester):
-    pytester.makepyfile(
-        test_a=HEADER
-        + textwrap.dedent(
-            """
-            def test_twice():
-                with tf1.Session() as sess:
-                    forecast(sess)
-                    forecast(sess)
-
-
-            def test_three_times():
-                with tf1.Session() as sess:
-                    forecast(sess)
-                    forecast(sess)
-                    forecast(sess)
-
-
-            def test_once():
-                with tf1.Session() as sess:
-                    forecast(sess)
-            """
-        )
-    )
-    result = pytester.runpytest_inprocess("--graphlint", "-p", "no:randomly")
-    result.assert_outcomes(passed=3)
-    out = result.stdout.str()
-    assert out.count("test_a.py::test_twice: ") == 1 and out.count("test_a.py::test_three_times: ") == 1
-    assert "test_a.py::test_once" not in out  # nothing carried over from the two before
-    twice = next(line for line in out.splitlines() if "test_a.py::test_twice: " in line)
-    three = next(line for line in out.splitlines() if "test_a.py::test_three_times: " in line)
-    assert "2 times" in twice and "3 times" in three  # each test's count starts from zero
-
-
-def test_a_finding_during_teardown_is_the_tests_and_a_fresh_scope_judges_it(pytester):
-    pytester.makepyfile(
-        test_b=HEADER
-        + textwrap.dedent(
-            """
-            @pytest.fixture
-            def rebuilds_on_teardown():
-                yield
-                with tf1.Session() as sess:
-                    forecast(sess)
-                    forecast(sess)
-
-
-            def test_call_rebuilds_too(rebuilds_on_teardown):
-                with tf1.Session() as sess:
-                    forecast(sess)
-                    forecast(sess)
-                    forecast(sess)
-
-
-            def test_after():
-                pass
-            """
-        )
-    )
-    result = pytester.runpytest_inprocess("--graphlint", "--graphlint-fail-on=warning", "-p", "no:randomly")
-    result.assert_outcomes(passed=1, failed=1, errors=1)
-    out = result.stdout.str()
-    assert "graphlint found 1 problem during teardown" in out
-    lines = [line for line in out.splitlines() if line.startswith("  test_b.py::")]
-    assert len(lines) == 2 and all(line.startswith("  test_b.py::test_call_rebuilds_too: ") for line in lines)
-    assert sorted("3 times" in line for line in lines) == [False, True]  # the call's 3, the teardown's 2
-    assert any("2 times" in line for line in lines)

@@ -1,4 +1,5 @@
-"""TF2 rules (GL501-GL504) on their samples, the tf.function/Keras probes, and the plugin.
+"""TF2 rules (GL501-GL504) on their samples and the tf.function/Keras probes (under pytest:
+tests/pytest_plugin/test_framework_plugins.py).
 
 TF1 samples turn eager execution off for the whole process, so the TF2 samples run in ONE
 separate eager process (the ``sample_runs`` fixture, ``tests/sample_driver.py``) and the tests
@@ -271,46 +272,3 @@ def test_function_probe_keeps_no_strong_reference_to_functions():
     (_, fid, by_user), released = events
     assert by_user is True
     assert released == ("released", fid)
-
-
-# -- the pytest plugin -------------------------------------------------------------------------
-PLUGIN_TESTS = """
-import tensorflow as tf
-
-
-@tf.function
-def scale(x, factor):
-    return x * factor
-
-
-def test_retraces():
-    for i in range(8):
-        scale(tf.ones([2]), float(i))
-
-
-def test_clean():
-    for i in range(8):
-        scale(tf.ones([2]), tf.constant(float(i)))
-
-
-def test_fixture_limits_traces(graphlint):
-    @tf.function
-    def double(x):
-        return 2 * x
-
-    with graphlint.assert_max_traces(double, 2):
-        for n in range(1, 5):
-            double(tf.ones([n]))
-"""
-
-
-@pytest.mark.slow
-def test_plugin_reports_gl501_per_test_and_the_fixture_limits_traces(pytester):
-    pytester.makepyfile(test_tf2=PLUGIN_TESTS)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--graphlint", "-W", "ignore::DeprecationWarning")
-    result.assert_outcomes(passed=2, failed=1)
-    out = result.stdout.str()
-    assert "test_tf2.py::test_retraces:" in out
-    assert "`scale()` was traced 8 times" in out and "`factor` (float) 0.0 → 1.0 → 2.0 → 3.0 → …" in out
-    assert "test_tf2.py::test_clean:" not in out
-    assert "double was traced 4 times in the block (at most 2 expected)" in out

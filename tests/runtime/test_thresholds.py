@@ -3,14 +3,16 @@ the docs say so in one wording; GL501 tells values apart whole, not by their sho
 
 Each program runs with its configuration as `graphlint run --config` reads it (``load``): the
 TF1 programs in this process, the TF2 ones (they need eager execution) all in one eager
-subprocess (tests/sample_driver.py, started once for the module)."""
+subprocess (tests/sample_driver.py, started once per test run)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from graphlint.config import load
-from harness import ROOT, run_driver, run_linted, write_program
+from harness import ROOT, read_runs, run_driver, run_linted, shared_folder, write_program
 
 TF1 = "import tensorflow as tf\ntf1 = tf.compat.v1\ntf1.disable_eager_execution()\n"
 
@@ -58,24 +60,35 @@ def _is_tf2(program: str) -> bool:
     return not program.startswith(TF1)
 
 
-@pytest.fixture(scope="module")
-def tf2_runs(tmp_path_factory):
-    """Every TF2 program of this module run under graphlint in one eager subprocess, each with
-    its configuration: name -> result."""
-    tmp_path = tmp_path_factory.mktemp("tf2")
-    paths = {f"strings-{where}": write_program(tmp_path / where, _tag_program(value), "x.py")
+def _tf2_programs(folder):
+    """Every TF2 program of this module, written under ``folder``: name -> path."""
+    paths = {f"strings-{where}": write_program(folder / where, _tag_program(value), "x.py")
              for where, value in LONG_STRINGS.items()}
     for code, option, value, others, program in THRESHOLDS:
         if _is_tf2(program):
             for n in (value, value + 1):
-                paths[code, option, n] = _program(tmp_path, code, option, value, others, program, n)
-    runs = run_driver("tf2", paths.values(), tmp_path / "runs.json")
-    return {name: runs[str(path)] for name, path in paths.items()}
+                paths[f"{code}-{option}-{n}"] = _program(folder, code, option, value, others, program, n)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def tf2_runs(tmp_path_factory):
+    """Every TF2 program of this module run under graphlint in one eager subprocess (once per
+    test run), each with its configuration: name -> result."""
+
+    def run(folder):
+        paths = _tf2_programs(folder)
+        (folder / "names.json").write_text(json.dumps({name: str(path) for name, path in paths.items()}))
+        run_driver("tf2", paths.values(), folder / "runs.json")
+
+    folder = shared_folder(tmp_path_factory, "thresholds-tf2", run)
+    runs = read_runs(folder / "runs.json")
+    return {name: runs[path] for name, path in json.loads((folder / "names.json").read_text()).items()}
 
 
 def _fires(tmp_path, tf2_runs, code, option, value, others, program, n) -> bool:
     if _is_tf2(program):
-        result = tf2_runs[code, option, n]
+        result = tf2_runs[f"{code}-{option}-{n}"]
         findings, status = result["findings"], result["status"]
     else:
         path = _program(tmp_path, code, option, value, others, program, n)
