@@ -37,6 +37,7 @@ def test_every_tf2_code_has_both_samples():
         assert (RULES / f"{code}_good.py").is_file(), code
 
 
+@pytest.mark.slow  # a second eager Python with TensorFlow, running the samples plainly
 def test_instrumented_programs_print_and_return_the_same_as_plain_python(runs, tmp_path):
     plain = run_driver("tf2", BAD + GOOD, tmp_path / "plain.json", plain=True)
     assert _run(runs, "gl501_good.py")["stdout"].splitlines()[-1] == "traces: 1 3"
