@@ -72,7 +72,7 @@ def _plugin_suite(pytester, **files):
 def test_pytest_plugin_survives_program_faults(pytester):
     _plugin_suite(
         pytester,
-        test_faults=PLUGIN_FAULTS,
+        test_program_faults=PLUGIN_FAULTS,  # (not test_faults: the name of a module of this suite)
         test_import_error="import tensorflow\nraise ImportError('module cannot load')\n",
     )
     result = pytester.runpytest_inprocess("--graphlint", "--continue-on-collection-errors", "-W", "ignore")
@@ -81,13 +81,13 @@ def test_pytest_plugin_survives_program_faults(pytester):
     # the thread's GL103 fails its test (an error finding), the forking test passes
     assert outcomes == {"failed": 3, "passed": 2, "errors": 1}, result.stdout.str()
     text = result.stdout.str()
-    assert "FAILED test_faults.py::test_c_thread_fails - graphlint found 1 problem" in text
+    assert "FAILED test_program_faults.py::test_c_thread_fails - graphlint found 1 problem" in text
     assert "SystemExit: 3" in text
     assert "RuntimeError: program error" in text and "module cannot load" in text
     assert "INTERNALERROR" not in text and "GL000" not in text
     # findings of a failing test, of a test that exits and of a thread are still summarized
     for test in ("test_a_raises_after_a_finding", "test_b_exits", "test_c_thread_fails"):
-        assert re.search(rf"test_faults.py::{test}: .*test_faults.py:\d+: `with tf.Graph\(\):`", text), test
+        assert re.search(rf"test_program_faults.py::{test}: .*test_program_faults.py:\d+: `with tf.Graph\(\):`", text), test
     # forked workers inherit the probes but report nothing; the parent reports no GL103 there
     assert "test_d_forks: " not in text
 
