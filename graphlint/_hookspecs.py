@@ -15,7 +15,7 @@ summaries, shapes) are defined in :mod:`graphlint.events`. Specs only ever gain 
 arguments.
 
 Hooks marked *plugin-only* have no built-in rule: they are fired for third-party rules
-(``tests/test_reliability.py`` registers a plugin on every hook and checks it is called).
+(``tests/runtime/test_faults.py`` registers a plugin on every hook and checks it is called).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import tensorflow  # noqa: F401  imported once, before any fork; no session or e
 
 def plain(path: str) -> int:
     """As ``python PATH`` would run it: its exit status."""
-    from inprocess import run_main
+    from harness import run_main
 
     return run_main(path).status
 

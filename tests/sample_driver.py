@@ -1,7 +1,8 @@
 """Run sample programs under graphlint in ONE fresh process; write what each did as JSON.
 
 ``python tests/sample_driver.py {tf2,jax,torch} [--plain] OUT.json SAMPLE.py...``: each sample runs as
-``__main__`` with fresh rules (as ``graphlint run`` would), one after the other; the tests read
+``__main__`` with fresh rules and the configuration of its folder (as ``graphlint run`` would
+there: the closest ``graphlint.toml`` or ``pyproject.toml``), one after the other; the tests read
 OUT.json (sample path -> status, findings, stdout, stderr, whether ``tensorflow`` was imported).
 
 - ``tf2``: TensorFlow in eager mode, seeded before each sample (the same values with and without
@@ -24,10 +25,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
 def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
+    from graphlint.config import load
     from graphlint.findings import finding_to_dict
     from graphlint.instrument import instrument
     from graphlint.linter import Linter
-    from inprocess import run_main
+    from harness import run_main
 
     tf = None
     if kind == "tf2":
@@ -40,7 +42,7 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False) -> int:
             tf.keras.utils.set_random_seed(0)
         if kind == "torch" and "torch._dynamo" in sys.modules:
             sys.modules["torch._dynamo"].reset()
-        linter = Linter()
+        linter = Linter(load(None, start=os.path.dirname(path)))
         cwd = os.getcwd()
         os.chdir(os.path.dirname(path))
         stdout, stderr = io.StringIO(), io.StringIO()

@@ -128,7 +128,7 @@ class GraphProbe(SessionPatches, Probe):
             local.busy = True
             try:
                 # the spec's arguments in its order: graph, graph_id, graph_kind, op, inputs,
-                # index, stack, site (tests/test_probes.py checks it)
+                # index, stack, site (tests/runtime/test_probes.py checks it)
                 hook.deliver((graph, info.gid, info.kind, op, inputs, graph.version, stack, stack.site))
             except Exception as exc:  # the probe's bug, said once
                 probe.internal(exc, hook.name)

@@ -5,6 +5,7 @@ interpreter (forkserver) must not either."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from harness import cli
 
 NAMES = ["tomllib", "symtable", "pathspec", "concurrent", "multiprocessing", "typing_extensions"]
 FIXABLE = "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
@@ -103,3 +106,88 @@ def test_a_program_run_with_python_m_that_imports_graphlint_keeps_its_path(tmp_p
     (tmp_path / "helper.py").write_text("")
     proc = subprocess.run([sys.executable, "-m", "mine"], cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD)
     assert proc.returncode == 0 and proc.stdout.strip() == str(tmp_path), proc.stderr
+
+
+def test_python_m_graphlint_cli_does_not_import_rules_from_the_checked_folder(tmp_path):
+    dist = tmp_path / "evil-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[graphlint]\nGL900 = evil_rule:Rule\n")
+    (tmp_path / "evil_rule.py").write_text("open('PWNED', 'w').close()\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    proc = subprocess.run([sys.executable, "-m", "graphlint.cli", "check", "a.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_check_never_imports_or_runs_files_even_in_parallel(tmp_path, monkeypatch):
+    marker = tmp_path / "ran"
+    body = f"import tensorflow as tf\nopen({str(marker)!r}, 'w').write('x')\nraise SystemExit(9)\n"
+    for i in range(70):  # enough files for the process pool
+        (tmp_path / f"m{i}.py").write_text(body)
+    (tmp_path / "__init__.py").write_text(body)
+    (tmp_path / "conftest.py").write_text(body)
+    monkeypatch.chdir(tmp_path)
+    before = set(sys.modules)
+    result = cli("check", "--jobs", "2", ".")
+    assert result.exit_code == 0, result.output
+    assert not marker.exists()
+    checked = {f"m{i}" for i in range(70)} | {"conftest", "__init__"}
+    assert not checked & (set(sys.modules) - before)
+
+STATIC_PLUGIN = '''
+from graphlint import Rule
+
+
+class EveryFile(Rule):
+    """Flags line 1 of every file.
+
+    ## What it does
+    x
+    ## Why is this bad?
+    x
+    ## Example
+    x
+    ## Use instead
+    x
+    """
+
+    code = "XY300"
+    name = "every-file"
+    summary = "every file"
+    fix = "none"
+    engines = ("static",)
+
+    def check_module(self, module):
+        self.report("flagged", module.location(module.tree.body[0]) if module.tree.body else None)
+'''
+
+@pytest.mark.parametrize("how", ["none", "flag", "env"])
+def test_check_loads_plugins_only_from_entry_points_and_can_disable_them(tmp_path, monkeypatch, how):
+    plugin_dir = tmp_path / "site"
+    plugin_dir.mkdir()
+    (plugin_dir / "xy_static.py").write_text(STATIC_PLUGIN)
+    info = plugin_dir / "xy_static-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xy-static\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[graphlint]\nXY300 = xy_static:EveryFile\n")
+    monkeypatch.syspath_prepend(str(plugin_dir))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.py").write_text("import tensorflow as tf\n")
+    # a rule module lying in the checked tree (or on the path) but not installed is never loaded
+    (work / "graphlint_rules.py").write_text(STATIC_PLUGIN.replace("XY300", "XY400"))
+    monkeypatch.chdir(work)
+    args = ["check", "--format", "json", "."]
+    if how == "flag":
+        args.insert(1, "--no-plugins")
+    if how == "env":
+        monkeypatch.setenv("GRAPHLINT_DISABLE_PLUGINS", "1")
+    result = cli(*args)
+    codes = {f["code"] for f in json.loads(result.stdout)["findings"]}
+    assert "XY400" not in codes
+    assert ("XY300" in codes) == (how == "none"), result.output
+    if how != "none":
+        extra = ["--no-plugins"] if how == "flag" else []
+        assert cli("check", *extra, "--select", "XY300", ".").exit_code == 2  # then it is unknown

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import SAMPLES, line_of, only, run_in_process
+from harness import SAMPLES, line_of, only, run_in_process
 
 STORY = SAMPLES / "story" / "forecast_1_rebuilt.py"
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from graphlint.cli import main
 from graphlint.static.cache import FORMAT
-from conftest import CHECK_BAD
+from harness import CHECK_BAD
 
 BAD = CHECK_BAD
 

@@ -14,7 +14,7 @@ import textwrap
 import time
 
 import pytest
-from conftest import install_plugin
+from harness import install_plugin
 
 GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
 HANG_GUARD = 120

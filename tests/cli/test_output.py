@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
-from conftest import CHECK_BAD
+from harness import CHECK_BAD
 
 BAD = CHECK_BAD
 FIXED = BAD.replace("with tf.Graph():", "with tf.Graph().as_default():")

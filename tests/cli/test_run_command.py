@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from test_hostile import GRAPHLINT, gl, one_line_error, unprivileged
+from harness import GRAPHLINT, gl, one_line_error, unprivileged
 
 
 def test_everything_after_dash_m_module_belongs_to_the_module(tmp_path):

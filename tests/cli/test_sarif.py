@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from graphlint.cli import main
 from graphlint.findings import Finding, Location, Severity
 from graphlint.sarif import uri
-from conftest import CHECK_BAD
+from harness import CHECK_BAD
 
 BAD = CHECK_BAD
 

@@ -90,15 +90,3 @@ def test_a_marker_typo_is_a_collection_error_with_or_without_the_option(suite, a
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*ERROR collecting test_s.py*", f"*test_s.py::test_typo: *{message}*"])
     assert "Traceback" not in result.stdout.str()
-
-
-def test_a_warning_made_an_error_points_at_the_tests_line(pytester):
-    from test_pytest_plugin import REBUILT
-
-    pytester.makepyfile(test_s=REBUILT)
-    line = REBUILT.splitlines().index("def test_rebuilds_per_call():") + 1
-    result = pytester.runpytest_inprocess("--graphlint", "-W", "error::graphlint.plugin.GraphlintWarning")
-    result.assert_outcomes(failed=1)
-    out = result.stdout.str()
-    result.stdout.fnmatch_lines([f"test_s.py:{line}: GraphlintWarning (an error by the warning filter)", "*GL101*"])
-    assert "graphlint/plugin.py" not in out and "Traceback" not in out

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLES, expected_markers, is_bad_sample, line_of
+from harness import SAMPLES, expected_markers, is_bad_sample, line_of
 
 PYTEST_SAMPLES = SAMPLES / "pytest"
 PATHS = sorted(PYTEST_SAMPLES.glob("*.py"))

@@ -15,7 +15,7 @@ import json
 
 from click.testing import CliRunner
 
-from conftest import run_in_process
+from harness import run_in_process
 from graphlint.cli import main
 
 SWEEP = """\

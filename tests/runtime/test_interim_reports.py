@@ -1,12 +1,12 @@
 """Interim reports (graphlint.child): what ``finish()`` would report now, judged on copies of
 the rules, which carry on untouched. Run in this process on every TF1 sample (the other
-samples run in subprocesses: tests/test_samples.py)."""
+samples run in subprocesses: tests/runtime/test_samples.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import SAMPLE_PATHS, SAMPLES, is_bad_sample, sample_driver
+from harness import SAMPLE_PATHS, SAMPLES, is_bad_sample, sample_driver
 from graphlint.child import judged_copy, pickled_copy
 
 #: the bad ones (a good twin has nothing to report either way)
@@ -19,7 +19,7 @@ def test_an_interim_report_at_the_end_is_the_final_report_and_changes_nothing(pa
 
     from graphlint.instrument import instrument
     from graphlint.linter import Linter, Sink
-    from inprocess import run_main
+    from harness import run_main
 
     tf.compat.v1.reset_default_graph()
     monkeypatch.chdir(path.parent)

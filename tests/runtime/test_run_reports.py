@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from test_run_transparency import GRAPHLINT, HANG_GUARD, TF_ENV, ZIP_TIME, assert_same, run_both
+from harness import GRAPHLINT, HANG_GUARD, TF_ENV, ZIP_TIME, assert_same, run_both
 
 pytestmark = pytest.mark.slow
 

@@ -13,101 +13,14 @@ Most are plain Python; those that start TensorFlow in a child are marked slow.
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shutil
 import signal
 import subprocess
-import sys
-import textwrap
 import time
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
-with open(GRAPHLINT, "rb") as _script:  # the interpreter graphlint runs on, and runs programs with
-    PYTHON = _script.readline()[2:].decode().strip()
-TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3"}
-_TF_LOG = re.compile(rb"^(?:[IWE]\d{4} .*|WARNING: All log messages before absl.*)\n", re.M)
-#: a file time for the members of zip archives, so that both runs make the same archive
-ZIP_TIME = 946_684_800  # 2000-01-01
-HANG_GUARD = 240  # seconds: only ever reached by a program that hangs
-
-
-@dataclass
-class Ran:
-    stdout: bytes
-    stderr: bytes
-    returncode: int
-    files: dict[str, bytes]
-    report: dict | None = None
-
-    @property
-    def codes(self) -> list[tuple[str, int]]:
-        return sorted((f["code"], f["line"]) for f in (self.report or {}).get("findings", []))
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-
-
-def _reset(folder: Path, files: dict[str, str | bytes]) -> None:
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir()
-    for name, content in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str):
-            content = textwrap.dedent(content).encode()
-        path.write_bytes(content)
-
-
-def run_both(tmp_path: Path, files: dict, args: list[str], *, stdin: bytes | None = None, env=None,
-             graphlint_options=(), prepare=None) -> tuple[Ran, Ran]:
-    """``files`` written to a fresh folder, then ``python ARGS`` and ``graphlint run ARGS`` there,
-    each from the same starting files; ``prepare(folder)`` runs after the files are written."""
-    folder = tmp_path / "prog"
-    report = tmp_path / "report.json"
-    environ = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
-    environ.update(env or {})
-    runs = []
-    for command in (
-        [PYTHON, *args],
-        [GRAPHLINT, "run", "--exit-zero", "--format", "json", "--output", str(report), *graphlint_options, *args],
-    ):
-        _reset(folder, files)
-        if prepare is not None:
-            prepare(folder)
-        if report.exists():
-            report.unlink()
-        proc = subprocess.run(command, cwd=folder, input=stdin, capture_output=True, env=environ,
-                              timeout=HANG_GUARD, stdin=None if stdin is not None else subprocess.DEVNULL)
-        runs.append(Ran(proc.stdout, proc.stderr, proc.returncode, _snapshot(folder),
-                        json.loads(report.read_text()) if report.exists() else None))
-    return runs[0], runs[1]
-
-
-def assert_same(py: Ran, ours: Ran, *, tf: bool = False) -> None:
-    quiet = _TF_LOG.sub if tf else (lambda _, b: b)
-    assert ours.stdout == py.stdout
-    assert quiet(b"", ours.stderr) == quiet(b"", py.stderr), ours.stderr.decode(errors="replace")[-3000:]
-    assert ours.files == py.files
-    assert ours.returncode == py.returncode, ours.stderr.decode(errors="replace")[-3000:]
-    assert ours.report is not None, "graphlint wrote no report"
-    program = ours.report["program"]
-    if py.returncode < 0:
-        assert program == {"exit_status": None, "signal": signal.Signals(-py.returncode).name}
-    else:
-        assert program == {"exit_status": py.returncode, "signal": None}
-
+from harness import GRAPHLINT, HANG_GUARD, PYTHON, ZIP_TIME, Ran, assert_same, run_both, snapshot, write_folder
 
 def same(tmp_path, source: str, *args: str, name: str = "prog.py", extra: dict | None = None, **kw) -> Ran:
     """``source`` as ``name`` (plus ``extra`` files) run both ways: identical; graphlint's run."""
@@ -253,7 +166,7 @@ def test_ctrl_c_during_a_long_c_call_reaches_the_programs_except_keyboardinterru
     folder = tmp_path / "prog"
     results = []
     for command in ([PYTHON, "prog.py"], [GRAPHLINT, "run", "--output", str(tmp_path / "r.txt"), "prog.py"]):
-        _reset(folder, {"prog.py": CTRL_C})
+        write_folder(folder, {"prog.py": CTRL_C})
         proc = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
         try:
@@ -264,7 +177,7 @@ def test_ctrl_c_during_a_long_c_call_reaches_the_programs_except_keyboardinterru
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-        results.append((out, err, proc.returncode, _snapshot(folder)))
+        results.append((out, err, proc.returncode, snapshot(folder)))
     assert results[0] == (b"saved\n", b"", 0, {"prog.py": CTRL_C.encode(), "saved.txt": b"checkpoint"})
     assert results[1] == results[0]
 
@@ -407,6 +320,8 @@ def test_the_program_is_found_and_placed_as_python_does(tmp_path, layout):
         def prepare(folder):
             import py_compile
 
+            # the bytecode records the source's mtime: the same both times, however slow the machine
+            os.utime(folder / "real" / "x.py", (ZIP_TIME, ZIP_TIME))
             py_compile.compile(str(folder / "real" / "x.py"), cfile=str(folder / "x.pyc"), doraise=True)
         args = ["x.pyc", "arg"]
     elif layout == "safe-path":

@@ -3,7 +3,7 @@ and its values or shapes, dynamo's failed guard, the calling line, the fix — o
 
 The samples run in ONE subprocess (``sample_runs("torch")``, ``tests/sample_driver.py torch``)
 that never imports TensorFlow; that every bad sample yields exactly its markers and every good
-twin nothing is tests/test_samples.py. Backends are ``eager``/``aot_eager``, and inductor for
+twin nothing is tests/runtime/test_samples.py. Backends are ``eager``/``aot_eager``, and inductor for
 the GL502 pair.
 """
 
@@ -13,7 +13,7 @@ import importlib.util
 
 import pytest
 
-from conftest import SAMPLES, line_of, only
+from harness import SAMPLES, line_of, only
 from graphlint.config import Config
 from graphlint.registry import discover_rules
 from graphlint.static import check_file

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 from click.testing import CliRunner
-from conftest import install_plugin
+from harness import install_plugin
 
 from graphlint.cli import main
 from graphlint.config import Config

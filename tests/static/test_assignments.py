@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT, SAMPLES
+from harness import ROOT, SAMPLES
 from graphlint.static.model.module import Module
 from graphlint.static.model.values import LEAVES, _bind, assignments, walk_scope
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_check import found
+from harness import found
 
 CV = """\
 import numpy as np

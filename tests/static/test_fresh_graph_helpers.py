@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_check import found
+from harness import found, write_program
 
 SWEEP = """\
 import numpy as np
@@ -69,40 +69,34 @@ for n in (3, 3, 3):
 RESETS = ["    tf1.reset_default_graph()\n", "    tf.compat.v1.reset_default_graph()\n"]
 
 
-def _write(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 @pytest.mark.parametrize("reset", RESETS)
 def test_a_sweep_through_a_reset_helper_of_the_file_is_silent(tmp_path, reset):
-    path = _write(tmp_path, "sweep.py", SWEEP.format(imports="", reset=reset, helper="reset_graph"))
+    path = write_program(tmp_path, name="sweep.py", body=SWEEP.format(imports="", reset=reset, helper="reset_graph"))
     assert found("--no-cache", str(path)) == set()
 
 
 def test_a_sweep_whose_helper_does_not_reset_is_found(tmp_path):
-    path = _write(tmp_path, "sweep.py", SWEEP.format(imports="", reset="", helper="reset_graph"))
+    path = write_program(tmp_path, name="sweep.py", body=SWEEP.format(imports="", reset="", helper="reset_graph"))
     assert found("--no-cache", str(path)) == SWEEP_BAD
 
 
 def test_a_reset_under_a_branch_of_the_helper_is_no_fresh_start(tmp_path):
     reset = "    if seed is None:\n        tf1.reset_default_graph()\n"
-    path = _write(tmp_path, "sweep.py", SWEEP.format(imports="", reset=reset, helper="reset_graph"))
+    path = write_program(tmp_path, name="sweep.py", body=SWEEP.format(imports="", reset=reset, helper="reset_graph"))
     assert found("--no-cache", str(path)) == {(code, line + 2) for code, line in SWEEP_BAD}
 
 
 def test_a_reset_helper_of_another_module_is_followed(tmp_path):
-    _write(tmp_path, "tools.py", "import tensorflow as tf\n\n\ndef fresh_graph():\n    tf.compat.v1.reset_default_graph()\n")
+    write_program(tmp_path, name="tools.py", body="import tensorflow as tf\n\n\ndef fresh_graph():\n    tf.compat.v1.reset_default_graph()\n")
     body = SWEEP.format(imports="from tools import fresh_graph", reset="", helper="fresh_graph")
-    path = _write(tmp_path, "sweep.py", body)
+    path = write_program(tmp_path, name="sweep.py", body=body)
     assert found("--no-cache", str(path), cwd=tmp_path) == set()
-    _write(tmp_path, "tools.py", "import tensorflow as tf\n\n\ndef fresh_graph():\n    tf.compat.v1.get_default_graph()\n")
+    write_program(tmp_path, name="tools.py", body="import tensorflow as tf\n\n\ndef fresh_graph():\n    tf.compat.v1.get_default_graph()\n")
     assert found("--no-cache", str(path), cwd=tmp_path) == SWEEP_BAD
 
 
 def test_a_model_class_whose_constructor_resets_the_graph_is_built_fresh(tmp_path):
-    good = _write(tmp_path, "good.py", MODEL_CLASS.format(reset="        tf1.reset_default_graph()\n"))
+    good = write_program(tmp_path, name="good.py", body=MODEL_CLASS.format(reset="        tf1.reset_default_graph()\n"))
     assert found("--no-cache", str(good)) == set()
-    bad = _write(tmp_path, "bad.py", MODEL_CLASS.format(reset=""))
+    bad = write_program(tmp_path, name="bad.py", body=MODEL_CLASS.format(reset=""))
     assert found("--no-cache", str(bad)) == {("GL101", 10), ("GL101", 16), ("GL301", 17)}

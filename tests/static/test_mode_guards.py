@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_check import found
+from harness import found
 
 LOOP = """\
 import numpy as np

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from test_check import check_json, found
+from harness import check_json, found
 
 HANDLER = """\
 import numpy as np

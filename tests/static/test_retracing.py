@@ -11,13 +11,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, SAMPLES, expected_markers, line_of
+from harness import ROOT, SAMPLES, expected_markers, line_of, write_program
 from graphlint.config import Config
 from graphlint.rules.function_recreated import FunctionRecreated
 from graphlint.rules.function_retraced import FunctionRetraced
@@ -55,9 +54,7 @@ def pairs(findings) -> set:
 @pytest.fixture
 def source(tmp_path):
     def write(body: str, name: str = "prog.py") -> Path:
-        path = tmp_path / name
-        path.write_text(HEADER + textwrap.dedent(body))
-        return path
+        return write_program(tmp_path, body, name, header=HEADER)
 
     return write
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_precision import FORECASTER  # a model built and run per call, in a module of the tree
+from harness import FORECASTER  # a model built and run per call, in a module of the tree
 
 from graphlint.config import Config, load
 from graphlint.registry import discover_rules

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_exactly_markers, expected_markers, run_in_process, sample_driver
+from harness import assert_exactly_markers, expected_markers, run_in_process, sample_driver
 
 CODE, NAME = "GL990", "constant-in-loop"
 UNIT = NAME.replace("-", "_")

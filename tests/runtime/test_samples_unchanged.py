@@ -1,0 +1,55 @@
+"""Every sample prints and returns the same with and without graphlint (issue 6): each runs
+twice, plainly and as ``graphlint run``'s child runs it, in children forked from one process
+that imported TensorFlow once (tests/fork_driver.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import ROOT, SAMPLES, TF_ENV, tf_quiet
+
+ENV = {**os.environ, **TF_ENV, "PYTHONHASHSEED": "0"}
+
+
+ALL_SAMPLES = sorted(SAMPLES.glob("**/*.py"))
+
+def _user_frames_and_errors(err: bytes, path: Path) -> list[bytes]:
+    """The traceback lines about the program's own file, and the exception lines."""
+    keep = []
+    for line in tf_quiet(err).splitlines():
+        if f'File "{path}"'.encode() in line or re.match(rb"^[A-Za-z_][\w.]*(Error|Exception|Interrupt)\b", line):
+            keep.append(line)
+    return keep
+
+@pytest.mark.slow
+def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *map(str, ALL_SAMPLES)],
+        env=ENV, capture_output=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    failed = []
+    for i, path in enumerate(ALL_SAMPLES):
+        plain = json.loads((tmp_path / f"{i}.plain.json").read_text())
+        linted = json.loads((tmp_path / f"{i}.graphlint.json").read_text())
+        name = path.relative_to(ROOT)
+        if (tmp_path / f"{i}.plain.out").read_bytes() != (tmp_path / f"{i}.graphlint.out").read_bytes():
+            failed.append(f"{name}: stdout differs")
+        if plain["status"] != linted["status"]:
+            failed.append(f"{name}: status {plain['status']} != {linted['status']}")
+        errs = [(tmp_path / f"{i}.{mode}.err").read_bytes() for mode in ("plain", "graphlint")]
+        if _user_frames_and_errors(errs[0], path) != _user_frames_and_errors(errs[1], path):
+            failed.append(f"{name}: traceback differs")
+        if "GL000" in linted["codes"]:
+            failed.append(f"{name}: GL000")
+        if linted["warnings"]:
+            failed.append(f"{name}: {linted['warnings']}")
+    assert failed == []
+    assert len(ALL_SAMPLES) >= 40

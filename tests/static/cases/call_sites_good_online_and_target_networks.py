@@ -1,0 +1,9 @@
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+
+def build_net():
+    x = tf1.placeholder(tf.float32, [None, 4])
+    return x, tf1.layers.dense(x, 2)
+online = build_net()
+target = build_net()
