@@ -1,18 +1,31 @@
 """GL504's static form: Keras ``model.predict`` called again and again on one sample at a time.
 
 The runtime counts ``predict`` calls per line whose input fits in one batch. Statically, a
-call is reported only when the source shows all three: the receiver is a Keras model (made in
-this file by ``keras.Sequential``/``keras.Model``/``load_model``/``clone_model``, by a class
-of the file that derives from a Keras model, or ``self.model = self._build_model()`` with a
-builder of the file that makes one), the input is one sample (``x[None]``,
-``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``, ``np.reshape(x, [1, ...])``,
-``x.reshape(1, ...)``, ``np.array([x])``, and those cast or scaled by a number, which keeps
-the shape: ``.astype(...)``, ``np.float32(...)``, ``/ 255.0``; a name by its nearest binding before the call; a
-parameter by what every caller passes: the RL agent's ``act(state)``), and
-the call runs again and again (in a loop the source does not bound to ``max-calls`` runs, or
-in a function that runs per call). ``model.predict(batch)`` per batch, ``model(x)``, a
-scikit-learn ``predict`` and a call under a graph's ``as_default()`` (TF1 Keras, where
-``model(x)`` would build ops: ``predict`` is the way there) stay silent.
+call is reported only when the source shows all three:
+
+- the receiver is a Keras model: made by ``keras.Sequential``/``keras.Model``/``load_model``/
+  ``clone_model``, a ``keras.applications`` constructor (``MobileNetV2(...)``), a class of the
+  file that derives from a Keras model, or a builder of the file that makes one
+  (``self.model = self._build_model()``);
+- the input is one sample: ``x[None]``, ``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``,
+  ``np.reshape(x, [1, ...])``, ``x.reshape(1, ...)``, ``np.array([x])``, ``np.zeros((1, ...))``
+  filled in place, ``pad_sequences([seq])``, and those cast, scaled by a number or
+  preprocessed, which keeps the shape (``.astype(...)``, ``np.float32(...)``, ``/ 255.0``,
+  ``preprocess_input(...)``);
+- the call runs again and again: in a loop the source does not bound to ``max-calls`` runs
+  (and that does not wait for ``input()``), or in a function that runs per call.
+
+Both the model and the sample are followed through names (the nearest binding before the
+read; a global's every binding), unpackings, the returns of the file's functions
+(``state = env.reset()``), the attributes of the file's objects (``self.agent.model``, a
+global ``brain.model``) and parameters (what every caller passes: a helper given the model).
+A parameter sample is judged by the callers that reach the call's branch (``if target:`` on a
+flag the caller fixes): every one passes one sample and the function runs per call, or one of
+them runs again and again itself (the agent's ``act(state)`` called per step) — so the batch
+branch of a ``predict(rows, target=False)`` wrapper stays silent. ``model.predict(batch)`` per
+batch, ``model(x)``, a scikit-learn ``predict`` and a call under a graph's ``as_default()``
+(TF1 Keras, where ``model(x)`` would build ops: ``predict`` is the way there) stay silent.
+Nothing crosses into another module.
 """
 
 from __future__ import annotations
@@ -128,7 +141,11 @@ def _waits_for_user(site, loop) -> bool:
 
 
 def _called_here(site) -> tuple:
-    return ((site.node, "called here"),) if site is not None else ()
+    """The related locations of a call site that makes a function run again and again: the
+    call, and the loop it is in."""
+    if site is None:
+        return ()
+    return ((site.node, "called here"),) + (((site.loops[-1].node, "the loop"),) if site.loops else ())
 
 
 def _repeats(module, site, limit: int):
