@@ -57,6 +57,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
     for call in module.calls:
         if call.method != "predict" or call.name is not None or call.receiver is None:
             continue
+        module.cache[_BUDGET] = [_STEPS]
         node = call.node
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "x"), None)
         if arg is None or _once(module, call) or call.under_graph_default():
@@ -303,6 +304,10 @@ def _sites(module) -> dict:
 #: How many steps (a name to its binding, a parameter to its callers, a call to its returns...)
 #: a value is followed.
 _DEPTH = 8
+#: And how many steps one ``predict`` call's questions take at most (each caller of each
+#: function is one): past it, what a value is cannot be told.
+_STEPS = 2000
+_BUDGET = "gl504-steps"
 _UNKNOWN = None
 
 
@@ -316,6 +321,18 @@ def _all_leaves(module, expr, scope, line: int, depth: int, test, stop=None) -> 
 
 
 def _leaves(module, expr, scope, line: int, depth: int, index=None, stop=None):
+    """What ``expr`` may be: :func:`_follow`, remembered (without ``stop``) per expression,
+    scope, line and index, so that a value reached on many paths is followed once."""
+    if stop is not None:
+        return _follow(module, expr, scope, line, depth, index, stop)
+    key = ("gl504-leaves", id(expr), id(scope), line, index)
+    found = module.cache.get(key)
+    if found is None:
+        found = module.cache[key] = list(_follow(module, expr, scope, line, depth, index, None))
+    return found
+
+
+def _follow(module, expr, scope, line: int, depth: int, index=None, stop=None):
     """What ``expr`` (read at ``line`` in ``scope``) may be: ``(expr, scope, line, depth)`` of
     each expression it comes from, following a name to its nearest binding before ``line`` (a
     global to its every binding), a parameter to what every caller passes, a call of the
@@ -323,7 +340,10 @@ def _leaves(module, expr, scope, line: int, depth: int, index=None, stop=None):
     the file to that class's assignments, and ``index`` into an unpacking (``a, b = f()``);
     ``_UNKNOWN`` for a part that cannot be told. ``stop``, ``(function, names)``: a parameter
     of that function is not followed but added to ``names`` (its callers are judged apart)."""
-    if depth > _DEPTH:
+    budget = module.cache.get(_BUDGET)
+    if budget is not None:
+        budget[0] -= 1
+    if depth > _DEPTH or (budget is not None and budget[0] < 0):
         yield _UNKNOWN
     elif index is not None and isinstance(expr, (ast.Tuple, ast.List)):
         if index < len(expr.elts) and not any(isinstance(e, ast.Starred) for e in expr.elts):
