@@ -260,7 +260,8 @@ def _self_assignments(module, cls) -> dict:
     key = ("self-assignments", id(cls))
     found = module.cache.get(key)
     if found is None:
-        found = module.cache[key] = {}
+        found = {}
+        module.cache[key] = found
         for method in cls.methods.values():
             for node in _walk(method.node.body):
                 if not isinstance(node, ast.Assign):
@@ -527,7 +528,8 @@ def _binding_table(module, scope) -> dict:
     key = ("bindings-by-line", id(scope))
     table = module.cache.get(key)
     if table is None:
-        table = module.cache[key] = {}
+        table = {}
+        module.cache[key] = table
         body = scope.node.body if scope is not None else module.tree.body
         for node in _walk(body):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
