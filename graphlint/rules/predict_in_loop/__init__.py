@@ -11,9 +11,10 @@ class PredictInLoop(Rule):
 
     ## What it does
     Checks for a line that calls `Model.predict` more than `max-calls` times on an input that fits
-    in one batch. `graphlint check` reports the calls whose source shows it: a Keras model made in
-    the file, one sample (`x[None]`, `np.expand_dims(x, 0)`, `np.reshape(x, [1, ...])`), in a
-    loop or a function that runs per call.
+    in one batch. `graphlint check` reports the calls whose source shows it: a Keras model of the
+    file (also through another object, a wrapper or a helper's parameter), one sample (`x[None]`,
+    `np.expand_dims(x, 0)`, a filled `np.zeros((1, ...))`, also returned by a method such as an
+    environment's `reset()`), in a loop or a function that runs per call.
 
     ## Why is this bad?
     `predict` is built for large inputs: every call wraps its input in a `tf.data` pipeline,
@@ -36,9 +37,10 @@ class PredictInLoop(Rule):
     ```
 
     ## Known exemptions
-    Statically: `predict` on a batch, `model(x)`, a scikit-learn `predict`, and a call under a
-    graph's `as_default()` (TF1 Keras, where `model(x)` would build ops: `predict` is the way
-    there).
+    Statically: `predict` on a batch, `model(x)`, a scikit-learn `predict`, a branch of a
+    wrapper that only batch callers reach (`predict(rows, target=True)`), a loop that waits for
+    `input()`, and a call under a graph's `as_default()` (TF1 Keras, where `model(x)` would build
+    ops: `predict` is the way there).
     """
 
     code = "GL504"

@@ -1,28 +1,42 @@
 """GL504's static form: Keras ``model.predict`` called again and again on one sample at a time.
 
 The runtime counts ``predict`` calls per line whose input fits in one batch. Statically, a
-call is reported only when the source shows all three: the receiver is a Keras model (made in
-this file by ``keras.Sequential``/``keras.Model``/``load_model``/``clone_model``, by a class
-of the file that derives from a Keras model, or ``self.model = self._build_model()`` with a
-builder of the file that makes one), the input is one sample (``x[None]``,
-``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``, ``np.reshape(x, [1, ...])``,
-``x.reshape(1, ...)``, ``np.array([x])``, and those cast or scaled by a number, which keeps
-the shape: ``.astype(...)``, ``np.float32(...)``, ``/ 255.0``; a name by its nearest binding before the call; a
-parameter by what every caller passes: the RL agent's ``act(state)``), and
-the call runs again and again (in a loop the source does not bound to ``max-calls`` runs, or
-in a function that runs per call). ``model.predict(batch)`` per batch, ``model(x)``, a
-scikit-learn ``predict`` and a call under a graph's ``as_default()`` (TF1 Keras, where
-``model(x)`` would build ops: ``predict`` is the way there) stay silent.
+call is reported only when the source shows all three:
+
+- the receiver is a Keras model: made by ``keras.Sequential``/``keras.Model``/``load_model``/
+  ``clone_model``, a ``keras.applications`` constructor (``MobileNetV2(...)``), a class of the
+  file that derives from a Keras model, or a builder of the file that makes one
+  (``self.model = self._build_model()``);
+- the input is one sample: ``x[None]``, ``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``,
+  ``np.reshape(x, [1, ...])``, ``x.reshape(1, ...)``, ``np.array([x])``, ``np.zeros((1, ...))``
+  filled in place, ``pad_sequences([seq])``, and those cast, scaled by a number or
+  preprocessed, which keeps the shape (``.astype(...)``, ``np.float32(...)``, ``/ 255.0``,
+  ``preprocess_input(...)``);
+- the call runs again and again: in a loop the source does not bound to ``max-calls`` runs
+  (and that does not wait for ``input()``), or in a function that runs per call.
+
+Both the model and the sample are followed through names (the nearest binding before the
+read; a global's every binding), unpackings, the returns of the file's functions
+(``state = env.reset()``), the attributes of the file's objects (``self.agent.model``, a
+global ``brain.model``) and parameters (what every caller passes: a helper given the model).
+A parameter sample is judged by the callers that reach the call's branch (``if target:`` on a
+flag the caller fixes): every one passes one sample and the function runs per call, or one of
+them runs again and again itself (the agent's ``act(state)`` called per step) — so the batch
+branch of a ``predict(rows, target=False)`` wrapper stays silent. ``model.predict(batch)`` per
+batch, ``model(x)``, a scikit-learn ``predict`` and a call under a graph's ``as_default()``
+(TF1 Keras, where ``model(x)`` would build ops: ``predict`` is the way there) stay silent.
+Nothing crosses into another module.
 """
 
 from __future__ import annotations
 
 import ast
 
-from graphlint.static.model.api import is_keras_model
 from graphlint.static.hits import Hit, once_per_line
+from graphlint.static.model.api import is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
-from graphlint.static.model.repeats import guarded, per_call, runs_at_most
+from graphlint.static.model.names import keras_api
+from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model"})
@@ -43,37 +57,173 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
     for call in module.calls:
         if call.method != "predict" or call.name is not None or call.receiver is None:
             continue
+        module.cache[_BUDGET] = [_STEPS]
         node = call.node
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "x"), None)
-        if arg is None or guarded(call.ifs) or call.under_graph_default():
+        if arg is None or _once(module, call) or call.under_graph_default():
             continue  # under a graph's as_default(): TF1 Keras, where model(x) would build ops
-        why: str | None = None
-        related: tuple = ()
+        if any(_waits_for_user(call, loop) for loop in call.loops):
+            continue  # at the pace of a person
         if call.loops and not runs_at_most(module, call, limit):
-            why, related = "in a loop", ((call.loops[-1].node, "the loop"),)
+            found_here = _one_sample(module, arg, call.scope, call.line) and (
+                (call.loops[-1].node, "the loop"),
+            )
+            why = "in a loop"
         elif call.scope is not None:
-            reason = per_call(module, call.scope)
-            if reason is not None:
-                why = f"each time {call.scope.display} runs: it {reason.text}"
-                related = ((reason.site.node, "called here"),) if reason.site else ()
-        if why is None or not _one_sample(module, arg, call.scope, call.line) or not _keras_model(module, call):
+            why, found_here = _repeated_on_one_sample(module, call, arg, limit)
+        else:
+            continue
+        if found_here is False or why is None or not _keras_model(module, call):
             continue
         found.append(
             Hit(
                 node,
                 f"`predict` on one sample {why}: every call sets up a data pipeline and callbacks for a "
                 "single row (and may trace again), many times the cost of the model itself",
-                related,
+                found_here,
             )
         )
     return found
+
+
+def _repeated_on_one_sample(module, call, arg, limit: int):
+    """``(why, related)`` when ``call``, in a function, runs again and again on one sample;
+    ``(None, False)`` else. The sample is the function's own, or a parameter: then every
+    caller that reaches the call's branch passes one sample and the function runs per call
+    (:func:`per_call`), or one such caller runs again and again itself — a loop around it, or
+    a function of its own that runs per call (the agent's ``act(state)`` called per step)."""
+    fn = call.scope
+    params: set = set()
+    if not _one_sample(module, arg, fn, call.line, params=params):
+        return None, False
+    reason = per_call(module, fn)
+    if not params:
+        if reason is None:
+            return None, False
+        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+    callers = [s for s in fn.callers if _reaches(module, fn, call.ifs, s)]
+    passing = [s for s in callers if all(_passed_one_sample(module, fn, p, s) for p in params)]
+    if reason is not None and reason.site is not None and callers and passing == callers:
+        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+    for site in passing:
+        repeats = _repeats(module, site, limit)
+        if repeats is not None:
+            text, related = repeats
+            return f"each time {fn.display} runs: it is called on one sample {text}", related
+    if reason is not None and passing and (reason.site is None or reason.site in passing):
+        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+    return None, False
+
+
+def _once(module, site) -> bool:
+    """Whether a first-time guard lets ``site`` run once (:func:`guarded`); ``if not flag:`` on
+    a parameter its function never sets is a mode switch, no such guard."""
+    fn = site.scope
+    ifs = [
+        (node, branch) for node, branch in site.ifs
+        if not (
+            fn is not None and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+            and isinstance(node.test.operand, ast.Name) and node.test.operand.id in fn.params
+            and node.test.operand.id not in _binding_table(module, fn)
+        )
+    ]
+    return guarded(ifs)
+
+
+def _waits_for_user(site, loop) -> bool:
+    """Whether each pass of ``loop`` that runs ``site`` also waits for the user (``input()``
+    under no condition ``site`` is not under): the loop runs at the pace of a person."""
+    branches = {(id(node), branch) for node, branch in loop.inner_ifs(site)}
+    return any(
+        isinstance(c.node, ast.Call) and isinstance(c.node.func, ast.Name) and c.node.func.id == "input"
+        and c.name is None and {(id(node), branch) for node, branch in loop.inner_ifs(c)} <= branches
+        for c in loop.calls
+    )
+
+
+def _called_here(site) -> tuple:
+    """The related locations of a call site that makes a function run again and again: the
+    call, and the loop it is in."""
+    if site is None:
+        return ()
+    return ((site.node, "called here"),) + (((site.loops[-1].node, "the loop"),) if site.loops else ())
+
+
+def _repeats(module, site, limit: int):
+    """``(words, related)`` when the call ``site`` runs again and again: in a loop, or in a
+    function that runs per call; else None."""
+    if _once(module, site) or isolated(site, module):
+        return None
+    if site.loops and not runs_at_most(module, site, limit) and not _waits_for_user(site, site.loops[-1]):
+        loop = site.loops[-1]
+        return f"in a loop (line {site.line})", ((site.node, "called here"), (loop.node, "the loop"))
+    if site.scope is not None:
+        reason = per_call(module, site.scope)
+        if reason is not None:
+            related = ((site.node, "called here"),) + _called_here(reason.site)
+            return f"from {site.scope.display} (line {site.line}), which {reason.text}", related
+    return None
+
+
+def _reaches(module, fn, ifs, site) -> bool:
+    """Whether the call ``site`` of ``fn`` may reach the branches ``ifs`` of ``fn``: an ``if``
+    on a flag parameter (``if target:``, ``if not target:``) whose value the caller fixes, by a
+    constant or a default it leaves as it is, decides it; any other ``if`` may go either way."""
+    for node, branch in ifs:
+        test, negate = node.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, True
+        if not (isinstance(test, ast.Name) and test.id in fn.params):
+            continue
+        truth = _truth_passed(module, fn, test.id, site, 0)
+        if truth is not None and (truth != negate) != (branch == "body"):
+            return False
+    return True
+
+
+def _truth_passed(module, fn, param: str, site, depth: int) -> bool | None:
+    """Whether the value ``site`` passes for ``fn``'s flag ``param`` is true: a constant, the
+    parameter's constant default, or a flag of the caller's own that its callers fix; None
+    when unknown."""
+    value = _passed(fn, param, site)
+    if value is None:
+        value = _default(fn, param)
+    if isinstance(value, ast.Constant):
+        return bool(value.value)
+    caller = site.scope
+    if not (isinstance(value, ast.Name) and caller is not None and depth < 4):
+        return None
+    binding = _binding_before(module, caller, value.id, site.line)
+    if binding is None or binding[0] != "param":
+        return None
+    if not caller.callers:
+        default = _default(caller, value.id)
+        return bool(default.value) if isinstance(default, ast.Constant) else None
+    truths = {_truth_passed(module, caller, value.id, s, depth + 1) for s in caller.callers}
+    return truths.pop() if len(truths) == 1 else None
+
+
+def _default(fn, param: str):
+    """The default value of ``fn``'s parameter ``param``, or None."""
+    args = fn.node.args
+    positional = args.posonlyargs + args.args
+    names = [a.arg for a in positional]
+    if param in names:
+        i = names.index(param) - (len(positional) - len(args.defaults))
+        return args.defaults[i] if i >= 0 else None
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        if a.arg == param:
+            return d
+    return None
 
 
 def _keras_model(module, call) -> bool:
     """Whether the receiver of ``.predict`` was made (only) as a Keras model in this file: by a
     Keras constructor or loader, a class of the file deriving from a Keras model, or — for
     ``self.model`` — a method or function of the file that builds one (``self.model =
-    self._build_model()``)."""
+    self._build_model()``); or, followed through names, parameters, the returns of the file's
+    functions and the attributes of the file's objects (``self.agent.model``, a global
+    ``brain.model``, a helper's ``model`` parameter), to such a call."""
     receiver = call.receiver
     if isinstance(receiver, ast.Call):
         labels = {module.bindings.resolve(receiver.func) or "?"}
@@ -81,31 +231,53 @@ def _keras_model(module, call) -> bool:
         labels = module.origins(receiver, call.scope)
     if labels and all(_is_model_label(module, label) for label in labels):
         return True
-    if call.cls is None or not isinstance(receiver, ast.Attribute):
-        return False
-    if not (isinstance(receiver.value, ast.Name) and receiver.value.id == "self"):
-        return False
-    values = _self_assignments(module, call.cls).get(receiver.attr)
-    return bool(values) and all(_builds_model(module, value) for value in values or ())
+    if call.cls is not None and isinstance(receiver, ast.Attribute) and _is_self(receiver.value):
+        values = _self_assignments(module, call.cls).get(receiver.attr)
+        if values and all(index is None and _builds_model(module, value) for value, index, _, _ in values):
+            return True
+    return _all_leaves(module, receiver, call.scope, call.line, 0, _model_leaf)
+
+
+def _is_self(node) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def _is_model_label(module, label: str) -> bool:
-    return is_keras_model(label) or label in _LOADERS or (label.startswith("class:") and label[6:] in model_classes(module))
+    return (
+        is_keras_model(label) or is_pretrained_model(label) or label in _LOADERS
+        or (label.startswith("class:") and label[6:] in model_classes(module))
+    )
+
+
+def _model_leaf(module, expr, scope, line, depth, stop) -> bool:
+    return isinstance(expr, ast.Call) and _builds_model(module, expr)
 
 
 def _self_assignments(module, cls) -> dict:
-    """``{attr: [value, ...]}`` of every ``self.attr = value`` in the class's methods."""
+    """``{attr: [(value, index, method, line), ...]}`` of every ``self.attr = value`` in the
+    class's methods (``index``: the place of ``self.attr`` in an unpacking, ``self.a, self.b =
+    f()``, else None), and those of the file's classes it derives from that it does not make itself."""
     key = ("self-assignments", id(cls))
     found = module.cache.get(key)
     if found is None:
         found = {}
-        for method in cls.methods.values():
-            for node in walk_scope(method.node.body, LEAVES):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                            found.setdefault(target.attr, []).append(node.value)
         module.cache[key] = found
+        for method in cls.methods.values():
+            for node in _walk(method.node.body):
+                if not isinstance(node, ast.Assign):
+                    continue
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and _is_self(target.value):
+                        found.setdefault(target.attr, []).append((node.value, None, method, node.lineno))
+                    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                        for i, elt in enumerate(target.elts):
+                            if isinstance(elt, ast.Attribute) and _is_self(elt.value):
+                                found.setdefault(elt.attr, []).append((node.value, i, method, node.lineno))
+        for base in cls.node.bases:
+            parent = module.classes.get(base.id) if isinstance(base, ast.Name) else None
+            if parent is not None and parent is not cls:
+                for attr, values in _self_assignments(module, parent).items():
+                    found.setdefault(attr, values)
     return found
 
 
@@ -117,6 +289,8 @@ def _builds_model(module, value) -> bool:
     if name is not None:
         return _is_model_label(module, name)
     site = _sites(module).get(id(value))
+    if site is not None and site.local_class is not None:
+        return site.local_class.name in model_classes(module)
     return site is not None and site.target is not None and builder(module, site.target, model_classes(module)) is not None
 
 
@@ -127,10 +301,170 @@ def _sites(module) -> dict:
     return found
 
 
-def _one_sample(module, expr, scope, line: int, depth: int = 0) -> bool:
+# -- what a value may be ----------------------------------------------------------------------
+#: How many steps (a name to its binding, a parameter to its callers, a call to its returns...)
+#: a value is followed.
+_DEPTH = 8
+#: And how many steps one ``predict`` call's questions take at most (each caller of each
+#: function is one): past it, what a value is cannot be told.
+_STEPS = 2000
+_BUDGET = "gl504-steps"
+_UNKNOWN = None
+
+
+def _all_leaves(module, expr, scope, line: int, depth: int, test, stop=None) -> bool:
+    """Whether every expression ``expr`` may come from (:func:`_leaves`) is known and passes
+    ``test(module, expr, scope, line, depth, stop)``."""
+    for leaf in _leaves(module, expr, scope, line, depth, None, stop):
+        if leaf is _UNKNOWN or not test(module, *leaf, stop):
+            return False
+    return True
+
+
+def _leaves(module, expr, scope, line: int, depth: int, index=None, stop=None):
+    """What ``expr`` may be: :func:`_follow`, remembered (without ``stop``) per expression,
+    scope, line and index, so that a value reached on many paths is followed once."""
+    if stop is not None:
+        return _follow(module, expr, scope, line, depth, index, stop)
+    key = ("gl504-leaves", id(expr), id(scope), line, index)
+    found = module.cache.get(key)
+    if found is None:
+        found = module.cache[key] = list(_follow(module, expr, scope, line, depth, index, None))
+    return found
+
+
+def _follow(module, expr, scope, line: int, depth: int, index=None, stop=None):
+    """What ``expr`` (read at ``line`` in ``scope``) may be: ``(expr, scope, line, depth)`` of
+    each expression it comes from, following a name to its nearest binding before ``line`` (a
+    global to its every binding), a parameter to what every caller passes, a call of the
+    file's own function to its returns, ``self.x`` and ``obj.x`` on an object of a class of
+    the file to that class's assignments, and ``index`` into an unpacking (``a, b = f()``);
+    ``_UNKNOWN`` for a part that cannot be told. ``stop``, ``(function, names)``: a parameter
+    of that function is not followed but added to ``names`` (its callers are judged apart)."""
+    budget = module.cache.get(_BUDGET)
+    if budget is not None:
+        budget[0] -= 1
+    if depth > _DEPTH or (budget is not None and budget[0] < 0):
+        yield _UNKNOWN
+    elif index is not None and isinstance(expr, (ast.Tuple, ast.List)):
+        if index < len(expr.elts) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+            yield from _leaves(module, expr.elts[index], scope, line, depth + 1, None, stop)
+        else:
+            yield _UNKNOWN
+    elif isinstance(expr, ast.Name):
+        yield from _name_leaves(module, expr.id, scope, line, depth, index, stop)
+    elif isinstance(expr, ast.Attribute):
+        owner = _class_of(module, expr.value, scope, line, depth)
+        values = _self_assignments(module, owner).get(expr.attr) if owner is not None else None
+        if not values or (index is not None and any(i is not None for _, i, _, _ in values)):
+            yield _UNKNOWN
+            return
+        for value, i, method, where in values:
+            yield from _leaves(module, value, method, where, depth + 1, index if i is None else i)
+    elif isinstance(expr, ast.Call):
+        site = _sites(module).get(id(expr))
+        fn = site.target if site is not None else None
+        if fn is None:
+            yield (expr, scope, line, depth) if index is None else _UNKNOWN
+            return
+        returns = _returns(module, fn)
+        if not returns:
+            yield _UNKNOWN
+        for ret in returns:
+            yield from _leaves(module, ret.value, fn, ret.lineno, depth + 1, index, stop)
+    else:
+        yield (expr, scope, line, depth) if index is None else _UNKNOWN
+
+
+def _name_leaves(module, name: str, scope, line: int, depth: int, index, stop):
+    binding = _binding_before(module, scope, name, line)
+    if binding is None:
+        if scope is None or name in _binding_table(module, scope):
+            yield _UNKNOWN  # bound only later in the function (a loop's carry) or not at all
+            return
+        found = _binding_table(module, None).get(name)  # a global read in a function
+        if not found:
+            yield _UNKNOWN
+        for where, kind, value in found or ():
+            if kind == "assign":
+                yield from _leaves(module, value, None, where, depth + 1, index)
+            elif kind == "unpack" and index is None:
+                yield from _leaves(module, value[0], None, where, depth + 1, value[1])
+            else:
+                yield _UNKNOWN
+        return
+    kind, where, value = binding
+    if kind == "assign":
+        yield from _leaves(module, value, scope, where, depth + 1, index, stop)
+    elif kind == "unpack" and index is None:
+        yield from _leaves(module, value[0], scope, where, depth + 1, value[1], stop)
+    elif kind == "param" and stop is not None and scope is stop[0]:
+        stop[1].add(name)
+    elif kind == "param" and scope is not None and scope.callers:
+        for site in scope.callers:
+            arg = _passed(scope, name, site)
+            if arg is None:
+                yield _UNKNOWN
+            else:
+                yield from _leaves(module, arg, site.scope, site.line, depth + 1, index)
+    else:
+        yield _UNKNOWN
+
+
+def _class_of(module, expr, scope, line: int, depth: int):
+    """The class of the file ``expr`` is an object of (``self`` in a method; a name or
+    attribute made by ``Cls(...)``), or None."""
+    if _is_self(expr) and scope is not None and scope.cls is not None and "self" in scope.params:
+        return scope.cls
+    found = None
+    for leaf in _leaves(module, expr, scope, line, depth + 1):
+        site = _sites(module).get(id(leaf[0])) if leaf is not _UNKNOWN else None
+        cls = site.local_class if site is not None else None
+        if cls is None or (found is not None and cls is not found):
+            return None
+        found = cls
+    return found
+
+
+def _walk(body):
+    """The nodes of a block in its own scope (not in the functions or classes it defines)."""
+    return walk_scope([node for node in body if not isinstance(node, _DEFS)], LEAVES)
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _returns(module, fn) -> list:
+    """The ``return value`` statements of ``fn`` (none when it also returns nothing or yields:
+    then what it gives cannot be told)."""
+    key = ("returns", id(fn))
+    found = module.cache.get(key)
+    if found is None:
+        found = []
+        for node in _walk(fn.node.body):
+            if isinstance(node, ast.Return):
+                if node.value is None:
+                    found = []
+                    break
+                found.append(node)
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                found = []
+                break
+        module.cache[key] = found
+    return found
+
+
+def _one_sample(module, expr, scope, line: int, depth: int = 0, params: set | None = None) -> bool:
     """Whether ``expr`` (read at ``line``) is visibly a batch of one sample (see the module
-    docstring). A name counts by the binding before ``line`` nearest to it; a parameter by
-    what every caller passes for it."""
+    docstring), followed through :func:`_leaves`. With ``params``, the parameters of ``scope``
+    it comes from are added there instead of judged by the callers."""
+    return _all_leaves(module, expr, scope, line, depth, _one_sample_leaf, (scope, params) if params is not None else None)
+
+
+def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
+    def again(inner) -> bool:
+        return _all_leaves(module, inner, scope, line, depth + 1, _one_sample_leaf, stop)
+
     if isinstance(expr, ast.Subscript):
         index = expr.slice
         first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
@@ -146,74 +480,104 @@ def _one_sample(module, expr, scope, line: int, depth: int = 0) -> bool:
         if name in _RESHAPE:
             shape = args[1] if len(args) > 1 else keywords.get("newshape", keywords.get("shape"))
             return _leads_with_one(shape)
+        if name in _FILLED:  # np.zeros((1, maxlen, n)), filled in place
+            return _leads_with_one(args[0] if args else keywords.get("shape"))
         if name in _ARRAY:
-            return bool(args) and isinstance(args[0], ast.List) and _one_sample(module, args[0], scope, line, depth)
+            return bool(args) and (_one_sample_leaf(module, args[0], scope, line, depth, stop) if isinstance(args[0], ast.List) else again(args[0]))
+        if _pads(name):  # pad_sequences([encoded], maxlen=...)
+            return bool(args) and isinstance(args[0], ast.List) and len(args[0].elts) == 1
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "reshape" and args:
             return _leads_with_one(args[0]) if len(args) == 1 else _is_int(args[0], 1)
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "astype":
-            return _one_sample(module, expr.func.value, scope, line, depth)  # a cast keeps the shape
-        if name in _CASTS and len(args) == 1:
-            return _one_sample(module, args[0], scope, line, depth)
+            return again(expr.func.value)  # a cast keeps the shape
+        if (name in _CASTS or _keeps_shape(name)) and args:
+            return again(args[0])
         return False
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _SCALAR_OPS):
         # ``np.expand_dims(frame, 0) / 255.0``, ``(row - mean) * scale``: a number keeps the shape
         if _is_number(expr.right):
-            return _one_sample(module, expr.left, scope, line, depth)
+            return again(expr.left)
         if _is_number(expr.left):
-            return _one_sample(module, expr.right, scope, line, depth)
-        return False
-    if isinstance(expr, ast.Name) and depth < 2:
-        binding = _binding_before(module, scope, expr.id, line)
-        if binding is None:
-            return False
-        kind, value = binding
-        if kind == "assign":
-            return _one_sample(module, value, scope, value.lineno, depth + 1)
-        if kind == "param" and scope is not None and scope.callers:
-            return all(_passed_one_sample(module, scope, value, site, depth) for site in scope.callers)
+            return again(expr.right)
     return False
 
 
-def _passed_one_sample(module, fn, param: str, site, depth: int) -> bool:
-    """Whether the call ``site`` of ``fn`` passes one sample for ``param``."""
-    names = [a.arg for a in fn.node.args.posonlyargs + fn.node.args.args]
-    if fn.is_method and names:
-        names = names[1:]  # self: the receiver
+def _passed(fn, param: str, site):
+    """What the call ``site`` of ``fn`` passes for ``param``, or None."""
     node = site.node
     arg = next((k.value for k in node.keywords if k.arg == param), None)
-    if arg is None and param in names and names.index(param) < len(node.args):
-        arg = node.args[names.index(param)]
-    return arg is not None and not isinstance(arg, ast.Starred) and _one_sample(module, arg, site.scope, site.line, depth + 1)
+    if arg is None:
+        names = [a.arg for a in fn.node.args.posonlyargs + fn.node.args.args]
+        if fn.is_method and names:
+            names = names[1:]  # self: the receiver
+        if param in names and names.index(param) < len(node.args):
+            arg = node.args[names.index(param)]
+    return None if isinstance(arg, ast.Starred) else arg
 
 
-def _binding_before(module, scope, name: str, line: int):
-    """The binding of ``name`` in ``scope`` nearest before ``line``: ``("assign", value)`` for
-    a plain ``name = value``, ``("param", name)`` for a parameter bound by no statement before
-    it, ``("other", None)`` for any other binding (a loop target, unpacking, ``+=``...); None
-    when the scope binds it nowhere before."""
+def _passed_one_sample(module, fn, param: str, site) -> bool:
+    """Whether the call ``site`` of ``fn`` passes one sample for ``param``."""
+    arg = _passed(fn, param, site)
+    return arg is not None and _one_sample(module, arg, site.scope, site.line)
+
+
+def _binding_table(module, scope) -> dict:
+    """``{name: [(line, kind, value)]}`` of the bindings in ``scope`` (the module's top level
+    for None): ``("assign", value)`` for a plain ``name = value``, ``("unpack", (value, i))``
+    for ``a, name = value``, ``("other", None)`` for any other binding (a loop target, ``+=``...)."""
     key = ("bindings-by-line", id(scope))
     table = module.cache.get(key)
     if table is None:
         table = {}
+        module.cache[key] = table
         body = scope.node.body if scope is not None else module.tree.body
-        for node in walk_scope(body, LEAVES):
+        for node in _walk(body):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 table.setdefault(node.targets[0].id, []).append((node.lineno, "assign", node.value))
+            elif (
+                isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List))
+                and not any(isinstance(e, ast.Starred) for e in node.targets[0].elts)
+            ):
+                for i, elt in enumerate(node.targets[0].elts):
+                    for n in ast.walk(elt):
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                            entry = (node.lineno, "unpack", (node.value, i)) if n is elt else (node.lineno, "other", None)
+                            table.setdefault(n.id, []).append(entry)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.NamedExpr)):
                 targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
                 where = getattr(node, "lineno", None) or getattr(getattr(node, "target", None), "lineno", 0)
                 for target in targets:
                     for n in ast.walk(target) if target is not None else ():
-                        if isinstance(n, ast.Name):
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):  # not ``x[0] = v``
                             table.setdefault(n.id, []).append((where, "other", None))
-        module.cache[key] = table
-    before = [b for b in table.get(name, ()) if b[0] < line]
+    return table
+
+
+def _binding_before(module, scope, name: str, line: int):
+    """The binding of ``name`` in ``scope`` nearest before ``line``, ``(kind, line, value)``
+    (:func:`_binding_table`), or ``("param", 0, name)`` for a parameter bound by no statement
+    before it; None when the scope binds it nowhere before."""
+    before = [b for b in _binding_table(module, scope).get(name, ()) if b[0] < line]
     if before:
-        _, kind, value = max(before, key=lambda b: b[0])
-        return kind, value
+        where, kind, value = max(before, key=lambda b: b[0])
+        return kind, where, value
     if scope is not None and name in scope.params:
-        return "param", name
+        return "param", 0, name
     return None
+
+
+#: Calls that make an array of the shape they are given, to be filled in place.
+_FILLED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
+
+
+def _pads(name: str | None) -> bool:
+    return keras_api(name) in ("preprocessing.sequence.pad_sequences", "utils.pad_sequences")
+
+
+def _keeps_shape(name: str | None) -> bool:
+    """``preprocess_input(x)`` of ``keras.applications``, ``tf.cast(x, ...)``: the shape of ``x``."""
+    k = keras_api(name)
+    return name == "tensorflow.cast" or (k is not None and k.startswith("applications.") and k.endswith(".preprocess_input"))
 
 
 #: Casts that keep an array's shape.

@@ -102,6 +102,14 @@ def is_keras_model(name: str | None) -> bool:
     return keras_api(name) in KERAS_MODELS
 
 
+@cache
+def is_pretrained_model(name: str | None) -> bool:
+    """A ``keras.applications`` constructor (``MobileNetV2(...)``, ``applications.resnet50.ResNet50(...)``):
+    it returns a Keras model."""
+    k = keras_api(name)
+    return k is not None and k.startswith("applications.") and k.rpartition(".")[2][:1].isupper()
+
+
 def is_train_op(label: str) -> bool:
     """``Optimizer(...).minimize`` / ``.apply_gradients``: the origin label of a training op."""
     inner, _, method = label.rpartition("().")

@@ -356,17 +356,17 @@ class _Builder:
                     target = self.module_functions.get(func.id)
                     if target is None and func.id in self.classes:
                         site.local_class = self.classes[func.id]
-            elif cls is _ATTRIBUTE and type(func.value) is _NAME:
-                if func.value.id == "self" and site.cls is not None:
-                    target = site.cls.methods.get(func.attr)
-                else:
-                    labels = self.module.origins(func.value, site.scope)
-                    if len(labels) == 1:
-                        (label,) = labels
-                        if label.startswith("class:"):
-                            owner = self.classes.get(label[6:])
-                            if owner is not None:
-                                target = owner.methods.get(func.attr)
+            elif cls is _ATTRIBUTE and type(func.value) is _NAME and func.value.id == "self" and site.cls is not None:
+                target = site.cls.methods.get(func.attr)
+            elif cls is _ATTRIBUTE and origin_key(func.value, site.scope) is not None:
+                # ``agent.act(s)``, ``self.brain.predict(s)``: an object of one class of the file
+                labels = self.module.origins(func.value, site.scope)
+                if len(labels) == 1:
+                    (label,) = labels
+                    if label.startswith("class:"):
+                        owner = self.classes.get(label[6:])
+                        if owner is not None:
+                            target = owner.methods.get(func.attr)
             if target is not None and type(target) is Function:
                 site.target = target
                 target.callers.append(site)

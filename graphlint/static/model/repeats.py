@@ -262,7 +262,7 @@ def _once_value(node: ast.AST) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
 
 
-def guarded(ifs: tuple, module: Module | None = None) -> bool:
+def guarded(ifs: Iterable[tuple[ast.If, str]], module: Module | None = None) -> bool:
     """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard. With
     ``module``, a guard on a value nothing sets (:func:`never_set`) is none: it runs every time."""
     return any(
