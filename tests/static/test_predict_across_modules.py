@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from harness import check_json, found, write_folder
+from harness import SAMPLES, check_json, expected_markers, found, write_folder
 
 AGENT = """\
 import numpy as np
@@ -167,3 +167,18 @@ def test_a_loop_just_past_max_calls_is_reported(tmp_path):
     main = "import numpy as np\nfrom agent import Agent\n\nagent = Agent(n_actions=4)\nfor step in range(6):\n    agent.choose_action(np.zeros(8))\n"
     path = tree(tmp_path, main)
     assert found("--no-cache", "--select", "GL504", str(path)) == {("GL504", PREDICT)}
+
+
+ACROSS = SAMPLES / "across_modules"
+
+
+def test_the_across_modules_samples():
+    """The bad sample's agent is reported at its marker (in ``stepping_agent.py``); the good
+    twin, whose agent calls the model directly, gives nothing."""
+    agent = ACROSS / "stepping_agent.py"
+    code, findings = check_json("--no-cache", "--select", "GL504", str(ACROSS))
+    assert {(f["path"].rsplit("/", 1)[-1], f["code"], f["line"]) for f in findings} == {
+        ("stepping_agent.py", code_, line) for code_, line in expected_markers(agent)
+    }
+    assert [r["path"].rsplit("/", 1)[-1] for r in findings[0]["related"]] == ["gl504_bad_across_modules.py"] * 2
+    assert found("--no-cache", "--select", "GL504", str(ACROSS / "gl504_good_across_modules.py")) == set()
