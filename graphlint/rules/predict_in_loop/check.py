@@ -25,17 +25,23 @@ them runs again and again itself (the agent's ``act(state)`` called per step) â€
 branch of a ``predict(rows, target=False)`` wrapper stays silent. ``model.predict(batch)`` per
 batch, ``model(x)``, a scikit-learn ``predict`` and a call under a graph's ``as_default()``
 (TF1 Keras, where ``model(x)`` would build ops: ``predict`` is the way there) stay silent.
-Nothing crosses into another module.
+A function that makes its one sample itself and that no caller of the file runs per step is
+also judged by the callers in the other modules of the checked tree that import this one: one
+that calls it, on an object certainly of its class, in a loop that runs more than ``max-calls``
+times (``agent = Agent(...)``, then ``agent.choose_action(obs)`` per step of ``main.py``).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
+from graphlint.static.model.project import resolve_call
+from graphlint.static.model.scopes import Function
 from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
 
@@ -99,7 +105,7 @@ def _repeated_on_one_sample(module, call, arg, limit: int):
     reason = per_call(module, fn)
     if not params:
         if reason is None:
-            return None, False
+            return _called_across_modules(module, fn, limit)
         return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
     callers = [s for s in fn.callers if _reaches(module, fn, call.ifs, s)]
     passing = [s for s in callers if all(_passed_one_sample(module, fn, p, s) for p in params)]
@@ -112,6 +118,34 @@ def _repeated_on_one_sample(module, call, arg, limit: int):
             return f"each time {fn.display} runs: it is called on one sample {text}", related
     if reason is not None and passing and (reason.site is None or reason.site in passing):
         return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+    return None, False
+
+
+def _called_across_modules(module, fn, limit: int):
+    """``(why, related)`` when another module of the checked tree that imports this one
+    (:meth:`~graphlint.static.model.project.Project.importers`) calls ``fn`` again and again:
+    in a loop that runs more than ``limit`` times, on what certainly is ``fn`` (``Agent``
+    imported from here, ``agent = Agent(...)``, then ``agent.choose_action(...)`` per step);
+    ``(None, False)`` else. The related locations lie in that module."""
+    here = (os.path.abspath(module.path), fn.node.lineno, fn.node.name)
+    for importer in module.project.importers(module):
+        for site in importer.calls:
+            if site.target is not None or site.local_class is not None:
+                continue  # a function or class of the importer's own
+            found = resolve_call(importer, site)
+            if found is None:
+                continue
+            owner, target = found
+            if not (isinstance(target, Function) and (os.path.abspath(owner.path), target.node.lineno, target.node.name) == here):
+                continue  # a function of another module, or none certainly
+            if not site.loops or _once(importer, site) or isolated(site, importer):
+                continue
+            loop = site.loops[-1]
+            if runs_at_most(importer, site, limit) or _waits_for_user(site, loop):
+                continue
+            name = os.path.basename(importer.path)
+            related = ((importer.location(site.node), "called here"), (importer.location(loop.node), "the loop"))
+            return f"each time {fn.display} runs: it is called in a loop of {name} (line {site.line})", related
     return None, False
 
 

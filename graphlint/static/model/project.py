@@ -80,6 +80,9 @@ class Project:
         #: follows it to every file an analysis could have read, and checks that each look-up
         #: still holds.
         self.resolutions: dict[str, dict[tuple[int, str], str | None]] = {}
+        #: Who imports whom (:meth:`importers`): a module's file -> the files of the tree that
+        #: import it, each with the dotted name it is found by from the module.
+        self._importers: dict[str, list[tuple[str, str]]] = {}
 
     # -- files -------------------------------------------------------------------------------
     def load(self, path: str) -> Module | None:
@@ -129,7 +132,10 @@ class Project:
 
     def forget(self) -> None:
         """Drop what was read of the files (the editor's buffers stay)."""
-        for memo in (self._modules, self._found, self._roots_of, self._looked_up, self.resolutions, self._recent, self._digests):
+        for memo in (
+            self._modules, self._found, self._roots_of, self._looked_up, self.resolutions, self._recent, self._digests,
+            self._importers,
+        ):
             memo.clear()
 
     # -- where imports lead ------------------------------------------------------------------
@@ -217,6 +223,74 @@ class Project:
             return (target, found) if found is not None else None
         return None
 
+    # -- who imports whom --------------------------------------------------------------------
+    #: At most this many files beside a module are read to find the ones that import it.
+    MAX_IMPORTERS_READ = 200
+
+    def importers(self, module: Module) -> list[Module]:
+        """The modules of the checked tree that import ``module``: the ``.py`` files in the
+        folders its absolute imports are looked for in (:meth:`_roots`: its own folder and the
+        package folders above it) with an ``import`` that leads to its file. Each one found is
+        recorded among the module's look-ups (:attr:`resolutions`), so that a cached result
+        (graphlint.static.cache) and an editor's dependents follow it."""
+        here = absolute(module)
+        found = self._importers.get(here)
+        if found is None:
+            found = self._importers[here] = self._find_importers(here)
+        looked = self.resolutions.setdefault(here, {})
+        out = []
+        for path, dotted in found:
+            importer = self.load(path)
+            if importer is not None:
+                looked[(0, dotted)] = path
+                out.append(importer)
+        return out
+
+    def _find_importers(self, here: str) -> list[tuple[str, str]]:
+        name = os.path.splitext(os.path.basename(here))[0]
+        if name == "__init__":
+            name = os.path.basename(os.path.dirname(here))
+        needle = name.encode()
+        found: list[tuple[str, str]] = []
+        seen: set[str] = {here}
+        budget = self.MAX_IMPORTERS_READ
+        for root in self._roots(here):
+            try:
+                entries = sorted(e.name for e in os.scandir(root) if e.name.endswith(".py") and e.is_file())
+            except OSError:
+                continue
+            for entry in entries:
+                path = os.path.join(root, entry)
+                if path in seen or budget <= 0:
+                    continue
+                seen.add(path)
+                budget -= 1
+                try:
+                    if needle not in self._read(path):
+                        continue  # no import of the module can name it
+                except (OSError, ValueError):
+                    continue
+                importer = self.load(path)
+                if importer is not None and self._imports(importer, here):
+                    found.append((path, entry[:-3]))
+        return found
+
+    def _imports(self, importer: Module, here: str) -> bool:
+        """Whether one of ``importer``'s imports leads to the file ``here``."""
+        for node in ast.walk(importer.tree):
+            targets: list[tuple[int, str]] = []
+            if isinstance(node, ast.Import):
+                targets = [(0, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                targets = [(node.level, base)] if base else []
+                targets += [(node.level, f"{base}.{a.name}" if base else a.name) for a in node.names if a.name != "*"]
+            for level, dotted in targets:
+                found = self.module_file(importer.path, dotted, level)
+                if found is not None and os.path.abspath(found) == here:
+                    return True
+        return False
+
     # -- changes (graphlint.server) ----------------------------------------------------------
     def set_source(self, path: str, data: bytes | None) -> set[str]:
         """From now on ``data`` stands for the file at ``path`` (an editor's unsaved buffer),
@@ -254,6 +328,7 @@ class Project:
             if module is not None:
                 self._modules[path] = module.relocated(path)
         self._looked_up.clear()
+        self._importers.clear()
         return affected
 
     def dependents(self, paths: set[str]) -> set[str]:

@@ -1,0 +1,184 @@
+"""GL504's static form across the modules of a tree (issue 24): an agent's method that makes its
+one-row sample itself (``observation[np.newaxis, :]``) and predicts on it, called per step by
+the loop of another module that imports the agent's class. The finding stays at the ``predict``
+line, with the other module's call and loop related; a caller that calls it once, a loop that
+runs a few times, an object whose class is not certainly the agent's and a batch per call stay
+silent. Static only (the programs need an environment that is not there)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from harness import SAMPLES, check_json, expected_markers, found, write_folder
+
+AGENT = """\
+import numpy as np
+import keras
+
+
+class Agent:
+    def __init__(self, n_actions):
+        self.q_eval = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(n_actions)])
+
+    def choose_action(self, observation):
+        state = observation[np.newaxis, :]
+        actions = self.q_eval.predict(state, verbose=0)  # GL504
+        return int(np.argmax(actions))
+
+    def choose_actions(self, observations):
+        return np.argmax(self.q_eval.predict(observations, verbose=0), axis=1)
+"""
+
+PER_STEP = """\
+import numpy as np
+
+from agent import Agent
+
+agent = Agent(n_actions=4)
+for episode in range(500):
+    observation = np.zeros(8)
+    done = False
+    while not done:
+        action = agent.choose_action(observation)
+        observation, done = np.random.rand(8), np.random.rand() < 0.01
+"""
+
+
+def tree(tmp_path, main: str, agent: str = AGENT):
+    write_folder(tmp_path, {"agent.py": agent, "main.py": textwrap.dedent(main)})
+    return tmp_path / "agent.py"
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+PREDICT = line_of(AGENT, "# GL504")
+
+
+def test_the_step_loop_of_another_module_is_the_callers(tmp_path):
+    """The agent's module alone is checked: its importer's loop is found in the tree."""
+    path = tree(tmp_path, PER_STEP)
+    code, findings = check_json("--no-cache", "--select", "GL504", str(path))
+    assert code == 1
+    [finding] = findings
+    assert (finding["path"], finding["line"]) == (str(path), PREDICT)
+    related = {(r["path"].rsplit("/", 1)[-1], r["line"], r["message"]) for r in finding["related"]}
+    assert related == {
+        ("main.py", line_of(PER_STEP, "agent.choose_action("), "called here"),
+        ("main.py", line_of(PER_STEP, "while not done"), "the loop"),
+    }
+    assert "main.py" in finding["message"]
+
+
+def test_the_whole_tree_reports_it_once(tmp_path):
+    tree(tmp_path, PER_STEP)
+    assert found("--no-cache", "--select", "GL504", str(tmp_path)) == {("GL504", PREDICT)}
+
+
+@pytest.mark.parametrize(
+    "main",
+    [
+        pytest.param(
+            """\
+            import numpy as np
+            from agent import Agent
+
+            agent = Agent(n_actions=4)
+            action = agent.choose_action(np.zeros(8))
+            """,
+            id="called-once",
+        ),
+        pytest.param(
+            """\
+            import numpy as np
+            from agent import Agent
+
+            agent = Agent(n_actions=4)
+            for step in range(5):
+                action = agent.choose_action(np.zeros(8))
+            """,
+            id="loop-runs-at-most-max-calls",
+        ),
+        pytest.param(
+            """\
+            import numpy as np
+            from agent import Agent
+
+            agent = Agent(n_actions=4)
+            for episode in range(500):
+                actions = agent.choose_actions(np.zeros((64, 8)))
+            """,
+            id="caller-batches",
+        ),
+        pytest.param(
+            """\
+            import sys
+            import numpy as np
+            from agent import Agent
+            from baseline import Random
+
+            agent = Agent(n_actions=4) if sys.argv[1:] else Random()
+            for episode in range(500):
+                action = agent.choose_action(np.zeros(8))
+            """,
+            id="class-not-certain",
+        ),
+        pytest.param(
+            """\
+            import numpy as np
+
+
+            class Agent:
+                def choose_action(self, observation):
+                    return 0
+
+
+            agent = Agent()
+            for episode in range(500):
+                action = agent.choose_action(np.zeros(8))
+            """,
+            id="a-class-of-its-own",
+        ),
+    ],
+)
+def test_good_twins_stay_silent(tmp_path, main):
+    path = tree(tmp_path, main)
+    (tmp_path / "baseline.py").write_text("class Random:\n    def choose_action(self, observation):\n        return 0\n")
+    assert found("--no-cache", "--select", "GL504", str(path)) == set()
+
+
+def test_a_cached_result_follows_the_importer(tmp_path):
+    """The importer is among what the analysis read: when it stops calling per step, the
+    cached finding goes."""
+    path = tree(tmp_path, PER_STEP)
+    args = ("--select", "GL504", "--cache-dir", str(tmp_path / "cache"), str(path))
+    assert found(*args) == {("GL504", PREDICT)}
+    (tmp_path / "main.py").write_text(PER_STEP.replace("for episode in range(500):", "for episode in range(1):").replace(
+        "while not done:", "if not done:"
+    ))
+    assert found(*args) == set()
+
+
+def test_a_loop_just_past_max_calls_is_reported(tmp_path):
+    """``max-calls`` (5) runs are allowed (the twin above); six are not."""
+    main = "import numpy as np\nfrom agent import Agent\n\nagent = Agent(n_actions=4)\nfor step in range(6):\n    agent.choose_action(np.zeros(8))\n"
+    path = tree(tmp_path, main)
+    assert found("--no-cache", "--select", "GL504", str(path)) == {("GL504", PREDICT)}
+
+
+ACROSS = SAMPLES / "across_modules"
+
+
+def test_the_across_modules_samples():
+    """The bad sample's agent is reported at its marker (in ``stepping_agent.py``); the good
+    twin, whose agent calls the model directly, gives nothing."""
+    agent = ACROSS / "stepping_agent.py"
+    code, findings = check_json("--no-cache", "--select", "GL504", str(ACROSS))
+    assert {(f["path"].rsplit("/", 1)[-1], f["code"], f["line"]) for f in findings} == {
+        ("stepping_agent.py", code_, line) for code_, line in expected_markers(agent)
+    }
+    assert [r["path"].rsplit("/", 1)[-1] for r in findings[0]["related"]] == ["gl504_bad_across_modules.py"] * 2
+    assert found("--no-cache", "--select", "GL504", str(ACROSS / "gl504_good_across_modules.py")) == set()
