@@ -1,6 +1,6 @@
 """GL504's static form on a replay memory (issue 24): a part of a sampled transition is one row
 when every ``.append`` into the memory stores one row there; any other way in (``extend``,
-``memory[i] = x``, another list assigned, the memory given to the file's own function) or a
+``memory[i] = x``, another list assigned, the memory given to a function or another name) or a
 stored batch keeps it silent. Static only."""
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ def test_a_stored_batch_or_unknown_shape_is_silent(tmp_path, stored):
         "def put(self, i, row):\n    self.memory[i] = (row, 0.0)\n",
         "def reset(self, old):\n    self.memory = old\n",
         "def fill(self):\n    load(self.memory)\n\n\ndef load(memory):\n    pass\n",
+        "def more(self, rows):\n    buffer = self.memory\n    buffer.append((rows, 0.0))\n",
     ],
-    ids=["extend", "setitem", "assigned", "passed"],
+    ids=["extend", "setitem", "assigned", "passed", "aliased"],
 )
 def test_a_memory_filled_another_way_is_silent(tmp_path, extra):
     assert found(write(tmp_path, extra=extra)) == set()

@@ -437,7 +437,7 @@ def _name_leaves(module, name: str, scope, line: int, depth: int, index, stop):
 # ``... = self.memory[i]``): a part of an element of a list or deque kept in ``self.attr`` or a
 # global is what every ``.append((state, ...))`` into it stores at that place, followed like any
 # value (``remember(state, ...)``'s callers). Any other way in (``extend``, ``memory[i] = x``,
-# another list assigned, the memory given to a function) makes it unknown.
+# another list assigned, the memory given to a function or another name) makes it unknown.
 
 #: Calls that pick elements of a memory (their first argument) without changing them.
 _PICKS = frozenset({"random.sample", "random.choices", "list", "tuple", "sorted", "reversed"})
@@ -536,6 +536,8 @@ def _stores(module, memory) -> list | None:
         elif isinstance(site.node, ast.Call) and any(is_memory(a) for a in [*site.node.args, *(k.value for k in site.node.keywords)]):
             other = other or site.name not in _READS
     for node in ast.walk(module.tree) if not other else ():
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)) and is_memory(node.value):
+            other = True  # another name for it (``buffer = self.memory``), or given away
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
             parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
