@@ -18,7 +18,9 @@ call is reported only when the source shows all three:
 Both the model and the sample are followed through names (the nearest binding before the
 read; a global's every binding), unpackings, the returns of the file's functions
 (``state = env.reset()``), the attributes of the file's objects (``self.agent.model``, a
-global ``brain.model``) and parameters (what every caller passes: a helper given the model).
+global ``brain.model``), parameters (what every caller passes: a helper given the model) and the
+elements of a replay memory (``for state, ... in random.sample(self.memory, n)``: what every
+``self.memory.append((state, ...))`` stores there, when nothing else fills it).
 A parameter sample is judged by the callers that reach the call's branch (``if target:`` on a
 flag the caller fixes): every one passes one sample and the function runs per call, or one of
 them runs again and again itself (the agent's ``act(state)`` called per step) — so the batch
@@ -151,7 +153,8 @@ def _called_across_modules(module, fn, limit: int):
 
 def _once(module, site) -> bool:
     """Whether a first-time guard lets ``site`` run once (:func:`guarded`); ``if not flag:`` on
-    a parameter its function never sets is a mode switch, no such guard."""
+    a parameter its function never sets is a mode switch, no such guard, and so is ``if not
+    done:`` on a target of a loop around ``site`` (each pass tests a new value)."""
     fn = site.scope
     ifs = [
         (node, branch) for node, branch in site.ifs
@@ -159,9 +162,23 @@ def _once(module, site) -> bool:
             fn is not None and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
             and isinstance(node.test.operand, ast.Name) and node.test.operand.id in fn.params
             and node.test.operand.id not in _binding_table(module, fn)
-        )
+        ) and not _tests_loop_target(node, site)
     ]
     return guarded(ifs)
+
+
+def _tests_loop_target(node, site) -> bool:
+    """Whether ``node`` is ``if not x:``, inside a ``for`` loop around ``site``, on a name the
+    loop binds."""
+    test = node.test
+    if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name)):
+        return False
+    return any(
+        isinstance(loop.node, (ast.For, ast.AsyncFor)) and loop.node.lineno < node.lineno <= (loop.node.end_lineno or 0) and any(
+            isinstance(n, ast.Name) and n.id == test.operand.id for n in ast.walk(loop.node.target)
+        )
+        for loop in site.loops
+    )
 
 
 def _waits_for_user(site, loop) -> bool:
@@ -406,6 +423,8 @@ def _follow(module, expr, scope, line: int, depth: int, index=None, stop=None):
             yield _UNKNOWN
         for ret in returns:
             yield from _leaves(module, ret.value, fn, ret.lineno, depth + 1, index, stop)
+    elif isinstance(expr, ast.Subscript) and (stored := _stored_item(module, expr, scope, line, depth, index)) is not None:
+        yield from stored
     else:
         yield (expr, scope, line, depth) if index is None else _UNKNOWN
 
@@ -432,6 +451,8 @@ def _name_leaves(module, name: str, scope, line: int, depth: int, index, stop):
         yield from _leaves(module, value, scope, where, depth + 1, index, stop)
     elif kind == "unpack" and index is None:
         yield from _leaves(module, value[0], scope, where, depth + 1, value[1], stop)
+    elif kind == "other" and (stored := _loop_item(module, scope, name, where, depth, index)) is not None:
+        yield from stored
     elif kind == "param" and stop is not None and scope is stop[0]:
         stop[1].add(name)
     elif kind == "param" and scope is not None and scope.callers:
@@ -443,6 +464,137 @@ def _name_leaves(module, name: str, scope, line: int, depth: int, index, stop):
                 yield from _leaves(module, arg, site.scope, site.line, depth + 1, index)
     else:
         yield _UNKNOWN
+
+
+# -- what a replay memory holds --------------------------------------------------------------
+# ``for state, action, reward, next_state, done in random.sample(self.memory, n):`` (or
+# ``... = self.memory[i]``): a part of an element of a list or deque kept in ``self.attr`` or a
+# global is what every ``.append((state, ...))`` into it stores at that place, followed like any
+# value (``remember(state, ...)``'s callers). Any other way in (``extend``, ``memory[i] = x``,
+# another list assigned, the memory given to a function or another name) makes it unknown.
+
+#: Calls that pick elements of a memory (their first argument) without changing them.
+_PICKS = frozenset({"random.sample", "random.choices", "list", "tuple", "sorted", "reversed"})
+#: Calls a memory may be given without anything stored into it.
+_READS = _PICKS | {"len", "random.shuffle", "enumerate", "print"}
+#: Methods of a memory that store nothing into it.
+_TAKES = frozenset({"pop", "popleft", "clear", "count", "index", "copy"})
+
+
+def _stored_item(module, expr, scope, line: int, depth: int, index):
+    """The leaves of ``memory[i]``'s part ``index`` (or of ``memory[i][k]``), or None when
+    ``expr`` is not an element of a memory."""
+    if index is None and _is_int_index(expr.slice) and isinstance(expr.value, ast.Subscript):
+        expr, index = expr.value, expr.slice.value
+    if index is None or isinstance(expr.slice, ast.Slice):
+        return None
+    memory = _memory(module, expr.value, scope, line, depth)
+    return None if memory is None else _stored_leaves(module, memory, index, depth)
+
+
+def _loop_item(module, scope, name: str, where: int, depth: int, index):
+    """The leaves of ``name`` bound by ``for ... in memory`` at line ``where`` (the whole
+    element with ``index``, a part of it as ``for s, a, r, s2, done in memory``), or None."""
+    body = scope.node.body if scope is not None else module.tree.body
+    for node in _walk(body):
+        if not (isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno == where):
+            continue
+        target, position = node.target, index
+        if isinstance(target, ast.Tuple) and index is None:
+            names = [e.id if isinstance(e, ast.Name) else None for e in target.elts]
+            position = names.index(name) if name in names and not any(isinstance(e, ast.Starred) for e in target.elts) else None
+        elif not (isinstance(target, ast.Name) and target.id == name):
+            position = None
+        memory = _memory(module, node.iter, scope, where, depth) if position is not None else None
+        return None if memory is None else _stored_leaves(module, memory, position, depth)
+    return None
+
+
+def _memory(module, expr, scope, line: int, depth: int):
+    """``("self", attr)`` or ``("global", name)``: the memory whose elements ``expr`` holds
+    (the memory itself, a slice of it, ``random.sample(memory, n)``...), followed through
+    names; or None."""
+    for _ in range(_DEPTH):
+        if isinstance(expr, ast.Attribute) and _is_self(expr.value) and scope is not None and scope.cls is not None:
+            return ("self", expr.attr)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Slice):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and module.bindings.resolve(expr.func) in _PICKS and expr.args:
+            expr = expr.args[0]
+        elif isinstance(expr, ast.Name):
+            binding = _binding_before(module, scope, expr.id, line)
+            if binding is not None and binding[0] == "assign":
+                line, expr = binding[1], binding[2]
+            elif binding is None and (scope is None or expr.id not in _binding_table(module, scope)) and expr.id in _binding_table(module, None):
+                return ("global", expr.id)
+            else:
+                return None
+        else:
+            return None
+    return None
+
+
+def _stored_leaves(module, memory, position: int, depth: int) -> list:
+    """The leaves of the part ``position`` of what every ``.append(...)`` into ``memory``
+    stores; ``[_UNKNOWN]`` when nothing is appended or it is filled another way too."""
+    stores = _stores(module, memory)
+    if not stores:
+        return [_UNKNOWN]
+    found = []
+    for value, scope, line in stores:
+        found.extend(_leaves(module, value, scope, line, depth + 1, position))
+    return found
+
+
+def _stores(module, memory) -> list | None:
+    """``[(value, scope, line)]`` of the ``.append(value)`` calls into ``memory``, or None
+    when it may be filled another way (see above)."""
+    key = ("gl504-stores", memory)
+    if key in module.cache:
+        return module.cache[key]
+    kind, attr = memory
+
+    def is_memory(node) -> bool:
+        if kind == "self":
+            return isinstance(node, ast.Attribute) and _is_self(node.value) and node.attr == attr
+        return isinstance(node, ast.Name) and node.id == attr
+
+    stores: list = []
+    other = False  # filled another way
+    for site in module.calls:
+        if is_memory(site.receiver):
+            if site.method in ("append", "appendleft") and len(site.node.args) == 1 and not site.node.keywords:
+                stores.append((site.node.args[0], site.scope, site.line))
+            else:
+                other = other or site.method not in _TAKES
+        elif isinstance(site.node, ast.Call) and any(is_memory(a) for a in [*site.node.args, *(k.value for k in site.node.keywords)]):
+            other = other or site.name not in _READS
+    for node in ast.walk(module.tree) if not other else ():
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)) and is_memory(node.value):
+            other = True  # another name for it (``buffer = self.memory``), or given away
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            other = other or (
+                any(is_memory(p) or (isinstance(p, ast.Subscript) and is_memory(p.value)) for p in parts)
+                and not (isinstance(node, ast.Assign) and is_memory(target) and _empty(module, node.value))
+            )
+    found = None if other else stores
+    module.cache[key] = found
+    return found
+
+
+def _empty(module, value) -> bool:
+    """``[]``, ``list()``, ``deque(maxlen=n)``: a new empty container."""
+    if isinstance(value, ast.List):
+        return not value.elts
+    if isinstance(value, ast.Call) and module.bindings.resolve(value.func) in ("list", "collections.deque"):
+        return not value.args or (isinstance(value.args[0], ast.List) and not value.args[0].elts)
+    return False
+
+
+def _is_int_index(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def _class_of(module, expr, scope, line: int, depth: int):
