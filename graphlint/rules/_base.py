@@ -94,9 +94,10 @@ class Rule:
         the ``Runtime`` itself) is its own."""
         if cls.__module__ != cls._unit[0] or "runtime.py" not in cls._unit[1]:
             return cls
-        if "runtime" not in cls._forms:
-            cls._forms["runtime"] = importlib.import_module(cls._unit[0] + ".runtime").Runtime
-        return cls._forms["runtime"]
+        # looked up in sys.modules each time, never kept: a module dropped from sys.modules and
+        # imported again (pytester's in-process runs restore sys.modules after each run) has a
+        # new ``Runtime``, and a rule state of the old one could no longer be pickled by name
+        return importlib.import_module(cls._unit[0] + ".runtime").Runtime
 
     @classmethod
     def checks_statically(cls) -> bool:
