@@ -80,14 +80,14 @@ def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config
             if progress:
                 progress(len(batch))
     except BaseException:  # Ctrl-C (the workers ignore it), or a failure: the run stops here
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
         _stop(before)
         if pool is not None:
             # the workers are gone, so this returns once the pool's manager thread has seen
-            # them end; left running, it closes its wake-up pipe while the interpreter's exit
-            # hook writes to it (CPython 3.11: "Exception ignored ... Bad file descriptor")
-            pool.shutdown(wait=True)
+            # them end (a first shutdown(wait=False) would forget the thread, and a second
+            # could not join it); left running, the thread closes its wake-up pipe while the
+            # interpreter's exit hook writes to it (CPython 3.11: "Exception ignored ... Bad
+            # file descriptor" after "graphlint: aborted")
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
     return results
