@@ -254,7 +254,13 @@ class Project:
         found: list[tuple[str, str]] = []
         seen: set[str] = {here}
         budget = self.MAX_IMPORTERS_READ
-        for root in self._roots(here):
+        roots = self._roots(here)
+        top = roots[-1]
+        if not os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+            # a folder without ``__init__.py`` is a namespace package of the one above it:
+            # ``from agent.ddpg import Agent`` in a script beside the folder
+            roots = [*roots, os.path.dirname(top)]
+        for root in roots:
             try:
                 entries = sorted(e.name for e in os.scandir(root) if e.name.endswith(".py") and e.is_file())
             except OSError:
