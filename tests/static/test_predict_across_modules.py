@@ -182,3 +182,63 @@ def test_the_across_modules_samples():
     }
     assert [r["path"].rsplit("/", 1)[-1] for r in findings[0]["related"]] == ["gl504_bad_across_modules.py"] * 2
     assert found("--no-cache", "--select", "GL504", str(ACROSS / "gl504_good_across_modules.py")) == set()
+
+
+# -- a model that is an attribute of another module's object --------------------------------------
+NETWORK = """\
+import keras
+
+
+class ActorNetwork:
+    def __init__(self, n_obs, n_act):
+        self.model, self.weights = self.build(n_obs, n_act)
+        self.scale = {scale}
+
+    def build(self, n_obs, n_act):
+        model = keras.Sequential([keras.Input(shape=(n_obs,)), keras.layers.Dense(n_act)])
+        return model, model.trainable_weights
+"""
+
+DRIVER = """\
+import numpy as np
+
+from network import ActorNetwork
+
+actor = ActorNetwork(8, 2)
+for step in range(1000):
+    state = np.random.rand(8)
+    action = actor.{attr}.predict(state.reshape(1, 8))
+"""
+
+
+def network_tree(tmp_path, attr="model", driver=DRIVER, scale="1.0"):
+    write_folder(tmp_path, {"network.py": NETWORK.format(scale=scale), "main.py": driver.format(attr=attr)})
+    return tmp_path / "main.py"
+
+
+def test_the_model_of_an_object_of_another_modules_class_is_followed(tmp_path):
+    path = network_tree(tmp_path)
+    assert found("--no-cache", "--select", "GL504", str(path)) == {("GL504", line_of(DRIVER, ".predict("))}
+
+
+@pytest.mark.parametrize(
+    "attr, driver, scale",
+    [
+        ("scale", DRIVER, "keras.Sequential()"),  # a model only if every assignment makes one
+        ("scale", DRIVER, "1.0"),
+        ("model", DRIVER.replace("actor = ActorNetwork(8, 2)", "actor = ActorNetwork(8, 2) if np.random.rand() > 0.5 else None"), "1.0"),
+        ("model", DRIVER.replace("from network import ActorNetwork", "from elsewhere import ActorNetwork"), "1.0"),
+    ],
+    ids=["not-only-a-model", "not-a-model", "class-not-certain", "class-not-in-the-tree"],
+)
+def test_an_attribute_not_certainly_a_model_stays_silent(tmp_path, attr, driver, scale):
+    path = network_tree(tmp_path, attr, driver, scale.replace("keras.Sequential()", "keras.Sequential() if n_obs else 1.0"))
+    assert found("--no-cache", "--select", "GL504", str(path)) == set()
+
+
+def test_a_script_beside_a_folder_without_init_imports_it(tmp_path):
+    """``agent/`` without ``__init__.py`` is a namespace package: ``from agent.core import
+    Agent`` in ``main.py`` beside it is the agent's importer."""
+    write_folder(tmp_path, {"agent/core.py": AGENT, "main.py": PER_STEP.replace("from agent import Agent", "from agent.core import Agent")})
+    path = tmp_path / "agent" / "core.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == {("GL504", PREDICT)}

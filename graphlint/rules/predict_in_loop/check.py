@@ -21,6 +21,13 @@ read; a global's every binding), unpackings, the returns of the file's functions
 global ``brain.model``), parameters (what every caller passes: a helper given the model) and the
 elements of a replay memory (``for state, ... in random.sample(self.memory, n)``: what every
 ``self.memory.append((state, ...))`` stores there, when nothing else fills it).
+A part of a stored step (``memory.append((state, action, reward, next_state, done))``: a tuple
+of at least four parts) whose value the file does not show (``remember()`` called from nowhere
+here, ``env.step()``'s result) is one sample too when only row 0 of the answer is used
+(``predict(state)[0]``, or ``q = predict(state)`` then ``q[0]``). A ``self.target`` that is never
+assigned but given a Keras model's weights (``self.target.set_weights(self.model.get_weights())``)
+is a Keras model, and so is ``obj.model`` when ``obj`` is certainly an object of a class of
+another module of the tree whose methods make ``self.model`` only as Keras models.
 A parameter sample is judged by the callers that reach the call's branch (``if target:`` on a
 flag the caller fixes): every one passes one sample and the function runs per call, or one of
 them runs again and again itself (the agent's ``act(state)`` called per step) — so the batch
@@ -43,7 +50,7 @@ from graphlint.static.model.api import is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
 from graphlint.static.model.project import resolve_call
-from graphlint.static.model.scopes import Function
+from graphlint.static.model.scopes import ClassInfo, Function
 from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
 
@@ -73,7 +80,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
         if any(_waits_for_user(call, loop) for loop in call.loops):
             continue  # at the pace of a person
         if call.loops and not runs_at_most(module, call, limit):
-            found_here = _one_sample(module, arg, call.scope, call.line) and (
+            found_here = (_one_sample(module, arg, call.scope, call.line) or _one_transition(module, call, arg)) and (
                 (call.loops[-1].node, "the loop"),
             )
             why = "in a loop"
@@ -168,17 +175,24 @@ def _once(module, site) -> bool:
 
 
 def _tests_loop_target(node, site) -> bool:
-    """Whether ``node`` is ``if not x:``, inside a ``for`` loop around ``site``, on a name the
-    loop binds."""
+    """Whether ``node`` is ``if not x:``, inside a loop around ``site``, on a name the loop
+    binds on each pass (its target, or ``state, ..., done = batch[i]`` in its body)."""
     test = node.test
     if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name)):
         return False
-    return any(
-        isinstance(loop.node, (ast.For, ast.AsyncFor)) and loop.node.lineno < node.lineno <= (loop.node.end_lineno or 0) and any(
-            isinstance(n, ast.Name) and n.id == test.operand.id for n in ast.walk(loop.node.target)
-        )
-        for loop in site.loops
-    )
+    name = test.operand.id
+    for loop in site.loops:
+        if not loop.node.lineno < node.lineno <= (loop.node.end_lineno or 0):
+            continue
+        target = loop.node.target if isinstance(loop.node, (ast.For, ast.AsyncFor)) else None
+        if target is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+            return True
+        if any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno < node.lineno
+            for statement in loop.node.body for n in ast.walk(statement)
+        ):
+            return True
+    return False
 
 
 def _waits_for_user(site, loop) -> bool:
@@ -286,7 +300,58 @@ def _keras_model(module, call) -> bool:
         values = _self_assignments(module, call.cls).get(receiver.attr)
         if values and all(index is None and _builds_model(module, value) for value, index, _, _ in values):
             return True
-    return _all_leaves(module, receiver, call.scope, call.line, 0, _model_leaf)
+        if not values and _copies_a_model(module, call.cls, receiver.attr):
+            return True
+    if _all_leaves(module, receiver, call.scope, call.line, 0, _model_leaf):
+        return True
+    return isinstance(receiver, ast.Attribute) and _model_of_foreign_object(module, receiver, call.scope, call.line)
+
+
+def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) -> bool:
+    """Whether ``obj.attr`` is a Keras model because ``obj`` is certainly an object of a class
+    of another module of the checked tree (``actor = ActorNetwork(...)`` imported from it,
+    ``self.actor = Actor(...)``) whose methods make ``self.attr`` only as Keras models."""
+    owner = None
+    for leaf in _leaves(module, receiver.value, scope, line, 1):
+        site = _sites(module).get(id(leaf[0])) if leaf is not _UNKNOWN else None
+        found = resolve_call(module, site) if site is not None else None
+        if found is None or not isinstance(found[1], ClassInfo) or (owner is not None and found[1] is not owner[1]):
+            return False
+        owner = found
+    if owner is None:
+        return False
+    other, cls = owner
+    values = _self_assignments(other, cls).get(receiver.attr)
+    if not values:
+        return False
+    return all(
+        all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in _leaves(other, value, method, where, 1, index))
+        for value, index, method, where in values
+    )
+
+
+def _copies_a_model(module, cls, attr: str) -> bool:
+    """Whether ``self.attr``, never assigned in the class, is given the weights of a Keras
+    model the class builds (``self.target_model.set_weights(self.model.get_weights())``): a
+    copy of that model, made where the file does not show."""
+    for site in module.calls:
+        receiver, node = site.receiver, site.node
+        if not (
+            site.cls is cls and site.method == "set_weights" and isinstance(receiver, ast.Attribute)
+            and _is_self(receiver.value) and receiver.attr == attr and len(node.args) == 1
+        ):
+            continue
+        source = node.args[0]
+        if not (
+            isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "get_weights"
+            and isinstance(source.func.value, ast.Attribute) and _is_self(source.func.value.value)
+            and source.func.value.attr != attr
+        ):
+            continue
+        values = _self_assignments(module, cls).get(source.func.value.attr)
+        if values and all(index is None and _builds_model(module, value) for value, index, _, _ in values):
+            return True
+    return False
 
 
 def _is_self(node) -> bool:
@@ -519,7 +584,7 @@ def _memory(module, expr, scope, line: int, depth: int):
             return ("self", expr.attr)
         if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Slice):
             expr = expr.value
-        elif isinstance(expr, ast.Call) and module.bindings.resolve(expr.func) in _PICKS and expr.args:
+        elif isinstance(expr, ast.Call) and _called(module, expr) in _PICKS and expr.args:
             expr = expr.args[0]
         elif isinstance(expr, ast.Name):
             binding = _binding_before(module, scope, expr.id, line)
@@ -534,16 +599,70 @@ def _memory(module, expr, scope, line: int, depth: int):
     return None
 
 
+class _Transition:
+    """A leaf for a part of one environment step stored in a replay memory
+    (``memory.append((state, action, reward, next_state, done))``) whose value cannot be told
+    (``remember(state, ...)`` called from nowhere the file shows): no test but
+    :func:`_one_transition` accepts it."""
+
+
+_TRANSITION = _Transition()
+#: The fewest parts of a stored tuple read as one environment step (state, action, reward, next).
+_STEP_PARTS = 4
+
+
 def _stored_leaves(module, memory, position: int, depth: int) -> list:
     """The leaves of the part ``position`` of what every ``.append(...)`` into ``memory``
-    stores; ``[_UNKNOWN]`` when nothing is appended or it is filled another way too."""
+    stores; ``[_UNKNOWN]`` when nothing is appended or it is filled another way too. A part of
+    a stored step (a tuple of at least four parts) that cannot be told is a :class:`_Transition`."""
     stores = _stores(module, memory)
     if not stores:
         return [_UNKNOWN]
     found = []
     for value, scope, line in stores:
-        found.extend(_leaves(module, value, scope, line, depth + 1, position))
+        step = isinstance(value, ast.Tuple) and len(value.elts) >= _STEP_PARTS and not any(
+            isinstance(e, ast.Starred) for e in value.elts
+        ) and isinstance(value.elts[position] if position < len(value.elts) else None, ast.Name)
+        for leaf in _leaves(module, value, scope, line, depth + 1, position):
+            found.append((_TRANSITION, scope, line, depth) if leaf is _UNKNOWN and step else leaf)
     return found
+
+
+def _one_transition(module, call, arg) -> bool:
+    """Whether ``predict(arg)`` reads a part of one stored environment step (a
+    :class:`_Transition`, or a part visibly one row) and uses one row of what it gives
+    (``predict(state)[0]``, or ``q = predict(state)`` then ``q[0]``): a DQN's replay loop
+    scoring each sampled step on its own, whoever stores the steps."""
+    def leaf(module, expr, scope, line, depth, stop) -> bool:
+        return expr is _TRANSITION or _one_sample_leaf(module, expr, scope, line, depth, stop)
+
+    leaves = _leaves(module, arg, call.scope, call.line, 0)
+    if not any(found is not _UNKNOWN and found[0] is _TRANSITION for found in leaves):
+        return False
+    return _all_leaves(module, arg, call.scope, call.line, 0, leaf) and _uses_one_row(module, call)
+
+
+def _uses_one_row(module, call) -> bool:
+    """Whether the result of ``call`` is read at row 0: ``call(...)[0]``, or the name it is
+    assigned to read as ``name[0]`` / ``name[0, k]`` later in the same scope."""
+    node = call.node
+    body = call.scope.node.body if call.scope is not None else module.tree.body
+    names = set()
+    for inner in _walk(body):
+        if isinstance(inner, ast.Subscript) and inner.value is node and _row_zero(inner.slice):
+            return True
+        if isinstance(inner, ast.Assign) and inner.value is node and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name):
+            names.add(inner.targets[0].id)
+    return bool(names) and any(
+        isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id in names
+        and inner.lineno >= call.line and _row_zero(inner.slice)
+        for inner in _walk(body)
+    )
+
+
+def _row_zero(index) -> bool:
+    first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+    return _is_int(first, 0)
 
 
 def _stores(module, memory) -> list | None:
@@ -568,7 +687,7 @@ def _stores(module, memory) -> list | None:
             else:
                 other = other or site.method not in _TAKES
         elif isinstance(site.node, ast.Call) and any(is_memory(a) for a in [*site.node.args, *(k.value for k in site.node.keywords)]):
-            other = other or site.name not in _READS
+            other = other or _called(module, site.node) not in _READS
     for node in ast.walk(module.tree) if not other else ():
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)) and is_memory(node.value):
             other = True  # another name for it (``buffer = self.memory``), or given away
@@ -582,6 +701,19 @@ def _stores(module, memory) -> list | None:
     found = None if other else stores
     module.cache[key] = found
     return found
+
+
+def _called(module, node: ast.Call) -> str | None:
+    """The API name ``node`` calls, or the builtin's (``len``, ``list``) when the file binds
+    that name nowhere."""
+    name = module.bindings.resolve(node.func)
+    if name is None and isinstance(node.func, ast.Name) and node.func.id not in _binding_table(module, None):
+        if node.func.id not in module.module_functions and node.func.id not in module.classes:
+            return node.func.id if node.func.id in _BUILTINS else None
+    return name
+
+
+_BUILTINS = frozenset({"len", "list", "tuple", "sorted", "reversed", "enumerate", "print"})
 
 
 def _empty(module, value) -> bool:
