@@ -109,8 +109,9 @@ def graphlint_session_closed(session_id: int, graph_id: int, site: Frame | None,
 
 
 @hookspec
-def graphlint_session_released(session_id: int, graph_id: int, closed: bool, created_site: Frame | None):
-    """A session was garbage-collected; ``closed`` tells whether it had been closed."""
+def graphlint_session_released(session_id: int, graph_id: int, closed: bool, created_site: Frame | None, runs: int):
+    """A session was garbage-collected; ``closed`` tells whether it had been closed, ``runs``
+    how many times it ran."""
 
 
 @hookspec

@@ -150,6 +150,7 @@ class SessionPatches:
             graph_id=info.gid,
             closed=info.closed,
             created_site=info.site,
+            runs=info.runs,
         )
 
     def _session_run(self, session, info, fetches, feed_dict, caller):

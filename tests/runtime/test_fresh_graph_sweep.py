@@ -1,13 +1,12 @@
-"""Both engines on sweeps whose every pass starts from a fresh graph (issue 24): a trial loop
+"""Both engines on loops whose every pass starts from a fresh graph (issue 24): a trial loop
 calling a `reset_graph()` helper that wraps `reset_default_graph()`, and a model class whose
 constructor resets the default graph, built per sampling call. Neither engine reports the
 placeholders, model or Saver each pass builds (GL101, GL102): they land in the pass's own graph.
 
-The one difference, GL301 on the pass's Session: the static engine sees a loop whose passes
-start from a fresh graph (a sweep) and stays silent; the runtime counts a line's
-sessions that feed inputs whatever graph they run — one fed session per fresh graph is what a
-model rebuilt per call (that could be kept and fed) looks like too, and the runtime sees no
-loop to tell the two apart."""
+GL301 tells a sweep from a model rebuilt per call by what each pass's Session does: a whole run
+(a loop of runs statically, at least `WHOLE_RUN` runs at runtime) is a trial and stays silent;
+a few runs (initialise or restore, then evaluate) per fresh graph is a model that could have
+been built once and fed, and both engines report it at the Session's line."""
 
 from __future__ import annotations
 
@@ -15,7 +14,10 @@ import json
 
 from click.testing import CliRunner
 
+import pytest
+
 from harness import run_in_process
+from graphlint.rules.session_churn.runtime import WHOLE_RUN
 from graphlint.cli import main
 
 SWEEP = """\
@@ -86,15 +88,41 @@ def _runtime(path) -> set:
     return {(f.code, f.location.line) for f in findings}
 
 
-def test_a_trial_loop_through_a_reset_helper_differs_only_in_gl301(tmp_path):
+def test_a_fresh_graph_per_pass_for_one_evaluation_is_gl301_in_both_engines(tmp_path):
     path = tmp_path / "sweep.py"
     path.write_text(SWEEP)
-    assert _static(path) == set()
+    assert _static(path) == {("GL301", 23)}
     assert _runtime(path) == {("GL301", 23)}
 
 
-def test_a_model_class_resetting_the_graph_differs_only_in_gl301(tmp_path):
+def test_a_model_class_resetting_the_graph_per_call_is_gl301_in_both_engines(tmp_path):
     path = tmp_path / "sample.py"
     path.write_text(MODEL_CLASS)
-    assert _static(path) == set()
+    assert _static(path) == {("GL301", 19)}
     assert _runtime(path) == {("GL301", 19)}
+
+
+TRAINS = "        for step in range({steps}):\n            sess.run(loss, {{X: np.ones((2, 3)), y: np.ones((2, 1))}})\n"
+SAMPLES_CHARS = "        for step in range({steps}):\n            sess.run(model.out, {{model.inputs: np.ones((1, n))}})\n"
+
+
+def _trial(program: str, body: str, steps: int) -> str:
+    """``program`` whose pass runs its session ``steps`` times in a loop of its own."""
+    if program is SWEEP:
+        old = "        sess.run(loss, {X: np.ones((2, 3)), y: np.ones((2, 1))})\n"
+    else:
+        old = "        return sess.run(model.out, {model.inputs: np.ones((1, n))})\n"
+    assert old in program
+    return program.replace(old, body.format(steps=steps))
+
+
+@pytest.mark.parametrize("program, body", [(SWEEP, TRAINS), (MODEL_CLASS, SAMPLES_CHARS)], ids=["trial-loop", "model-class"])
+def test_a_whole_run_per_fresh_graph_is_a_sweep_in_both_engines(tmp_path, program, body):
+    """Each pass trains (or samples) in a loop of its own: `WHOLE_RUN` runs, counting the
+    initialiser, is a whole run; one fewer is still a model rebuilt for a few runs."""
+    path = tmp_path / "trials.py"
+    path.write_text(_trial(program, body, WHOLE_RUN - 1))
+    assert _static(path) == set()
+    assert _runtime(path) == set()
+    path.write_text(_trial(program, body, WHOLE_RUN - 2))
+    assert _runtime(path) == {("GL301", 23 if program is SWEEP else 19)}

@@ -1,9 +1,9 @@
 """A loop whose passes start from a fresh graph through a helper (issue 24): a sweep calling a
 ``reset_graph()`` that wraps ``reset_default_graph()``, a model class whose constructor resets
 the default graph, or such a helper imported from another module of the tree. Each pass builds
-placeholders, a model and a Session into its own graph: no GL101/GL102/GL301. The bad twins
-(the same helper without the reset) are still found. Static only: at runtime GL301 counts
-sessions per line, whatever graph they run."""
+placeholders, a model and a Session into its own graph and trains (or samples) in a loop of
+its own: no GL101/GL102/GL301. The bad twins (the same helper without the reset) are still
+found; a pass that only evaluates once is GL301 (tests/runtime/test_fresh_graph_sweep.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ for trial in range(10):
     loss = tf.reduce_mean(tf.square(prob - y))
     with tf1.Session() as sess:
         sess.run(tf1.global_variables_initializer())
-        sess.run(loss, {{X: np.ones((2, 3)), y: np.ones((2, 1))}})
+        for step in range(100):
+            sess.run(loss, {{X: np.ones((2, 3)), y: np.ones((2, 1))}})
 """
 SWEEP_BAD = {("GL102", 19), ("GL102", 20), ("GL102", 21), ("GL102", 22), ("GL301", 23), ("GL102", 24)}
 
@@ -59,7 +60,10 @@ def sample(n):
     saver = tf1.train.Saver()
     with tf1.Session() as sess:
         sess.run(tf1.global_variables_initializer())
-        return sess.run(model.out, {{model.inputs: np.ones((1, n))}})
+        text = []
+        for step in range(100):
+            text.append(sess.run(model.out, {{model.inputs: np.ones((1, n))}}))
+        return text
 
 
 for n in (3, 3, 3):

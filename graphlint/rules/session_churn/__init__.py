@@ -39,14 +39,17 @@ class SessionChurn(Rule):
     ```
 
     ## Known exemptions
-    At runtime, a session that never runs (a test of `get_session()` after `clear_session()`),
-    and one session per fresh graph that holds its own values: a line's sessions count when one
-    runs again what an earlier one from that line ran on the same graph, or feeds inputs.
-    Statically: get-or-create (`if sess is None:`, `tf.get_default_session() or ...`), a
-    session per object kept on that object or in a collection, a fresh graph and its session
-    per iteration of a loop that runs nothing else (a sweep), a loop whose passes start from a
-    fresh graph (`reset_default_graph()` directly or through a helper), a graph per instance
-    (`__init__`), and loops the source bounds to `max-per-site` passes.
+    A sweep: one session per fresh graph that does a whole run (a training or an evaluation),
+    at runtime a session that ran at least 10 times, statically a pass or a function with a
+    loop of runs of its own (or that hands its session to a function that may); a fresh graph
+    rebuilt, initialised or restored for a few runs per pass or per call is reported.
+    At runtime also a session that never runs (a test of `get_session()` after
+    `clear_session()`), and one session per fresh graph that holds its own values: a line's
+    sessions count when one runs again what an earlier one from that line ran on the same
+    graph, or feeds inputs. Statically: get-or-create (`if sess is None:`,
+    `tf.get_default_session() or ...`), a session per object kept on that object or in a
+    collection, a graph per instance (`__init__`), and loops the source bounds to
+    `max-per-site` passes.
     """
 
     code = "GL301"

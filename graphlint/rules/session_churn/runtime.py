@@ -25,6 +25,11 @@ class _Pending:
     for_graph: bool = False  # counted for its graph (it ran)
 
 
+#: A session that runs this many times did a whole run (a training or an evaluation): one per
+#: fresh graph is a trial of a sweep, not a model rebuilt per call for a few runs.
+WHOLE_RUN = 10
+
+
 def _frame(path, line):
     from graphlint.stacks import Frame
 
@@ -50,6 +55,9 @@ class Runtime(SessionChurn):
         # graph's one session.
         self.pending: dict[int, _Pending] = {}
         self.graph_sites: dict[int, set] = {}  # graph -> the lines that made a session for it
+        # sessions counted for their line, still open: session -> its line. One that ends
+        # after WHOLE_RUN runs is taken back off its line's count.
+        self.counted: dict[int, tuple] = {}
 
     def graphlint_session_created(self, session_id, graph_id, site):
         key = site[:2] if site is not None else None
@@ -68,9 +76,21 @@ class Runtime(SessionChurn):
             del self.pending[session_id]
             if entry.site is not None:
                 self.by_site[entry.site[:2]] += 1
+                self.counted[session_id] = entry.site[:2]
 
-    def graphlint_session_released(self, session_id):
+    def graphlint_session_closed(self, session_id, runs):
+        self._ended(session_id, runs)
+
+    def graphlint_session_released(self, session_id, runs):
         self.pending.pop(session_id, None)
+        self._ended(session_id, runs)
+
+    def _ended(self, session_id, runs):
+        """A session counted for its line that ran ``WHOLE_RUN`` times did a whole run (a
+        trial of a sweep): it is taken back off its line's count."""
+        line = self.counted.pop(session_id, None)
+        if line is not None and runs >= WHOLE_RUN:
+            self.by_site[line] -= 1
 
     def _count_for_graph(self, graph_id, site):
         entry = self.by_graph.get(graph_id)
@@ -99,6 +119,7 @@ class Runtime(SessionChurn):
 
     def graphlint_run_finished(self):
         self.pending.clear()
+        self.counted.clear()
         self.graph_sites.clear()
         reported = set()
         for (path, line), n in self.by_site.items():
