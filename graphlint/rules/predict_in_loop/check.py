@@ -9,14 +9,17 @@ call is reported only when the source shows all three:
   (``self.model = self._build_model()``);
 - the input is one sample: ``x[None]``, ``x[np.newaxis, ...]``, ``np.expand_dims(x, 0)``,
   ``np.reshape(x, [1, ...])``, ``x.reshape(1, ...)``, ``np.array([x])``, ``np.zeros((1, ...))``
-  filled in place, ``pad_sequences([seq])``, and those cast, scaled by a number or
-  preprocessed, which keeps the shape (``.astype(...)``, ``np.float32(...)``, ``/ 255.0``,
-  ``preprocess_input(...)``);
+  filled in place, ``pad_sequences([seq])``, ``x[:1]``, and those cast, scaled by a number,
+  preprocessed, sliced along another axis or joined along one, which keeps the rows
+  (``.astype(...)``, ``np.float32(...)``, ``/ 255.0``, ``preprocess_input(...)``, a scaler's
+  ``transform([state])``, ``x[:, :, 0:3]``, ``np.append(frame, stack[..., :3], axis=3)``); a
+  list of a model's inputs (``[token, h, c]``, ``[target] + states``) when one of them is;
 - the call runs again and again: in a loop the source does not bound to ``max-calls`` runs
   (and that does not wait for ``input()``), or in a function that runs per call.
 
 Both the model and the sample are followed through names (the nearest binding before the
-read; a global's every binding), unpackings, the returns of the file's functions
+read; a global's every binding, also in the functions that declare it ``global``, past a
+``= None`` placeholder), unpackings, the returns of the file's functions
 (``state = env.reset()``), the attributes of the file's objects (``self.agent.model``, a
 global ``brain.model``), parameters (what every caller passes: a helper given the model) and the
 elements of a replay memory (``for state, ... in random.sample(self.memory, n)``: what every
@@ -27,7 +30,9 @@ here, ``env.step()``'s result) is one sample too when only row 0 of the answer i
 (``predict(state)[0]``, or ``q = predict(state)`` then ``q[0]``). A ``self.target`` that is never
 assigned but given a Keras model's weights (``self.target.set_weights(self.model.get_weights())``)
 is a Keras model, and so is ``obj.model`` when ``obj`` is certainly an object of a class of
-another module of the tree whose methods make ``self.model`` only as Keras models.
+another module of the tree whose methods make ``self.model`` only as Keras models; a
+``self.model`` that stays ``None`` in its class is what the file assigns it from outside
+(``agent.model = Networks.dqn(...)``, a builder of another module).
 A parameter sample is judged by the callers that reach the call's branch (``if target:`` on a
 flag the caller fixes): every one passes one sample and the function runs per call, or one of
 them runs again and again itself (the agent's ``act(state)`` called per step) — so the batch
@@ -297,7 +302,7 @@ def _keras_model(module, call) -> bool:
     if labels and all(_is_model_label(module, label) for label in labels):
         return True
     if call.cls is not None and isinstance(receiver, ast.Attribute) and _is_self(receiver.value):
-        values = _self_assignments(module, call.cls).get(receiver.attr)
+        values = _attribute_values(module, call.cls, receiver.attr)
         if values and all(index is None and _builds_model(module, value) for value, index, _, _ in values):
             return True
         if not values and _copies_a_model(module, call.cls, receiver.attr):
@@ -398,16 +403,67 @@ def _self_assignments(module, cls) -> dict:
 
 
 def _builds_model(module, value) -> bool:
-    """A call that makes a Keras model: a constructor or loader, or the user's builder."""
+    """A call that makes a Keras model: a constructor or loader, or the user's builder (of
+    this file, or of another module of the tree: ``Networks.dqn(...)`` from ``networks.py``)."""
     if not isinstance(value, ast.Call):
         return False
     name = module.bindings.resolve(value.func)
-    if name is not None:
-        return _is_model_label(module, name)
     site = _sites(module).get(id(value))
-    if site is not None and site.local_class is not None:
+    if name is not None and _is_model_label(module, name):
+        return True
+    if site is None:
+        return False
+    if site.local_class is not None:
         return site.local_class.name in model_classes(module)
-    return site is not None and site.target is not None and builder(module, site.target, model_classes(module)) is not None
+    if site.target is not None:
+        return builder(module, site.target, model_classes(module)) is not None
+    found = resolve_call(module, site)
+    if found is None:
+        return False
+    other, target = found
+    if isinstance(target, ClassInfo):
+        return target.name in model_classes(other)
+    return builder(other, target, model_classes(other)) is not None
+
+
+def _attribute_values(module, cls, attr: str) -> list:
+    """``[(value, index, scope, line)]`` of every assignment to ``self.attr`` in ``cls``'s
+    methods and to ``obj.attr`` on an object certainly of ``cls`` elsewhere in the file
+    (``agent.model = Networks.dqn(...)`` after ``agent = Agent(...)``), but the ``None`` that
+    stands for "not made yet"."""
+    key = ("attribute-values", id(cls), attr)
+    found = module.cache.get(key)
+    if found is None:
+        found = [v for v in _self_assignments(module, cls).get(attr, ()) if not _is_none(v[0])]
+        for scope, node in _outside_assignments(module, attr):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and target.attr == attr and not _is_self(target.value):
+                    if _class_of(module, target.value, scope, node.lineno, 1) is cls and not _is_none(node.value):
+                        found.append((node.value, None, scope, node.lineno))
+        module.cache[key] = found
+    return found
+
+
+def _outside_assignments(module, attr: str) -> list:
+    """``[(scope, ast.Assign)]`` of the assignments ``obj.attr = value`` (``obj`` not ``self``)
+    at the top level of the file and in its functions."""
+    key = ("outside-assignments", attr)
+    found = module.cache.get(key)
+    if found is None:
+        found = []
+        for scope in [None, *module.functions]:
+            body = scope.node.body if scope is not None else module.tree.body
+            for node in _walk(body):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Attribute) and t.attr == attr and not _is_self(t.value) for t in node.targets
+                ):
+                    found.append((scope, node))
+        module.cache[key] = found
+    return found
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _sites(module) -> dict:
@@ -500,14 +556,14 @@ def _name_leaves(module, name: str, scope, line: int, depth: int, index, stop):
         if scope is None or name in _binding_table(module, scope):
             yield _UNKNOWN  # bound only later in the function (a loop's carry) or not at all
             return
-        found = _binding_table(module, None).get(name)  # a global read in a function
+        found = _global_bindings(module, name)  # a global read in a function
         if not found:
             yield _UNKNOWN
-        for where, kind, value in found or ():
+        for owner, (where, kind, value) in found:
             if kind == "assign":
-                yield from _leaves(module, value, None, where, depth + 1, index)
+                yield from _leaves(module, value, owner, where, depth + 1, index)
             elif kind == "unpack" and index is None:
-                yield from _leaves(module, value[0], None, where, depth + 1, value[1])
+                yield from _leaves(module, value[0], owner, where, depth + 1, value[1])
             else:
                 yield _UNKNOWN
         return
@@ -786,9 +842,23 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
     if isinstance(expr, ast.Subscript):
         index = expr.slice
         first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+        if isinstance(first, ast.Slice) and first.lower is None and first.step is None:
+            if first.upper is None:
+                return isinstance(index, ast.Tuple) and again(expr.value)  # x[:, :, 0:3]: the same rows
+            return _is_int(first.upper, 1)  # x[:1]: the first row
         return _is_newaxis(module, first)
     if isinstance(expr, ast.List):
-        return len(expr.elts) == 1 and not isinstance(expr.elts[0], ast.Starred)
+        if len(expr.elts) == 1:
+            return not isinstance(expr.elts[0], ast.Starred)
+        # the inputs of a model with several (``[tokens, h, c]``) share one batch size
+        return any(not isinstance(e, ast.Starred) and again(e) for e in expr.elts)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and (
+        isinstance(expr.left, ast.List) or isinstance(expr.right, ast.List)
+    ):  # ``[target_seq] + states``: a list of inputs
+        return any(
+            not isinstance(e, ast.Starred) and again(e)
+            for side in (expr.left, expr.right) if isinstance(side, ast.List) for e in side.elts
+        )
     if isinstance(expr, ast.Call):
         name = module.bindings.resolve(expr.func)
         args, keywords = expr.args, {k.arg: k.value for k in expr.keywords if k.arg}
@@ -800,14 +870,25 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
             return _leads_with_one(shape)
         if name in _FILLED:  # np.zeros((1, maxlen, n)), filled in place
             return _leads_with_one(args[0] if args else keywords.get("shape"))
+        if name in _JOIN:  # np.append(frame, stack[..., :3], axis=3): joined along a feature axis
+            appends = name == "numpy.append"
+            at = 2 if appends else 1
+            if not _feature_axis(args[at] if len(args) > at else keywords.get("axis")):
+                return False
+            parts = args[:2] if appends else (args[0].elts if args and isinstance(args[0], (ast.List, ast.Tuple)) else [])
+            return any(not isinstance(part, ast.Starred) and again(part) for part in parts)
         if name in _ARRAY:
-            return bool(args) and (_one_sample_leaf(module, args[0], scope, line, depth, stop) if isinstance(args[0], ast.List) else again(args[0]))
+            if args and isinstance(args[0], ast.List):  # np.array([x]): one row whatever x is
+                return len(args[0].elts) == 1 and not isinstance(args[0].elts[0], ast.Starred)
+            return bool(args) and again(args[0])
         if _pads(name):  # pad_sequences([encoded], maxlen=...)
             return bool(args) and isinstance(args[0], ast.List) and len(args[0].elts) == 1
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "reshape" and args:
             return _leads_with_one(args[0]) if len(args) == 1 else _is_int(args[0], 1)
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "astype":
             return again(expr.func.value)  # a cast keeps the shape
+        if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "transform" and len(args) == 1:
+            return again(args[0])  # a scikit-learn scaler's transform([state]) keeps the rows
         if (name in _CASTS or _keeps_shape(name)) and args:
             return again(args[0])
         return False
@@ -871,6 +952,22 @@ def _binding_table(module, scope) -> dict:
     return table
 
 
+def _global_bindings(module, name: str) -> list:
+    """``[(scope, binding)]`` of the global ``name``: the top level's bindings and those of the
+    functions that declare it ``global`` (``def load_model(): global model; model = ResNet50()``),
+    but a ``name = None`` that only says "not made yet" when something else is assigned."""
+    key = ("global-bindings", name)
+    found = module.cache.get(key)
+    if found is None:
+        found = [(None, b) for b in _binding_table(module, None).get(name, ())]
+        for fn in module.functions:
+            if any(isinstance(n, ast.Global) and name in n.names for n in _walk(fn.node.body)):
+                found.extend((fn, b) for b in _binding_table(module, fn).get(name, ()))
+        real = [(scope, b) for scope, b in found if not (b[1] == "assign" and _is_none(b[2]))]
+        found = module.cache[key] = real if real else found
+    return found
+
+
 def _binding_before(module, scope, name: str, line: int):
     """The binding of ``name`` in ``scope`` nearest before ``line``, ``(kind, line, value)``
     (:func:`_binding_table`), or ``("param", 0, name)`` for a parameter bound by no statement
@@ -884,6 +981,8 @@ def _binding_before(module, scope, name: str, line: int):
     return None
 
 
+#: Calls that join arrays: along an axis other than the first, the rows stay as they were.
+_JOIN = frozenset({"numpy.append", "numpy.concatenate"})
 #: Calls that make an array of the shape they are given, to be filled in place.
 _FILLED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 
@@ -913,6 +1012,17 @@ def _is_newaxis(module, node) -> bool:
     if isinstance(node, ast.Constant):
         return node.value is None
     return module.bindings.resolve(node) in _NEWAXIS
+
+
+def _is_int_constant(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _feature_axis(axis) -> bool:
+    """An axis given as a number other than 0 (``axis=3``, ``axis=-1``): not the rows'."""
+    if isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub):
+        return _is_int_constant(axis.operand)
+    return _is_int_constant(axis) and axis.value != 0
 
 
 def _is_int(node, value: int) -> bool:
