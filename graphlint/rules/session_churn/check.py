@@ -93,11 +93,11 @@ def _whole_run_per_pass(module: Module, loop: Loop) -> bool:
     session: a loop inside it that runs a session, a function of the file it calls that has
     one, or a session handed to a function whose work the file does not show. A trial of a
     sweep; not a model rebuilt for a few runs."""
-    end = getattr(loop.node, "end_lineno", None) or 0
+    start, end = getattr(loop.node, "lineno", 0), getattr(loop.node, "end_lineno", None) or 0
     for inner in module.loops:
         if (
             inner is not loop and inner.scope is loop.scope and not inner.is_comprehension
-            and loop.node.lineno < inner.node.lineno <= end
+            and start < getattr(inner.node, "lineno", 0) <= end
             and any(is_session_run(module, c) for c in inner.calls)
         ):
             return True
