@@ -52,6 +52,7 @@ def build(module: Module, tree: ast.Module) -> None:
     builder._collect_bindings(tree.body)
     builder._stmts(tree.body, _Ctx())
     builder._link_calls()
+    builder._link_parameter_calls()
 
 
 class _Builder:
@@ -95,6 +96,13 @@ class _Builder:
             scope = ctx.scope
             key = (id(scope) if scope is not None else None, target.id)
         elif cls is _TUPLE or cls is _LIST:
+            values = value.elts if type(value) is _TUPLE or type(value) is _LIST else None
+            if values is not None and len(values) == len(target.elts) and not any(
+                type(e) is ast.Starred for e in (*target.elts, *values)
+            ):  # ``a, b = Net("a"), Net("b")``: each name its own value
+                for elt, part in zip(target.elts, values):
+                    self._assign_origin(elt, part, ctx)
+                return
             for elt in target.elts:
                 self._assign_origin(elt, None, ctx, "?")
             return
@@ -370,6 +378,56 @@ class _Builder:
             if target is not None and type(target) is Function:
                 site.target = target
                 target.callers.append(site)
+
+
+    def _link_parameter_calls(self) -> None:
+        """``agent.act(s)`` where ``agent`` is a parameter that every caller of its function
+        passes an object of one class of the file (``play_one(env, agent)`` after ``agent =
+        Agent()``): that class's method. A few rounds, as each link can give a function the
+        callers the next one needs."""
+        for _ in range(3):
+            linked = False
+            for site in self.calls:
+                func: Any = site.node.func if type(site.node) is _CALL else None
+                scope = site.scope
+                if (
+                    site.target is not None or site.decorator or type(func) is not _ATTRIBUTE
+                    or type(func.value) is not _NAME or scope is None or func.value.id not in scope.params
+                    or func.value.id == "self" or not scope.callers
+                ):
+                    continue
+                owner = self._class_passed(scope, func.value.id)
+                target = owner.methods.get(func.attr) if owner is not None else None
+                if target is not None and type(target) is Function:
+                    site.target = target
+                    target.callers.append(site)
+                    linked = True
+            if not linked:
+                return
+
+    def _class_passed(self, fn: Function, param: str) -> ClassInfo | None:
+        """The one class of the file whose objects every caller of ``fn`` passes for ``param``."""
+        args = fn.node.args
+        names = [a.arg for a in args.posonlyargs + args.args]
+        if fn.is_method and names:
+            names = names[1:]
+        found = None
+        for caller in fn.callers:
+            node = caller.node
+            value = next((k.value for k in node.keywords if k.arg == param), None)
+            if value is None and param in names and names.index(param) < len(node.args):
+                value = node.args[names.index(param)]
+            if value is None or origin_key(value, caller.scope) is None:
+                return None
+            labels = self.module.origins(value, caller.scope)
+            if len(labels) != 1:
+                return None
+            (label,) = labels
+            owner = self.classes.get(label[6:]) if label.startswith("class:") else None
+            if owner is None or (found is not None and owner is not found):
+                return None
+            found = owner
+        return found
 
 
 _SAME = object()  # a part of :meth:`_Ctx.child` left as it is
