@@ -174,3 +174,51 @@ def test_a_model_given_to_the_agent_from_outside(tmp_path, model, reported):
     write_folder(tmp_path, {"networks.py": NETWORKS, "main.py": AGENT.format(imports="from networks import Networks\n", model=model)})
     path = tmp_path / "main.py"
     assert found("--no-cache", str(path)) == ({("GL504", line_of(path, ".predict("))} if reported else set())
+
+
+GENERATOR = """\
+import numpy as np
+import keras
+
+
+def build_inference_model(model):
+    config = model.get_config()
+    return {rebuild}
+
+
+def generate_text(model, seed, length=512):
+    out = []
+    for i in range(length):
+        probs = model.predict(np.array([[seed]]), verbose=0)
+        seed = int(np.argmax(probs))
+        out.append(seed)
+    return out
+
+
+class Sampler(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.inference_model = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.inference_model is None:
+            self.inference_model = build_inference_model(self.model)
+        generate_text(self.inference_model, 0)
+"""
+
+
+@pytest.mark.parametrize(
+    "rebuild, reported",
+    [
+        ("keras.Sequential.from_config(config)", True),
+        ("keras.models.model_from_json(model.to_json())", True),
+        ("config", False),
+    ],
+    ids=["from-config", "from-json", "not-a-model"],
+)
+def test_a_model_rebuilt_from_its_config_and_kept_on_the_callback(tmp_path, rebuild, reported):
+    """The model comes from a loader through a builder, an attribute that starts as ``None``
+    and a parameter; the nested list ``np.array([[seed]])`` is one row."""
+    path = tmp_path / "generate.py"
+    path.write_text(GENERATOR.format(rebuild=rebuild))
+    assert found(path) == ({("GL504", line_of(path, ".predict("))} if reported else set())

@@ -15,7 +15,7 @@ import ast
 
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model import project
-from graphlint.static.model.api import CLEAR_SESSION, is_keras_model
+from graphlint.static.model.api import CLEAR_SESSION, KERAS_LOADERS, is_keras_loader, is_keras_model
 from graphlint.static.model.models import is_model, kept, model_classes
 from graphlint.static.model.names import keras_api
 from graphlint.static.model.repeats import guarded, memoized, per_call, runs_at_most
@@ -23,14 +23,6 @@ from graphlint.static.model.scopes import ClassInfo, Function
 from graphlint.static.model.values import folds
 
 _DEPTH = 3  # how deep calls of the user's functions are followed
-#: Keras calls that make a whole model from a file or a config, as a constructor does.
-_LOADERS = frozenset(
-    {
-        "models.load_model", "saving.load_model", "models.model_from_json", "models.model_from_yaml",
-        "models.model_from_config", "saving.model_from_config",
-    }
-)
-_FROM_CONFIG = frozenset({"Model", "Sequential", "Functional"})
 #: A model's tensors: a ``Model`` over them is a view of that model.
 _TENSORS = frozenset({"input", "inputs", "output", "outputs"})
 #: Per-call methods where a model built is another rule's (a layer's ``call``: GL505).
@@ -197,19 +189,13 @@ def _builds(call, classes) -> bool:
     model's tensors), a loader, ``Model.from_config``, or a model class of the file."""
     if is_model(call, classes):
         return not _view(call)
-    rest = keras_api(call.name)
-    if rest is None:
-        return False
-    if rest in _LOADERS:
-        return True
-    head, _, last = rest.rpartition(".")
-    return last == "from_config" and head.rpartition(".")[2] in _FROM_CONFIG
+    return is_keras_loader(call.name)
 
 
 def _loads(site) -> bool:
     """A loader or ``from_config``: the model comes whole from a file or a config."""
     rest = keras_api(getattr(site, "name", None))
-    return rest is not None and (rest in _LOADERS or rest.endswith(".from_config"))
+    return rest is not None and (rest in KERAS_LOADERS or rest.endswith(".from_config"))
 
 
 _RELOAD_FIX = (

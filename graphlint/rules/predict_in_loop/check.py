@@ -51,7 +51,7 @@ import ast
 import os
 
 from graphlint.static.hits import Hit, once_per_line
-from graphlint.static.model.api import is_keras_model, is_pretrained_model
+from graphlint.static.model.api import is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
 from graphlint.static.model.project import resolve_call
@@ -365,7 +365,7 @@ def _is_self(node) -> bool:
 
 def _is_model_label(module, label: str) -> bool:
     return (
-        is_keras_model(label) or is_pretrained_model(label) or label in _LOADERS
+        is_keras_model(label) or is_pretrained_model(label) or label in _LOADERS or is_keras_loader(label)
         or (label.startswith("class:") and label[6:] in model_classes(module))
     )
 
@@ -527,7 +527,7 @@ def _follow(module, expr, scope, line: int, depth: int, index=None, stop=None):
         yield from _name_leaves(module, expr.id, scope, line, depth, index, stop)
     elif isinstance(expr, ast.Attribute):
         owner = _class_of(module, expr.value, scope, line, depth)
-        values = _self_assignments(module, owner).get(expr.attr) if owner is not None else None
+        values = _attribute_values(module, owner, expr.attr) if owner is not None else None
         if not values or (index is not None and any(i is not None for _, i, _, _ in values)):
             yield _UNKNOWN
             return

@@ -102,6 +102,29 @@ def is_keras_model(name: str | None) -> bool:
     return keras_api(name) in KERAS_MODELS
 
 
+#: Keras calls that make a whole model from a file or a config, as a constructor does.
+KERAS_LOADERS = frozenset(
+    {
+        "models.load_model", "saving.load_model", "models.model_from_json", "models.model_from_yaml",
+        "models.model_from_config", "saving.model_from_config",
+    }
+)
+_FROM_CONFIG = frozenset({"Model", "Sequential", "Functional"})
+
+
+@cache
+def is_keras_loader(name: str | None) -> bool:
+    """A Keras loader (``load_model``, ``model_from_json``) or ``Model.from_config`` /
+    ``Sequential.from_config``: a whole model from a file or a config."""
+    rest = keras_api(name)
+    if rest is None:
+        return False
+    if rest in KERAS_LOADERS:
+        return True
+    head, _, last = rest.rpartition(".")
+    return last == "from_config" and head.rpartition(".")[2] in _FROM_CONFIG
+
+
 @cache
 def is_pretrained_model(name: str | None) -> bool:
     """A ``keras.applications`` constructor (``MobileNetV2(...)``, ``applications.resnet50.ResNet50(...)``):
