@@ -66,3 +66,12 @@ def test_a_loop_that_waits_for_input_is_left_alone_and_a_mode_flag_is_no_guard(t
 def test_without_input_both_branches_are_found(tmp_path):
     path = write(tmp_path, LOOP.format(ask="text.append(options)"))
     assert found(path) == {("GL504", line_of(path, "text.append(model.predict")), ("GL504", line_of(path, "options = "))}
+
+
+@pytest.mark.parametrize("stop, reported", [(25, False), (26, True), (100000, True)])
+def test_a_periodic_call_counts_its_passes(tmp_path, stop, reported):
+    """``if step % 5 == 0:`` in ``range(stop)`` runs ceil(stop / 5) times: 5 (``max-calls``) at
+    25 steps is allowed, 6 at 26 is not, and every 5th of 100,000 steps repeats thousands of times."""
+    body = f"for step in range({stop}):\n    if step % 5 == 0:\n        model.predict(np.ones((4,))[None], verbose=0)\n"
+    path = write(tmp_path, body)
+    assert found(path) == ({("GL504", line_of(path, "model.predict"))} if reported else set())

@@ -61,7 +61,8 @@ def guard_bound(module: Module, loop: Loop, ifs: tuple) -> int | None:
     """How many passes of a ``for`` loop over ``range``/``enumerate`` the ``if`` parts ``ifs``
     (those between this loop and the next one in, as ``(ast.If, branch)``) let through, when
     the counter fixes it: ``if step == total // 2:`` once, ``if epoch in (30, 60, 90):`` three
-    times, ``if step % (steps // 2) == 0:`` twice in ``range(steps)`` (a counter takes each
+    times, ``if step % (steps // 2) == 0:`` twice in ``range(steps)``, ``if step % 50 == 0:``
+    twice in ``range(100)`` (a counter takes each
     value once; a value compared with must not change in the loop). None when unknown."""
     counter = _counter(module, loop.node)
     if counter is None:
@@ -133,6 +134,9 @@ def _fraction(module: Module, loop: Loop, counter: str, expr: ast.expr) -> int |
     if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and _is_name(expr.left, counter)):
         return None
     period = expr.right
+    if isinstance(period, ast.Constant) and type(period.value) is int and period.value >= 1:
+        count = loop_count(module, loop)  # ``step % 50 == 0`` in ``range(100)``: twice
+        return None if count is None else -(-count // period.value)
     if isinstance(period, ast.Call) and isinstance(period.func, ast.Name) and period.func.id == "int" and len(period.args) == 1:
         period = period.args[0]
         if not isinstance(period, ast.BinOp) or not isinstance(period.op, ast.Div):
