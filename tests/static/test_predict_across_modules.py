@@ -242,3 +242,41 @@ def test_a_script_beside_a_folder_without_init_imports_it(tmp_path):
     write_folder(tmp_path, {"agent/core.py": AGENT, "main.py": PER_STEP.replace("from agent import Agent", "from agent.core import Agent")})
     path = tmp_path / "agent" / "core.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == {("GL504", PREDICT)}
+
+
+# -- a one-row sample made by a function of another module ----------------------------------------
+UTILS = """\
+import numpy as np
+from keras.preprocessing import sequence
+
+
+def encode(text, vocab, maxlen):
+    encoded = np.array([vocab.get(c, 0) for c in text])
+    return {ret}
+"""
+
+ENCODER = """\
+import keras
+
+from utils import encode
+
+model = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(2)])
+vectors = []
+for text in open("texts.txt").read().split():
+    vectors.append(model.predict(encode(text, {{}}, 8), verbose=0))
+"""
+
+
+@pytest.mark.parametrize(
+    "ret, reported",
+    [
+        ("sequence.pad_sequences([encoded], maxlen=maxlen)", True),
+        ("sequence.pad_sequences(encoded, maxlen=maxlen)", False),
+        ("text", False),  # a parameter: its callers are in other modules, not judged there
+    ],
+    ids=["one-padded-text", "the-rows-given", "a-parameter"],
+)
+def test_a_sample_made_by_a_helper_of_another_module(tmp_path, ret, reported):
+    write_folder(tmp_path, {"utils.py": UTILS.format(ret=ret), "main.py": ENCODER.format()})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(ENCODER, ".predict("))} if reported else set())

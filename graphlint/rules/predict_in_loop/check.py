@@ -19,7 +19,8 @@ call is reported only when the source shows all three:
 
 Both the model and the sample are followed through names (the nearest binding before the
 read; a global's every binding, also in the functions that declare it ``global``, past a
-``= None`` placeholder), unpackings, the returns of the file's functions
+``= None`` placeholder), unpackings, the returns of the file's functions (and, for the
+sample, of another module's: ``encode(text)`` returning ``pad_sequences([encoded])``)
 (``state = env.reset()``), the attributes of the file's objects (``self.agent.model``, a
 global ``brain.model``), parameters (what every caller passes: a helper given the model) and the
 elements of a replay memory (``for state, ... in random.sample(self.memory, n)``: what every
@@ -891,7 +892,7 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
             return again(args[0])  # a scikit-learn scaler's transform([state]) keeps the rows
         if (name in _CASTS or _keeps_shape(name)) and args:
             return again(args[0])
-        return False
+        return _returns_one_sample_elsewhere(module, expr)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _SCALAR_OPS):
         # ``np.expand_dims(frame, 0) / 255.0``, ``(row - mean) * scale``: a number keeps the shape
         if _is_number(expr.right):
@@ -899,6 +900,22 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
         if _is_number(expr.left):
             return again(expr.right)
     return False
+
+
+def _returns_one_sample_elsewhere(module, call: ast.Call) -> bool:
+    """Whether ``call`` reaches a function of another module of the tree (``encode(text)``
+    imported from ``utils``) every return of which is one sample by itself, judged in that
+    module (``return pad_sequences([encoded], maxlen=n)``; not through its parameters)."""
+    site = _sites(module).get(id(call))
+    if site is None or site.target is not None or site.local_class is not None:
+        return False
+    found = resolve_call(module, site)
+    if found is None or not isinstance(found[1], Function):
+        return False
+    other, fn = found
+    returns = _returns(other, fn)
+    params: set = set()
+    return bool(returns) and all(_one_sample(other, r.value, fn, r.lineno, params=params) for r in returns) and not params
 
 
 def _passed(fn, param: str, site):
