@@ -222,3 +222,64 @@ def test_a_model_rebuilt_from_its_config_and_kept_on_the_callback(tmp_path, rebu
     path = tmp_path / "generate.py"
     path.write_text(GENERATOR.format(rebuild=rebuild))
     assert found(path) == ({("GL504", line_of(path, ".predict("))} if reported else set())
+
+
+@pytest.mark.parametrize(
+    "scale, reported",
+    [
+        ("x = x / float(n_vocab)", True),
+        ("x /= 255.0", True),
+        ("x = x / np.ones((16, 4, 3))", False),  # an array: broadcasting may give more rows
+        ("x += np.ones((16, 4, 3))", False),
+    ],
+    ids=["divided-by-float", "in-place-number", "divided-by-array", "in-place-array"],
+)
+def test_a_one_row_sample_rescaled_by_a_number(tmp_path, scale, reported):
+    path = tmp_path / "compose.py"
+    path.write_text(HEADER + textwrap.dedent(f"""\
+        n_vocab = 58
+        pattern = np.ones((4, 3))
+        for note in range(500):
+            x = np.reshape(pattern, (1, 4, 3))
+            {scale}
+            prediction = model.predict(x, verbose=0)
+        """))
+    assert found(path) == ({("GL504", line_of(path, ".predict("))} if reported else set())
+
+
+WORKERS = """\
+import threading
+import numpy as np
+import keras
+
+
+class Worker(threading.Thread):
+    def __init__(self, actor, steps):
+        threading.Thread.__init__(self)
+        self.actor = actor
+        self.steps = steps
+
+    def run(self):
+        state = np.zeros(4)
+        for step in range(self.steps):
+            policy = self.actor.predict(np.reshape(state, [1, 4]), verbose=0)[0]
+
+
+{made}
+"""
+
+
+@pytest.mark.parametrize(
+    "made, reported",
+    [
+        ("actor = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(2)])\n"
+         "workers = [Worker(actor, 1000) for _ in range(4)]", True),
+        ("workers = [Worker(lambda s: s, 1000) for _ in range(4)]", False),
+        ("", False),  # never made: what the constructor is given cannot be told
+    ],
+    ids=["a-keras-model", "something-else", "no-construction"],
+)
+def test_a_model_given_to_the_constructor(tmp_path, made, reported):
+    path = tmp_path / "a3c.py"
+    path.write_text(WORKERS.format(made=made))
+    assert found(path) == ({("GL504", line_of(path, ".predict("))} if reported else set())

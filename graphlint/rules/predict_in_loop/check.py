@@ -577,6 +577,17 @@ def _name_leaves(module, name: str, scope, line: int, depth: int, index, stop):
         yield from stored
     elif kind == "param" and stop is not None and scope is stop[0]:
         stop[1].add(name)
+    elif kind == "param" and scope is not None and not scope.callers and scope.name == "__init__" and scope.cls is not None:
+        # ``self.actor = actor`` in ``__init__``: what every construction of the class passes
+        made = [site for site in module.calls if site.local_class is scope.cls]
+        if not made:
+            yield _UNKNOWN
+        for site in made:
+            arg = _passed(scope, name, site)
+            if arg is None:
+                yield _UNKNOWN
+            else:
+                yield from _leaves(module, arg, site.scope, site.line, depth + 1, index)
     elif kind == "param" and scope is not None and scope.callers:
         for site in scope.callers:
             arg = _passed(scope, name, site)
@@ -959,6 +970,10 @@ def _binding_table(module, scope) -> dict:
                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                             entry = (node.lineno, "unpack", (node.value, i)) if n is elt else (node.lineno, "other", None)
                             table.setdefault(n.id, []).append(entry)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, _SCALAR_OPS):
+                # ``image /= 255.0``: the value before, with the number applied (read as ``image / 255.0``)
+                value = ast.BinOp(left=ast.Name(id=node.target.id, ctx=ast.Load()), op=node.op, right=node.value)
+                table.setdefault(node.target.id, []).append((node.lineno, "assign", value))
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.NamedExpr)):
                 targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
                 where = getattr(node, "lineno", None) or getattr(getattr(node, "target", None), "lineno", 0)
@@ -1020,8 +1035,11 @@ _SCALAR_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
 
 
 def _is_number(node) -> bool:
+    """A number: a constant, or ``float(...)`` / ``int(...)`` of something (``x / float(n_vocab)``)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") and len(node.args) == 1:
+        return True
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
