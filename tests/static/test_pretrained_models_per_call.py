@@ -37,3 +37,33 @@ def test_the_model_built_once_is_silent(tmp_path):
     path.write_text(text)
     assert found("--select", "GL503", str(path)) == set()
     assert line_of(path, "MODEL = InceptionV3") == 4
+
+
+VIEW = """\
+import numpy as np
+from django.http import JsonResponse
+from keras.models import load_model
+
+
+def {name}({first}):
+    model = load_model("model.keras")
+    image = np.expand_dims(np.zeros((28, 28, 1)), 0)
+    return JsonResponse({{"score": float(model.predict(image, verbose=0)[0][0])}})
+"""
+
+
+@pytest.mark.parametrize(
+    "name, first, reported",
+    [("home", "request", True), ("home", "path", False), ("_helper", "request", True)],
+    ids=["a-view", "not-a-request", "any-name"],
+)
+def test_a_django_view_runs_per_request(tmp_path, name, first, reported):
+    """A top-level function of a module that imports Django, taking ``request`` first, is a
+    view (routed in ``urls.py``): a model loaded there is loaded per request."""
+    path = tmp_path / "views.py"
+    path.write_text(VIEW.format(name=name, first=first))
+    codes = {code for code, _ in found("--select", "GL503", str(path))}
+    assert codes == ({"GL503"} if reported else set())
+    plain = tmp_path / "plain.py"
+    plain.write_text(VIEW.format(name=name, first=first).replace("from django.http import JsonResponse\n", "JsonResponse = dict\n"))
+    assert found("--select", "GL503", str(plain)) == set()  # no Django: nothing says it is a view

@@ -14,8 +14,8 @@ class KerasModelChurn(Rule):
     `keras.backend.clear_session()`: `keras.Sequential(...)`, `keras.Model(...)`, `clone_model`,
     a loader (`load_model`, `model_from_json`, `Model.from_config`), your own `keras.Model`
     subclass or your function or method that builds one; statically also a model built or
-    loaded each time a web handler (`@app.route`) or a per-call method (`predict`) runs. At
-    runtime it reports a line that built more than `max-per-site` models with no
+    loaded each time a web handler (`@app.route`, a Django view) or a per-call method
+    (`predict`) runs. At runtime it reports a line that built more than `max-per-site` models with no
     `clear_session()` between them.
 
     ## Why is this bad?

@@ -385,6 +385,8 @@ def per_call(module: Module, fn: Function) -> Reason | None:
         reason = Reason("is a per-call method of a long-lived object")
     elif _serves_requests(fn):
         reason = Reason("serves a web request (`@app.route`, `@router.get`...): it runs once per request")
+    elif _django_view(module, fn):
+        reason = Reason("is a Django view (`def view(request)`): it runs once per request")
     elif id(fn) in _thread_targets(module):
         site = _thread_targets(module)[id(fn)]
         reason = Reason(f"runs in a thread started in a loop (line {site.line})", site)
@@ -436,6 +438,15 @@ _SPAWNERS = frozenset({"threading.Thread", "threading.Timer"})
 #: The decorators that make a function a web handler: Flask's ``@app.route``, FastAPI's and
 #: Starlette's ``@app.get`` / ``@router.post``..., Sanic's and Quart's alike.
 _ROUTES = frozenset({"route", "get", "post", "put", "patch", "delete", "api_route", "websocket"})
+
+
+def _django_view(module: Module, fn: Function) -> bool:
+    """A function of a module that imports Django, at its top level, whose first parameter is
+    ``request``: a view, routed in ``urls.py`` and called per request."""
+    args = fn.node.args.posonlyargs + fn.node.args.args
+    if fn.is_method or fn.parent is not None or not args or args[0].arg != "request":
+        return False
+    return any(name == "django" or name.startswith("django.") for name in module.bindings.names.values())
 
 
 def _serves_requests(fn: Function) -> bool:
