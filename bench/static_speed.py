@@ -49,7 +49,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+#: ``../shared/corpus`` beside the checkout (``/work/main``), or beside its worktrees' folder (``/work/wt/NAME``).
+DEFAULT_CORPUS = next(
+    (p for p in (os.path.normpath(os.path.join(ROOT, *[".."] * up, "shared", "corpus")) for up in (1, 2)) if os.path.isdir(p)),
+    os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus")),
+)
 ONE_FILE = os.path.join(ROOT, "samples", "rules", "gl101_bad.py")
 TARGETS = {"corpus": 2.0, "tensorflow": 2.0}
 ENV = dict(os.environ)
@@ -288,13 +292,16 @@ def main() -> None:
                 "python": ([sys.executable, "-c", "pass"], None),
                 "ruff": (r_cold + [ONE_FILE], None),
             }
-            if args.baseline:
+            if args.baseline:  # before and after started alike (the launcher of baseline_command)
                 before, env = baseline_command(args.baseline)
                 one["baseline"] = (before + g_cold[1:] + [ONE_FILE], env)
+                after, env = baseline_command(ROOT)
+                one["after"] = (after + g_cold[1:] + [ONE_FILE], env)
             r = Rounds(one, ROOT, max(n, 10))
             print(f"one file   graphlint check --no-cache FILE  {r.line('graphlint')}  (goal <= 0.10 s wall, bar <= 0.15 s)")
             if args.baseline:
                 print(f"one file   baseline ({args.baseline})  {r.line('baseline')}")
+                print(f"one file   this tree, started as the baseline is  {r.line('after')}")
             print(f"one file   graphlint --version             {r.line('version')}")
             print(f"one file   python -c pass                  {r.line('python')}")
             print(f"one file   ruff check --no-cache FILE       {r.line('ruff')}")
@@ -302,6 +309,7 @@ def main() -> None:
             print(f"one file   vs python -c pass:      {r.ratio('graphlint', 'python')}")
             if args.baseline:
                 print(f"one file   baseline vs --version:  {r.ratio('baseline', 'version')}")
+                print(f"one file   this tree vs the baseline, started alike: {r.ratio('after', 'baseline')}")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall times)")
     finally:
         shutil.rmtree(caches, ignore_errors=True)
