@@ -141,7 +141,8 @@ class Rounds:
 def baseline_command(directory: str) -> tuple[list[str], dict]:
     """``graphlint`` from the package in ``directory`` (first on ``PYTHONPATH``), and its env."""
     env = dict(ENV, PYTHONPATH=os.pathsep.join(filter(None, [directory, ENV.get("PYTHONPATH")])))
-    launcher = "import sys; from graphlint.cli import main; sys.argv[0] = 'graphlint'; sys.exit(main())"
+    # console(), as the installed script: graphlint is the whole process (it ends with os._exit)
+    launcher = "import sys; from graphlint.cli import console; sys.argv[0] = 'graphlint'; console()"
     return [sys.executable, "-P", "-c", launcher], env  # -P: the checked folder is not on sys.path
 
 
