@@ -1,36 +1,33 @@
-"""Speed of `graphlint check` against ruff, on code where the work is.
+"""Speed of `graphlint check`: against what no checker can skip, against its own start, and
+against ruff.
 
-Three targets, each measured side by side in this one run (graphlint and ruff alternating, the
-median of ``--pairs`` pairs), each as a ratio against ruff, cold and warm:
+Every figure is measured in rounds: each round runs every command of a target once, in turn
+(after one warm-up round), and a ratio is the median of the per-round ratios of two commands,
+so both sides carry the same minute of the machine's load. Each is given for the wall time and
+for the CPU time (user + system of the command and every process it waited for: on a machine
+other work shares, the wall time also counts the waits for a core).
 
-* corpus:     ``../shared/corpus`` (real TensorFlow user code: nearly every file imports TF);
-* tensorflow: the installed TensorFlow package's ``python/`` tree;
-* one file:   ``graphlint check FILE`` on one sample (the pre-commit case), wall time.
+* corpus / tensorflow: ``../shared/corpus`` (real TensorFlow user code) and the installed
+  TensorFlow's ``python/`` tree. ``graphlint check --no-cache`` against the *floor*, ``ast.parse``
+  of every ``.py`` file on all cores and nothing else (this script with ``--parse-only DIR``, the
+  files in runs of neighbours as graphlint's pool takes them): the ratio the issue-27 goal is
+  about (<= 1.5x). In the same rounds: graphlint with its analysis taken out (no model built, no
+  rule run: ``--no-analysis ARGS``), what a faster model or faster rules could never remove (the
+  walk, reads, import scans, parse, notebooks, pool), and ``ruff check --select E,F,B --isolated
+  --no-cache``. *warm*: both tools with the cache the warm-up round filled (``GRAPHLINT_CACHE_DIR``
+  and ``--cache-dir`` in a temporary folder).
+* one file: ``graphlint check --no-cache FILE`` on one sample (the pre-commit case), wall time
+  against the 0.10 s goal, and as ratios against ``graphlint --version`` (the CLI's own start)
+  and ``python -c pass`` (the interpreter's) in the same rounds.
 
-For each tree, two *floor* lines. The first times what no ``ast``-based checker can do
-without: ``ast.parse`` of every ``.py`` file on all cores, nothing else (this script run with
-``--parse-only DIR``), against ruff in the same rounds: how much of graphlint's ratio is
-Python's parser. The second times graphlint's own run with the analysis taken out (no model
-built, no rule run; this script with ``--no-analysis ARGS``): what a faster model or faster
-rules could never remove (the walk, reads, import scan, parse, notebooks, pool, cache).
-
-Each line ends with the median CPU seconds (user + system, all processes) of both tools: on a
-machine other work shares, the wall time also counts the waits for a core.
-
-*cold* is both tools with ``--no-cache`` (every file read, parsed and analysed); *warm* is both
-with their cache filled by the run before on the unchanged tree (``.graphlint_cache`` and
-``.ruff_cache``, here in a temporary folder: ``GRAPHLINT_CACHE_DIR`` and ``--cache-dir``).
-
-Every timed command's exit status is checked: both tools run with ``--exit-zero``, so a tool
-that crashes or reports a usage error (anything but 0) stops the benchmark instead of looking
-fast. ruff runs as
-``ruff check --select E,F,B --isolated``; graphlint as ``graphlint check --exit-zero``
-(pass ``--graphlint-args`` to add options).
+Every timed command's exit status is checked: graphlint and ruff run with ``--exit-zero``, so a
+command that crashes or reports a usage error (anything but 0) stops the benchmark instead of
+looking fast.
 
     .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile] [--baseline DIR] [--only corpus]
 
-``--baseline DIR`` also times the graphlint package in DIR, cold, against ruff in rounds of its
-own right after this tree's: before -> after, each against ruff measured beside it.
+``--baseline DIR`` also times the graphlint package in DIR (``git archive REV graphlint | tar -x
+-C DIR``) in the same rounds: before -> after in one run.
 
 ruff is not a test dependency: ``.venv/bin/pip install ruff``.
 """
@@ -52,7 +49,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+#: ``../shared/corpus`` beside the checkout (``/work/main``), or beside its worktrees' folder (``/work/wt/NAME``).
+DEFAULT_CORPUS = next(
+    (p for p in (os.path.normpath(os.path.join(ROOT, *[".."] * up, "shared", "corpus")) for up in (1, 2)) if os.path.isdir(p)),
+    os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus")),
+)
 ONE_FILE = os.path.join(ROOT, "samples", "rules", "gl101_bad.py")
 TARGETS = {"corpus": 2.0, "tensorflow": 2.0}
 ENV = dict(os.environ)
@@ -94,50 +95,54 @@ def stale_bytecode() -> int:
     return stale
 
 
-#: CPU seconds (user + system) of every timed run, by command: on a shared machine the
-#: wall time also holds the waits for a core; the CPU time does not.
-CPU: dict[str, list[float]] = {}
-
-
 def _cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(cmd: list[str], cwd: str, env: dict | None = None) -> float:
+def timed(cmd: list[str], cwd: str, env: dict | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system of the command and every process it waited for:
+    on a shared machine the wall time also holds the waits for a core, the CPU time does not)."""
     cpu = _cpu()
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env or ENV)
     elapsed = time.perf_counter() - start
-    CPU.setdefault(cmd[0], []).append(_cpu() - cpu)
-    if proc.returncode != 0:  # both run with --exit-zero: anything else is a crash or a usage error
+    if proc.returncode != 0:  # every command runs with --exit-zero: anything else is a crash or a usage error
         err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
         sys.exit(f"static_speed: {shlex.join(cmd)} exited {proc.returncode}: {err[0]}")
-    return elapsed
+    return elapsed, _cpu() - cpu
 
 
-def pairs(a: list[str], b: list[str], cwd: str, n: int, env: dict | None = None) -> tuple[float, float, float]:
-    """Median seconds of ``a`` and ``b`` over ``n`` alternating pairs, and the median ratio."""
-    timed(a, cwd, env), timed(b, cwd)  # warm the file cache for both
-    ta, tb = [], []
-    CPU.clear()
-    for _ in range(n):
-        ta.append(timed(a, cwd, env))
-        tb.append(timed(b, cwd))
-    ratio = statistics.median(x / y for x, y in zip(ta, tb))
-    return statistics.median(ta), statistics.median(tb), ratio
+class Rounds:
+    """Commands timed in the same rounds, each round every command once in turn (after one
+    warm-up round: the file cache, the bytecode): the medians of each, and the median of the
+    per-round ratios of two of them (both measured in the same minute of the machine's load)."""
 
+    def __init__(self, commands: dict[str, tuple[list[str], dict | None]], cwd: str, n: int):
+        self.wall: dict[str, list[float]] = {label: [] for label in commands}
+        self.cpu: dict[str, list[float]] = {label: [] for label in commands}
+        for cmd, env in commands.values():
+            timed(cmd, cwd, env)
+        for _ in range(n):
+            for label, (cmd, env) in commands.items():
+                wall, cpu = timed(cmd, cwd, env)
+                self.wall[label].append(wall)
+                self.cpu[label].append(cpu)
 
-def cpu_note() -> str:
-    """The median CPU seconds of the last pairs, graphlint's and ruff's."""
-    (g, r) = (statistics.median(CPU[cmd]) for cmd in CPU)
-    return f"  [cpu {g:.2f} s / {r:.2f} s]"
+    def line(self, label: str) -> str:
+        return f"{statistics.median(self.wall[label]):6.3f} s  [cpu {statistics.median(self.cpu[label]):.3f} s]"
+
+    def ratio(self, a: str, b: str) -> str:
+        wall = statistics.median(x / y for x, y in zip(self.wall[a], self.wall[b]))
+        cpu = statistics.median(x / y for x, y in zip(self.cpu[a], self.cpu[b]))
+        return f"wall {wall:5.2f}x  cpu {cpu:5.2f}x"
 
 
 def baseline_command(directory: str) -> tuple[list[str], dict]:
     """``graphlint`` from the package in ``directory`` (first on ``PYTHONPATH``), and its env."""
     env = dict(ENV, PYTHONPATH=os.pathsep.join(filter(None, [directory, ENV.get("PYTHONPATH")])))
-    launcher = "import sys; from graphlint.cli import main; sys.argv[0] = 'graphlint'; sys.exit(main())"
+    # console(), as the installed script: graphlint is the whole process (it ends with os._exit)
+    launcher = "import sys; from graphlint.cli import console; sys.argv[0] = 'graphlint'; console()"
     return [sys.executable, "-P", "-c", launcher], env  # -P: the checked folder is not on sys.path
 
 
@@ -194,7 +199,7 @@ def no_analysis(argv: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per figure (median)")
+    parser.add_argument("--pairs", type=int, default=3, help="rounds per figure (median; the one file: at least 10)")
     parser.add_argument("--corpus", default=DEFAULT_CORPUS, help="real TF user code (default: ../shared/corpus)")
     parser.add_argument("--graphlint-args", default="", help="extra options for graphlint check")
     parser.add_argument(
@@ -229,7 +234,7 @@ def main() -> None:
     rf = [ruff, "check", "--select", "E,F,B", "--isolated", "--exit-zero", "--quiet", "--cache-dir", os.path.join(caches, "ruff")]
     modes = {"cold": (gl + ["--no-cache"], rf + ["--no-cache"]), "warm": (gl, rf)}
     print(
-        f"{os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f}); median of {args.pairs} alternating pairs; "
+        f"{os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f}); median of {args.pairs} rounds; "
         "exit statuses checked"
     )
     if not args.no_compile:
@@ -248,43 +253,64 @@ def main() -> None:
         trees["corpus"] = args.corpus
     if "tensorflow" in only:
         trees["tensorflow"] = tensorflow_tree()
+    n = args.pairs
     try:
         for label, tree in trees.items():
             if not os.path.isdir(tree):
                 print(f"{label:10s} skipped: {tree} is not a directory")
                 continue
             files, lines = python_lines(tree)
-            for mode, (g_cmd, r_cmd) in modes.items():
-                g, r, ratio = pairs(g_cmd + ["."], r_cmd + ["."], tree, args.pairs)
-                print(
-                    f"{label:10s} {mode}  {files:6,d} files {lines:9,d} lines  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
-                    f"ratio {ratio:5.2f}x (goal <= {TARGETS[label]:.1f}x, bar <= 3.0x)" + cpu_note()
-                )
-                if mode == "cold":
-                    g, r, ratio = pairs([sys.executable, __file__, "--parse-only", "."], r_cmd + ["."], tree, args.pairs)
-                    print(
-                        f"{label:10s} floor ast.parse alone, every .py file on {os.cpu_count()} cores  {g:6.2f} s  ruff {r:6.2f} s  "
-                        f"ratio {ratio:5.2f}x" + cpu_note()
-                    )
-                    bare = [sys.executable, __file__, "--no-analysis", *g_cmd[1:], "."]
-                    g, r, ratio = pairs(bare, r_cmd + ["."], tree, args.pairs)
-                    print(
-                        f"{label:10s} floor graphlint check with no model built and no rule run  {g:6.2f} s  ruff {r:6.2f} s  "
-                        f"ratio {ratio:5.2f}x" + cpu_note()
-                    )
-                if args.baseline and mode == "cold":
-                    before, env = baseline_command(args.baseline)
-                    g, r, ratio = pairs(before + g_cmd[1:] + ["."], r_cmd + ["."], tree, args.pairs, env)
-                    print(
-                        f"{label:10s} {mode}  baseline ({args.baseline})  graphlint {g:6.2f} s  ruff {r:6.2f} s  "
-                        f"ratio {ratio:5.2f}x" + cpu_note()
-                    )
-        for mode, (g_cmd, r_cmd) in modes.items() if "one-file" in only else ():
-            g, r, ratio = pairs(g_cmd + [ONE_FILE], r_cmd + [ONE_FILE], ROOT, max(args.pairs, 5))
-            print(
-                f"one file   {mode}  graphlint {g:6.3f} s  ruff {r:6.3f} s  ratio {ratio:5.1f}x (goal <= 0.10 s, bar <= 0.15 s wall)"
-                + cpu_note()
-            )
+            print(f"{label:10s} {files:,d} .py files, {lines:,d} lines: {tree}")
+            (g_cold, r_cold), (g_warm, r_warm) = modes["cold"], modes["warm"]
+            cold = {
+                "graphlint": (g_cold + ["."], None),
+                "floor": ([sys.executable, __file__, "--parse-only", "."], None),
+                "bare": ([sys.executable, __file__, "--no-analysis", *g_cold[1:], "."], None),
+                "ruff": (r_cold + ["."], None),
+            }
+            if args.baseline:
+                before, env = baseline_command(args.baseline)
+                cold["baseline"] = (before + g_cold[1:] + ["."], env)
+            r = Rounds(cold, tree, n)
+            print(f"{label:10s} cold  graphlint check --no-cache              {r.line('graphlint')}")
+            if args.baseline:
+                print(f"{label:10s} cold  baseline ({args.baseline})  {r.line('baseline')}")
+            print(f"{label:10s} floor ast.parse of every .py file, {os.cpu_count()} cores  {r.line('floor')}")
+            print(f"{label:10s} floor graphlint, no model and no rule   {r.line('bare')}")
+            print(f"{label:10s} ruff  check --no-cache                   {r.line('ruff')}")
+            print(f"{label:10s} cold  vs the ast.parse floor: {r.ratio('graphlint', 'floor')}  (goal <= 1.5x)")
+            if args.baseline:
+                print(f"{label:10s} cold  baseline vs the floor:  {r.ratio('baseline', 'floor')}")
+            print(f"{label:10s} floor no analysis vs ast.parse: {r.ratio('bare', 'floor')}")
+            print(f"{label:10s} cold  vs ruff: {r.ratio('graphlint', 'ruff')}  (goal <= {TARGETS[label]:.1f}x, bar <= 3.0x)")
+            w = Rounds({"graphlint": (g_warm + ["."], None), "ruff": (r_warm + ["."], None)}, tree, n)
+            print(f"{label:10s} warm  graphlint {w.line('graphlint')}  ruff {w.line('ruff')}  vs ruff: {w.ratio('graphlint', 'ruff')}")
+        if "one-file" in only:
+            g_cold, r_cold = modes["cold"]
+            one = {
+                "graphlint": (g_cold + [ONE_FILE], None),
+                "version": ([graphlint, "--version"], None),
+                "python": ([sys.executable, "-c", "pass"], None),
+                "ruff": (r_cold + [ONE_FILE], None),
+            }
+            if args.baseline:  # before and after started alike (the launcher of baseline_command)
+                before, env = baseline_command(args.baseline)
+                one["baseline"] = (before + g_cold[1:] + [ONE_FILE], env)
+                after, env = baseline_command(ROOT)
+                one["after"] = (after + g_cold[1:] + [ONE_FILE], env)
+            r = Rounds(one, ROOT, max(n, 10))
+            print(f"one file   graphlint check --no-cache FILE  {r.line('graphlint')}  (goal <= 0.10 s wall, bar <= 0.15 s)")
+            if args.baseline:
+                print(f"one file   baseline ({args.baseline})  {r.line('baseline')}")
+                print(f"one file   this tree, started as the baseline is  {r.line('after')}")
+            print(f"one file   graphlint --version             {r.line('version')}")
+            print(f"one file   python -c pass                  {r.line('python')}")
+            print(f"one file   ruff check --no-cache FILE       {r.line('ruff')}")
+            print(f"one file   vs graphlint --version: {r.ratio('graphlint', 'version')}")
+            print(f"one file   vs python -c pass:      {r.ratio('graphlint', 'python')}")
+            if args.baseline:
+                print(f"one file   baseline vs --version:  {r.ratio('baseline', 'version')}")
+                print(f"one file   this tree vs the baseline, started alike: {r.ratio('after', 'baseline')}")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall times)")
     finally:
         shutil.rmtree(caches, ignore_errors=True)

@@ -364,7 +364,7 @@ def _check_files(
     progress: Callable[[int], None] | None,
     project: Project,
 ) -> list[FileResult]:
-    jobs = jobs or available_cores()
+    jobs = jobs or (available_cores() if len(paths) >= PARALLEL_MIN_FILES else 1)  # (a few files: no need to ask)
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
         return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress, project)
     from graphlint.static import pool  # here: one file (pre-commit) never starts a pool

@@ -121,7 +121,7 @@ def _callee(module, call) -> str:
     return f"`{ast.unparse(func)}()`"
 
 
-def _built_by(module, call, classes, depth=0, seen=None):
+def _built_by(module, call, classes, depth=0, seen=None, tested=None):
     """The path to the Keras model that ``call`` builds, ``[(module, call site), ...]`` from
     ``call`` to the build: the call itself (a Keras constructor or loader, a model class of
     the file), or through the first unguarded build of the user's function, method or class
@@ -149,10 +149,13 @@ def _built_by(module, call, classes, depth=0, seen=None):
             else:
                 fn = target
     seen = seen or set()
-    if path is None and isinstance(fn, Function) and id(fn) not in seen:
-        inner = _built_in(other, fn, model_classes(other), depth, seen | {id(fn)})
-        if inner is not None:
-            path = [(module, call), *inner]
+    if path is None and isinstance(fn, Function):
+        if tested is not None:
+            tested.add(id(fn))
+        if id(fn) not in seen:
+            inner = _built_in(other, fn, model_classes(other), depth, seen | {id(fn)}, tested)
+            if inner is not None:
+                path = [(module, call), *inner]
     if depth == 0:
         module.cache[key] = path
     return path
@@ -170,15 +173,37 @@ def _related(module, path) -> tuple:
     return tuple(steps)
 
 
-def _built_in(module, fn, classes, depth, seen):
+def _built_in(module, fn, classes, depth, seen, tested=None):
     """The path to the first model ``fn`` builds each time it runs (not under a first-time
-    guard), when it never calls ``clear_session()`` and is not memoized."""
+    guard), when it never calls ``clear_session()`` and is not memoized.
+
+    Remembered per function and depth in ``module``'s cache (a helper is reached from every
+    call of it): what ``seen`` (the functions on the path here) changes is only which of the
+    functions this search met it leaves out, so a result is reused while ``seen`` holds the
+    same of them. ``tested`` hears of every function met (the caller's result depends on
+    them too)."""
+    key = ("gl503-built-in", id(fn), depth)
+    entries = module.cache.setdefault(key, [])
+    for met, met_seen, found in entries:
+        if met_seen == {f for f in met if f in seen}:
+            if tested is not None:
+                tested |= met
+            return found
+    met = set()
+    found = _search_in(module, fn, classes, depth, seen, met)
+    entries.append((met, {f for f in met if f in seen}, found))
+    if tested is not None:
+        tested |= met
+    return found
+
+
+def _search_in(module, fn, classes, depth, seen, tested):
     if memoized(fn) or _clears_in(fn):
         return None
     for call in fn.calls:
         if guarded(call.ifs, module) or call.under_graph_default():
             continue
-        found = _built_by(module, call, classes, depth + 1, seen)
+        found = _built_by(module, call, classes, depth + 1, seen, tested)
         if found is not None:
             return found
     return None

@@ -18,7 +18,7 @@ import ast
 from typing import TYPE_CHECKING, Any, Iterable
 
 from graphlint.static.model.project import loop_starts_fresh
-from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Loop, Reason, scope_index
+from graphlint.static.model.scopes import NESTED, ONCE_METHODS, PER_CALL_METHODS, CallSite, Function, Loop, Reason
 from graphlint.static.model.values import RANGES, dotted_name, iterations, unwrapped
 
 if TYPE_CHECKING:
@@ -297,7 +297,7 @@ def never_set(module: Module, node: ast.If) -> bool:
     if chain is None or chain[0] == "self":
         return False
     root = chain[0]
-    if len(chain) == 1 and root in scope_index(module)["declared"]:
+    if len(chain) == 1 and root in _declared(module):
         return False
     if chain in _stored_chains(module):
         return False
@@ -315,20 +315,62 @@ def never_set(module: Module, node: ast.If) -> bool:
     return True
 
 
+def _declared(module: Module) -> set[str]:
+    """The names the file declares ``global`` or ``nonlocal`` somewhere, once per module: a
+    walk of its statements alone (no expression holds a statement)."""
+    found = module.cache.get("declared")
+    if found is None:
+        found = module.cache["declared"] = set()
+        stack: list[Any] = list(module.tree.body)
+        pop, extend, nested = stack.pop, stack.extend, NESTED.get
+        while stack:
+            node = pop()
+            cls = type(node)
+            if cls is ast.Global or cls is ast.Nonlocal:
+                found.update(node.names)
+            else:
+                for name in nested(cls, ()):
+                    extend(getattr(node, name))
+    return found
+
+
+#: Fields that never hold a node that stores a name (identifiers, operators, contexts, flags).
+_NO_STORES = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment", "attr", "id", "arg", "level", "is_async", "simple"})
+_fields: dict[type, tuple[str, ...]] = {}
+
+
 def _stored_chains(module: Module) -> set:
     """Every name and attribute chain (``("args", "ckpt")``) the file stores a value in, but
-    for ``x = None`` (and ``= False``): once per module."""
+    for ``x = None`` (and ``= False``): once per module, in one walk of the tree (each node
+    before the nodes under it, so an ``x = None`` is seen before its target)."""
     found = module.cache.get("stored-chains")
     if found is None:
         cleared: set[int] = set()
         found = set()
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False):
-                cleared.update(id(t) for t in node.targets)
-            elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store) and id(node) not in cleared:
+        stack: list[Any] = [module.tree]
+        pop, push, node_type, fields_of = stack.pop, stack.append, ast.AST, _fields
+        while stack:
+            node = pop()
+            cls = type(node)
+            if cls is ast.Assign:
+                value = node.value
+                if type(value) is ast.Constant and value.value in (None, False):
+                    cleared.update(id(t) for t in node.targets)
+            elif (cls is ast.Name or cls is ast.Attribute) and type(node.ctx) is ast.Store and id(node) not in cleared:
                 chain = _chain(node)
                 if chain is not None:
                     found.add(chain)
+            names = fields_of.get(cls)
+            if names is None:
+                names = fields_of[cls] = tuple(f for f in cls._fields if f not in _NO_STORES)
+            for name in names:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, node_type):
+                            push(item)
+                elif isinstance(value, node_type):
+                    push(value)
         module.cache["stored-chains"] = found
     return found
 
