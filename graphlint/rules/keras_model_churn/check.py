@@ -53,22 +53,22 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
             continue  # models kept side by side: an ensemble, not churn
         if all(_few_folds(module, loop, limit) for loop in loops):
             continue  # a k-fold cross-validation with k <= max-per-site
-        fix = _RELOAD_FIX if _loads(path[-1][1]) else None
+        loads = _loads(path[-1][1])
+        fix = _RELOAD_FIX if loads else None
+        # a loaded model is read from its file (or its weights downloaded) again at each pass
+        tail = (
+            ": the model and its weights are read again each time" if loads
+            else ", and nothing in the loop calls `clear_session()`"
+        )
         if len(path) == 1:
-            found.append(
-                Hit(
-                    call.node,
-                    "a new Keras model is built on every iteration of this loop, and nothing in the "
-                    "loop calls `clear_session()`",
-                    fix=fix,
-                )
-            )
+            what = "loaded" if loads else "built"
+            found.append(Hit(call.node, f"a new Keras model is {what} on every iteration of this loop{tail}", fix=fix))
             continue
+        verb = "loads" if loads else "builds"
         found.append(
             Hit(
                 call.node,
-                f"{_callee(module, call)} builds a new Keras model on every iteration of this loop, and "
-                "nothing in the loop calls `clear_session()`",
+                f"{_callee(module, call)} {verb} a new Keras model on every iteration of this loop{tail}",
                 _related(module, path),
                 fix,
             )
