@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
 from graphlint.findings import Finding, FindingSink, Location, Related, Severity
 
 if TYPE_CHECKING:
+    from graphlint.jupyter.rules import KernelRule
     from graphlint.stacks import Frame
     from graphlint.static.hits import Hit
     from graphlint.static.model.module import Module
@@ -118,7 +119,7 @@ class Rule:
         return cls._forms["static"]
 
     @classmethod
-    def kernel_form(cls) -> "type[Rule] | None":
+    def kernel_form(cls) -> "type[KernelRule] | None":
         """The kernel form, a rule class judging a notebook cell's runs (its unit's
         ``kernel.Kernel``), or None."""
         if "kernel" not in cls._forms:
