@@ -135,12 +135,13 @@ class Rule:
         message: str,
         site: "Frame | Location | None",
         *,
-        related: Iterable[tuple["Frame | Location", str]] = (),
+        related: Iterable[tuple["Frame | Location | None", str]] = (),
         fix: str | None = None,
         count: int = 1,
         severity: Severity | None = None,
     ) -> None:
-        """Report a finding of this rule at ``site`` (a user frame)."""
+        """Report a finding of this rule at ``site`` (a user frame); nothing when ``site`` is
+        None. A ``related`` site that is None is left out."""
         if site is None:
             return
         finding = Finding(
