@@ -74,7 +74,7 @@ class KeepsVariableSites(Rule):
 
 class SeesVariables(KeepsVariableSites):
     """A :class:`KeepsVariableSites` that hears of a variable's creation only to record its
-    site (GL202, GL203)."""
+    site (GL202, GL203, GL401)."""
 
     def graphlint_variable_created(self, graph_id: int, name: str, stack: Stack) -> None:
         self.sites.add(graph_id, name, stack)
