@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from contextlib import AbstractContextManager
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -26,6 +28,10 @@ from graphlint.findings import Finding, Severity, finding_from_dict, finding_to_
 from graphlint.fixture import GraphlintFixture
 from graphlint.markers import LEVELS, MARKER_HELP, MarkerError, marker_config, marker_problem, rule_classes
 from graphlint.text import plural
+
+if TYPE_CHECKING:  # imported when a session starts, not by every pytest run
+    from graphlint.linter import Linter, RuleScope
+
 
 class GraphlintWarning(pytest.PytestWarning):
     """A graphlint finding below the ``--graphlint-fail-on`` level."""
@@ -154,8 +160,8 @@ class GraphlintPlugin:
         if self.report_path and not hasattr(config, "workerinput"):
             _check_report_path(self.report_path)  # said now, not lost after the whole run
         self.controller = _is_xdist_controller(config)
-        self.linter = None
-        self._instrument = None
+        self.linter: Linter | None = None
+        self._instrument: AbstractContextManager[Linter] | None = None
         self.findings: list[Finding] = []
 
     # session
@@ -217,7 +223,7 @@ class GraphlintPlugin:
         state = item.stash.get(_STATE, None)
         if state is not None:
             state.judge(item, "setup")  # the call never ran: setup failed or was skipped
-            state.scope = self.linter.open_scope(state.scope.config)
+            state.scope = state.scope.linter.open_scope(state.scope.config)
             state.judged = False
         return (yield from _judged(state, item, "teardown"))
 
@@ -299,7 +305,7 @@ def _judged(state, item, when: str):
 
 
 class _TestState:
-    def __init__(self, scope, fail_on: str):
+    def __init__(self, scope: RuleScope, fail_on: str):
         self.scope = scope
         self.fail_on = fail_on
         self.judged = False

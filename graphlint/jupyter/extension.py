@@ -13,9 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.findings import Finding, finding_to_dict
 from graphlint.text import plural
+
+if TYPE_CHECKING:
+    from graphlint.linter import RuleScope
 
 _MAGIC = "graphlint"
 #: The names IPython's `%%time` compiles a cell's body under (its line 1 is the cell's line 2).
@@ -43,8 +47,10 @@ class KernelLinter:
         for rule in self.cell_rules:
             self.linter.pm.register(rule, name=f"kernel-{rule.code}")
         self.findings: list[Finding] = []  # every finding shown so far, in order
-        self.scope = None
+        self.scope: RuleScope | None = None
         self._probes: contextlib.ExitStack | None = None
+        #: (IPython event, the callback registered for it), unregistered on unload
+        self.callbacks: list[tuple[str, Callable[[Any], None]]] = []
 
     # -- on / off ------------------------------------------------------------------------------
     @property
@@ -228,17 +234,16 @@ def _untimed(finding: Finding, count) -> Finding:
     return replace(finding, location=fix(finding.location), related=related)
 
 
-def _guarded(handler):
+def _guarded(handler: Callable[[Any], None]) -> Callable[[Any], None]:
     """An event handler that never disturbs the user's cell: a failure of graphlint's own is
     one line on stderr, never a traceback in the cell's output."""
 
-    def call(arg):
+    def call(arg: Any) -> None:
         try:
             handler(arg)
         except Exception as exc:  # pragma: no cover - graphlint's own bug
             print(f"graphlint: internal error after this cell ({type(exc).__name__}: {exc})", file=sys.stderr)
 
-    call._graphlint = handler.__self__
     return call
 
 
@@ -254,8 +259,9 @@ def load_ipython_extension(shell) -> None:
         print(f"graphlint: error: {exc}", file=sys.stderr)
         return
     _loaded[id(shell)] = kernel
-    shell.events.register("pre_run_cell", _guarded(kernel.pre_run_cell))
-    shell.events.register("post_run_cell", _guarded(kernel.post_run_cell))
+    kernel.callbacks = [("pre_run_cell", _guarded(kernel.pre_run_cell)), ("post_run_cell", _guarded(kernel.post_run_cell))]
+    for event, callback in kernel.callbacks:
+        shell.events.register(event, callback)
     shell.register_magic_function(kernel.magic, "line", _MAGIC)
 
 
@@ -263,10 +269,8 @@ def unload_ipython_extension(shell) -> None:
     if id(shell) not in _loaded:
         return
     kernel = _loaded.pop(id(shell))
-    for event in ("pre_run_cell", "post_run_cell"):
-        for callback in list(shell.events.callbacks.get(event, [])):
-            if getattr(callback, "_graphlint", None) is kernel:
-                with contextlib.suppress(ValueError):
-                    shell.events.unregister(event, callback)
+    for event, callback in kernel.callbacks:
+        with contextlib.suppress(ValueError):
+            shell.events.unregister(event, callback)
     shell.magics_manager.magics["line"].pop(_MAGIC, None)
     kernel.close()

@@ -12,7 +12,7 @@ Thresholds fit interactive use, where running a cell twice is normal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Iterable
 
 from graphlint.findings import Location
 from graphlint.rules._base import Rule
@@ -72,6 +72,6 @@ class KernelRule(Rule):
         """Judge what ``run`` did (called by the extension after the cell)."""
 
 
-def kernel_rules(rule_classes) -> list[type[Rule]]:
+def kernel_rules(rule_classes: Iterable[type[Rule]]) -> list[type[KernelRule]]:
     """The kernel forms of these rules (:meth:`graphlint.rules.Rule.kernel_form`), in order."""
     return [form for form in (cls.kernel_form() for cls in rule_classes) if form is not None]

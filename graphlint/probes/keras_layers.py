@@ -19,6 +19,7 @@ import itertools
 import sys
 import threading
 import weakref
+from types import FrameType
 from typing import Callable
 
 from graphlint.probes._base import Probe
@@ -93,6 +94,9 @@ class _Creation(Probe):
         else:
             self._fire(self.hook.graphlint_layer_part_created, state=state, **event)
 
+    def _named(self, layer, name: str, caller: FrameType) -> None:
+        """A layer created with ``name=`` (see :class:`KerasLayerProbe`); by default ignored."""
+
     def _await_build(self, obj, event) -> None:
         """A layer holding no variable yet: the event waits for its first call (see
         :class:`KerasLayerProbe`); by default it is dropped."""
@@ -139,8 +143,9 @@ class KerasLayerProbe(_Creation):
         self.flavor = flavor
         self._counts: dict[int, list] = {}  # id(layer) -> [weak reference, calls]
         self._unbuilt: dict[int, tuple] = {}  # id(layer) -> (weak reference, event): made in a call, no state yet
-        self._names: dict[int, tuple] = {}  # id(layer) -> (weak reference, name, site): name= given
-        self._model = self._functional = None
+        self._names: dict[int, tuple] = {}  # id(layer) -> (weak reference, name, site, order): name= given
+        self._model: type | None = None  # Keras' Model, once the names step is installed
+        self._functional: tuple[type, ...] | None = None  # Functional, Sequential: Keras rejects their reused names
 
     def steps(self):
         steps = [("Keras layer calls", self._patch_call), ("Keras layer creation", self._patch_layer_init)]
@@ -205,7 +210,7 @@ class KerasLayerProbe(_Creation):
         self.patcher.patch(self._layer_class(), "__init__", self._wrap_init("layer", skip_self=True, names=True))
 
     # -- layer names: two layers of one model given the same name= -------------------------
-    def _named(self, layer, name, caller) -> None:
+    def _named(self, layer, name: str, caller: FrameType) -> None:
         site = user_site_from(caller, layer)
         if site is None:
             return

@@ -28,8 +28,7 @@ class TfKerasModelProbe(WatchedModels, Probe):
         super().__init__(hook, warn)
         self._init_models()
         self._session = 0
-        self._graph = None  # weak reference to tf-keras' backend graph of the current session
-        self._backend = None
+        self._graph: weakref.ref | None = None  # tf-keras' backend graph of the current session
 
     def steps(self):
         return [("tf-keras models", self._patch_models), ("tf-keras predict", self._patch_predict)]
@@ -39,16 +38,16 @@ class TfKerasModelProbe(WatchedModels, Probe):
         self._graph = None
 
     def _patch_models(self):
-        from tf_keras.src import backend
         from tf_keras.src.engine import training
 
-        self._backend = backend
         self._patch_model_init(training.Model)
 
     def _session_number(self) -> int:
-        graph = getattr(self._backend._GRAPH, "graph", None)
+        from tf_keras.src import backend  # imported by the Model it watches
+
+        graph = getattr(backend._GRAPH, "graph", None)
         if graph is None:
-            graph = self._backend.get_graph()
+            graph = backend.get_graph()
         if self._graph is None or self._graph() is not graph:
             self._session = self._new_session()  # clear_session() replaced tf-keras' backend graph
             self._graph = weakref.ref(graph)

@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import sys
 import weakref
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from graphlint.dispatch import Hooks
+from graphlint.probes.patching import Patcher
 from graphlint.stacks import user_site, user_site_from
+
+if TYPE_CHECKING:
+    from graphlint.probes.tf_graph import _GraphInfo
 
 __tracebackhide__ = True
 
@@ -77,6 +83,19 @@ def _names(fetches) -> list[str]:
 
 class SessionPatches:
     """The session and saver patches of :class:`graphlint.probes.tf_graph.GraphProbe`."""
+
+    # What the Probe it is mixed into provides (graphlint.probes._base.Probe)
+    hook: Hooks
+    patcher: Patcher
+    _fire: Callable[..., None]
+    _fire_release: Callable[..., None]
+    guarded: Callable[..., Any]
+    # What GraphProbe provides: its graph and session bookkeeping
+    _graphs: dict[int, _GraphInfo]
+    _sessions: dict[int, _SessionInfo]
+    _sids: Iterator[int]
+    graph_info: Callable[[Any], _GraphInfo]
+    fire_about: Callable[..., None]
 
     def _patch_sessions(self):
         from tensorflow.python.client import session as session_lib

@@ -22,6 +22,7 @@ warning line. Installed once the program has imported ``torch._dynamo`` (its fir
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import threading
@@ -135,8 +136,8 @@ class DynamoProbe(WatchedFunctions, Probe):
                     stack.pop()
                     probe._end(record, compiled)
 
-            _compile.__wrapped__ = original  # its signature, for counting_compiles
-            return _compile
+            # only __wrapped__ (inspect.signature follows it): dynamo's signature, for counting_compiles
+            return functools.update_wrapper(_compile, original, assigned=(), updated=())
 
         self.patcher.patch(convert_frame, "_compile", wrap)
 

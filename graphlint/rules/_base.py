@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
 from graphlint.findings import Finding, FindingSink, Location, Related, Severity
 
 if TYPE_CHECKING:
+    from graphlint.jupyter.rules import KernelRule
     from graphlint.stacks import Frame
     from graphlint.static.hits import Hit
     from graphlint.static.model.module import Module
@@ -118,7 +119,7 @@ class Rule:
         return cls._forms["static"]
 
     @classmethod
-    def kernel_form(cls) -> "type[Rule] | None":
+    def kernel_form(cls) -> "type[KernelRule] | None":
         """The kernel form, a rule class judging a notebook cell's runs (its unit's
         ``kernel.Kernel``), or None."""
         if "kernel" not in cls._forms:
@@ -134,12 +135,13 @@ class Rule:
         message: str,
         site: "Frame | Location | None",
         *,
-        related: Iterable[tuple["Frame | Location", str]] = (),
+        related: Iterable[tuple["Frame | Location | None", str]] = (),
         fix: str | None = None,
         count: int = 1,
         severity: Severity | None = None,
     ) -> None:
-        """Report a finding of this rule at ``site`` (a user frame)."""
+        """Report a finding of this rule at ``site`` (a user frame); nothing when ``site`` is
+        None. A ``related`` site that is None is left out."""
         if site is None:
             return
         finding = Finding(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from graphlint.rules._base import Rule
 
 if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
     from graphlint.stacks import Frame, Stack
 
 T = TypeVar("T")
@@ -58,19 +59,25 @@ class VariableSites:
         self._stacks.pop(graph_id)
 
 
-class SeesVariables(Rule):
+class KeepsVariableSites(Rule):
     """A base of runtime forms that know where each variable of each graph was created
-    (:attr:`sites`, GL201-GL203)."""
+    (:attr:`sites`, dropped with the graph). The form records them in its own
+    ``graphlint_variable_created``, which hears what it needs of the event (GL201)."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
         self.sites = VariableSites()
 
-    def graphlint_variable_created(self, graph_id, name, stack):
-        self.sites.add(graph_id, name, stack)
-
-    def graphlint_graph_released(self, graph_id):
+    def graphlint_graph_released(self, graph_id: int) -> None:
         self.sites.release(graph_id)
+
+
+class SeesVariables(KeepsVariableSites):
+    """A :class:`KeepsVariableSites` that hears of a variable's creation only to record its
+    site (GL202, GL203, GL401)."""
+
+    def graphlint_variable_created(self, graph_id: int, name: str, stack: Stack) -> None:
+        self.sites.add(graph_id, name, stack)
 
 
 def two_sites(first: Stack | None, second: Stack | None, first_text: str, second_text: str):

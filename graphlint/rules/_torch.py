@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Hashable
+
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame
 
 RECOMPILE_LIMIT = "torch._dynamo.config.recompile_limit"
 
@@ -178,14 +182,17 @@ def recreated_fix(api: str) -> str:
 class Made:
     """What one line made with one api: per target, how many."""
 
-    site: object
+    site: Frame
     api: str
-    definition: object = None
+    definition: Frame | None = None
     name: str = ""
-    targets: dict = field(default_factory=dict)  # target key -> count
+    targets: dict[Hashable, int] = field(default_factory=dict)  # target key -> count
 
 
-def made(sites: dict, site, definition, name: str, api: str, target) -> None:
+def made(
+    sites: dict[tuple[tuple[str, int], str], Made], site: Frame, definition: Frame | None, name: str, api: str,
+    target: Hashable,
+) -> None:
     entry = sites.get((site[:2], api))
     if entry is None:
         entry = sites[(site[:2], api)] = Made(site, api, definition, name)

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
+
 from graphlint.rules.checkpoint_mismatch import CheckpointMismatch
-from graphlint.rules._state import VariableSites, quoted
+from graphlint.rules._state import SeesVariables, quoted
 from graphlint.text import plural
 
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame
 
-class Runtime(CheckpointMismatch):
+
+class Runtime(CheckpointMismatch, SeesVariables):
     """CheckpointMismatch at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
-        super().__init__(sink, options)
-        self.sites = VariableSites()
-
-    def graphlint_variable_created(self, graph_id, name, stack):
-        self.sites.add(graph_id, name, stack)
-
-    def graphlint_checkpoint_restore(self, graph_id, saver_names, checkpoint_names, save_path, site):
+    def graphlint_checkpoint_restore(
+        self, graph_id: int, saver_names: list[str], checkpoint_names: list[str], save_path: object, site: Frame | None
+    ) -> None:
         stored = set(checkpoint_names)
         missing = [name for name in saver_names if name not in stored]
         if not missing:
             return
-        by_site = defaultdict(list)
+        by_site: defaultdict[Frame | None, list[str]] = defaultdict(list)
         for name in missing:
             by_site[self.sites.get(graph_id, name)].append(name)
         related = [
@@ -37,7 +37,4 @@ class Runtime(CheckpointMismatch):
             site,
             related=related[:5],
         )
-
-    def graphlint_graph_released(self, graph_id):
-        self.sites.release(graph_id)
 

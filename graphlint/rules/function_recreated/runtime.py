@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Hashable
+
 from graphlint.rules import _jax, _torch
 from graphlint.rules.function_recreated import FunctionRecreated
 
-
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.findings import FindingSink
     from graphlint.stacks import Frame
+
+    #: what a function made by the user is: (site, definition, framework, wrapped, owner)
+    _Created = tuple[Frame, Frame | None, str, Hashable, int | None]
 
 
 @dataclass(slots=True)
@@ -21,22 +25,25 @@ class _Site:
     framework: str  # "tensorflow" or "jax"
     functions: int = 0
     traces: int = 0
-    wrapped: dict = field(default_factory=dict)  # the wrapped function (def line or name) -> functions
+    wrapped: dict[Hashable, int] = field(default_factory=dict)  # the wrapped function (def line or name) -> functions
 
 
 class Runtime(FunctionRecreated):
     """FunctionRecreated at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
-        self.created: dict[int, tuple] = {}  # function id -> (site, definition, framework, wrapped)
+        self.created: dict[int, _Created] = {}  # function id -> what it is
         self.called: set[int] = set()  # functions traced for a call
         self.ahead: dict[int, int] = {}  # function id -> traces for get_concrete_function alone
-        self.sites: dict[tuple, _Site] = {}  # ((path, line), owner) -> what was made there for it
-        self.torch_made: dict[tuple, _torch.Made] = {}  # ((path, line), api) -> targets made there
+        self.sites: dict[tuple[tuple[str, int], int | None], _Site] = {}  # ((path, line), owner) -> what was made there for it
+        self.torch_made: dict[tuple[tuple[str, int], str], _torch.Made] = {}  # ((path, line), api) -> targets made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_function_created(self, function_id, name, definition_site, site, by_user, framework, api, target):
+    def graphlint_function_created(
+        self, function_id: int, name: str, definition_site: Frame | None, site: Frame | None, by_user: bool,
+        framework: str, api: str | None, target: Hashable,
+    ) -> None:
         # Made in __init__: the new object's own function, as a decorated method's per-instance copy.
         if framework == "torch":  # counted as made: torch.compile compiles on a call, jit and export at once
             if api is not None and target is not None and by_user and site is not None and site.function != "__init__":
@@ -51,7 +58,7 @@ class Runtime(FunctionRecreated):
             wrapped = definition_site[:2] if definition_site is not None else name
             self.created[function_id] = (site, definition_site, framework, wrapped, owner)
 
-    def graphlint_function_traced(self, function_id, ahead_of_time):
+    def graphlint_function_traced(self, function_id: int, ahead_of_time: bool) -> None:
         made = self.created.get(function_id)
         if made is None:
             return
@@ -69,12 +76,12 @@ class Runtime(FunctionRecreated):
             entry.traces += self.ahead.pop(function_id, 0)
             entry.wrapped[wrapped] = entry.wrapped.get(wrapped, 0) + 1
 
-    def graphlint_function_released(self, function_id):
+    def graphlint_function_released(self, function_id: int) -> None:
         self.created.pop(function_id, None)
         self.called.discard(function_id)
         self.ahead.pop(function_id, None)
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         limit = self.config["max-per-site"]
         for entry in self.sites.values():
             site, definition, functions = entry.site, entry.definition, entry.functions
@@ -93,14 +100,14 @@ class Runtime(FunctionRecreated):
                     related=related,
                     fix=_jax.RECREATED_FIX if jax else None,
                 )
-        for entry in self.torch_made.values():
-            found = _torch.remade(entry, limit)
+        for made in self.torch_made.values():
+            found = _torch.remade(made, limit)
             if found is not None:
-                defined = entry.definition
+                defined = made.definition
                 related = [(defined, f"`{defined.function}()` is defined here")] if defined is not None else []
-                if entry.definition is not None and entry.definition[:2] == entry.site[:2]:
+                if defined is not None and defined[:2] == made.site[:2]:
                     related = []  # a lambda: defined on the line that compiles it
-                self.report(found[0], entry.site, related=related, fix=found[1])
+                self.report(found[0], made.site, related=related, fix=found[1])
         self.torch_made.clear()
         self.sites.clear()
         self.created.clear()

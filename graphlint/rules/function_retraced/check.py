@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from graphlint.rules.function_retraced.torch_compile import recompiled_calls
 from graphlint.rules.function_retraced.values import distinct_keys, values_around
@@ -26,10 +27,10 @@ from graphlint.static.model.scopes import CallSite
 from graphlint.static.model.repeats import isolated
 from graphlint.static.model.tf_functions import TfFunction, callee, traced_at_trace_time
 from graphlint.static.model.tf_functions import params as tf_params
-from graphlint.static.model.values import assignments
+from graphlint.static.model.values import Var, assignments
 
 
-def check(module, options) -> list[Hit]:
+def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     hits = []
     for found in retraced_calls(module, options["max-traces"]):
         name = f"`{found.function.name}()`"
@@ -55,7 +56,7 @@ class Retrace:
     node: ast.Call
     function: TfFunction
     loop: ast.AST | None
-    causes: list = field(default_factory=list)  # (param, source text, Var)
+    causes: list[tuple[str, str, Var]] = field(default_factory=list)  # (param, source text, Var)
     caller: CallSite | None = None  # the call, in a loop, of the function around ``node`` that passes the value
 
     def related(self, module: Module) -> list:
@@ -76,7 +77,7 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
             continue
         if not site.loops and (site.scope is None or not site.scope.callers):
             continue
-        if not _may_vary(site):
+        if not _may_vary(site, site.node):
             continue  # asked before the callee: finding it may read another module
         function = callee(module, site)
         if function is None or function.signature or traced_at_trace_time(module, site.scope):
@@ -104,12 +105,13 @@ def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
     return out
 
 
-def _may_vary(site) -> bool:
-    """Whether the call passes an argument that can be a cause: any, in a loop; outside one, a
-    parameter of the function around it (:func:`_from_caller`)."""
-    node = site.node
+def _may_vary(site: CallSite, node: ast.Call) -> bool:
+    """Whether the call ``node`` (the site's) passes an argument that can be a cause: any, in a
+    loop; outside one, a parameter of the function around it (:func:`_from_caller`)."""
     if site.loops:
         return bool(node.args or node.keywords)
+    if site.scope is None:  # outside a function: no parameter to pass on
+        return False
     params = site.scope.params
     for arg in node.args:
         if type(arg) is ast.Name and arg.id in params:
@@ -120,7 +122,7 @@ def _may_vary(site) -> bool:
     return False
 
 
-def _from_caller(module: Module, site, arg):
+def _from_caller(module: Module, site: CallSite, arg: ast.expr) -> tuple[Var | None, CallSite | None]:
     """``(Var, caller)`` when ``arg`` is a parameter of the function around the call, never
     rebound there, and a caller of that function passes it a value that changes in its loop."""
     fn = site.scope
@@ -145,7 +147,7 @@ def _from_caller(module: Module, site, arg):
     return None, None
 
 
-def _static_fix(found) -> str:
+def _static_fix(found: Retrace) -> str:
     """The fix for each cause the source shows, in the runtime rule's words."""
     by_kind: dict[str, list] = {}
     for param, source, var in found.causes:

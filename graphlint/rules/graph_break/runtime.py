@@ -3,33 +3,41 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from graphlint.findings import Severity
 from graphlint.rules import _torch
 from graphlint.rules.graph_break import GraphBreak
 from graphlint.text import plural
 
+if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame
+
 
 @dataclass(slots=True)
 class _Break:
-    site: object
+    site: Frame
     name: str
     reason: str
     explanation: str
-    hints: tuple
+    hints: tuple[str, ...]
     count: int = 0
     skipped: bool = False
-    calls: list = field(default_factory=list)  # the user's lines that called the compiled code
+    calls: list[Frame] = field(default_factory=list)  # the user's lines that called the compiled code
 
 
 class Runtime(GraphBreak):
     """GraphBreak at runtime: the hooks, and the breaks they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
-        self.breaks: dict[tuple, _Break] = {}  # (path, line) -> the breaks there
+        self.breaks: dict[tuple[str, int], _Break] = {}  # (path, line) -> the breaks there
 
-    def graphlint_graph_break(self, name, site, call_site, reason, explanation, hints, skipped):
+    def graphlint_graph_break(
+        self, name: str, site: Frame | None, call_site: Frame | None, reason: str, explanation: str,
+        hints: tuple[str, ...], skipped: bool,
+    ) -> None:
         if site is None or any(word in f"{reason} {explanation}" for word in _torch.INTENTIONAL):
             return
         entry = self.breaks.get(site[:2])
@@ -40,7 +48,7 @@ class Runtime(GraphBreak):
         if call_site is not None and call_site[:2] != site[:2] and call_site[:2] not in {c[:2] for c in entry.calls}:
             entry.calls.append(call_site)
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         for entry in self.breaks.values():
             said = _torch.break_said(entry.reason, entry.explanation)
             if entry.skipped:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
 from graphlint.rules.keras_model_churn import KerasModelChurn
 
-
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.findings import FindingSink
     from graphlint.stacks import Frame
 
 
@@ -23,12 +24,12 @@ class _Site:
 class Runtime(KerasModelChurn):
     """KerasModelChurn at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
-        self.sites: dict[tuple, _Site] = {}  # (call path, session) -> the models built there
+        self.sites: dict[tuple[tuple[tuple[str, int], ...], int], _Site] = {}  # (call path, session) -> the models built there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_keras_model_built(self, class_name, site, session):
+    def graphlint_keras_model_built(self, class_name: str, site: Frame | None, session: int) -> None:
         if site is None:
             return
         from graphlint.stacks import capture
@@ -41,7 +42,7 @@ class Runtime(KerasModelChurn):
             entry = self.sites[key] = _Site(site, class_name)
         entry.models += 1
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         limit = self.config["max-per-site"]
         for entry in self.sites.values():
             if entry.models > limit:

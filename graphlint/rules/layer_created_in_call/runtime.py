@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
 from graphlint.rules.layer_created_in_call import LayerCreatedInCall
 
-
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.findings import FindingSink
     from graphlint.stacks import Frame
 
 
@@ -31,12 +32,15 @@ class _Site:
 class Runtime(LayerCreatedInCall):
     """LayerCreatedInCall at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
-        self.sites: dict[tuple, _Site] = {}  # (path, line) -> the parts made there
+        self.sites: dict[tuple[str, int], _Site] = {}  # (path, line) -> the parts made there
 
     # -- runtime form ----------------------------------------------------------------------
-    def graphlint_layer_part_created(self, layer_class, call_count, part, part_class, site, call_site, state):
+    def graphlint_layer_part_created(
+        self, layer_class: str, call_count: int, part: str, part_class: str, site: Frame | None,
+        call_site: Frame | None, state: str,
+    ) -> None:
         if call_count < 2 or site is None:
             return  # the first call builds the layer
         entry = self.sites.get(site[:2])
@@ -45,7 +49,7 @@ class Runtime(LayerCreatedInCall):
         else:
             entry.n += 1
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         for entry in self.sites.values():
             site, layer_class, part_class, call_count, n = (
                 entry.site, entry.layer_class, entry.part_class, entry.call_count, entry.n

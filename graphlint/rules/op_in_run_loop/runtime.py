@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
 from graphlint.rules.op_in_run_loop import OpInRunLoop
 
-
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
-    from graphlint.stacks import Frame, Stack
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame, LazyStack, Stack
 
 
 @dataclass(slots=True)
@@ -47,7 +48,7 @@ class _Loop:
 
     __slots__ = ("where", "inner", "steps", "best", "ops", "outside", "made", "kind")
 
-    def __init__(self, where, inner):
+    def __init__(self, where: Frame, inner: Frame) -> None:
         self.where, self.inner = where, inner
         self.steps = self.best = self.ops = 0
         self.outside: set[int] = set()
@@ -66,7 +67,7 @@ class _Loop:
         self.outside, self.made, self.kind = outside, made, kind
 
 
-def _dims(tensor) -> tuple | None:
+def _dims(tensor: Any) -> tuple[int | None, ...] | None:
     shape = tensor.shape
     return None if shape.rank is None else tuple(shape.as_list())
 
@@ -78,18 +79,20 @@ _MAX_INPUTS = 10_000  # input op ids remembered per line and step
 class Runtime(OpInRunLoop):
     """OpInRunLoop at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
         self.ran: set[int] = set()
         # graph -> {site: the ops built there since the last run}
-        self.pending: dict[int, dict[tuple, _Built]] = defaultdict(dict)
+        self.pending: dict[int, dict[tuple[str, int], _Built]] = defaultdict(dict)
         # (graph, run-loop invocation, its line that builds) -> _Loop
-        self.loops: dict[tuple, _Loop] = {}
+        self.loops: dict[tuple[int, int, tuple[str, int]], _Loop] = {}
         # graph -> the invocations on the stack of its last run: ops built afterwards inside
         # one of them were built by a function that runs the graph itself, once per call
         self.last_run: dict[int, set[int]] = {}
 
-    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, site, stack):
+    def graphlint_op_added(
+        self, graph_id: int, graph_kind: str, op: Any, inputs: Any, site: Frame | None, stack: Stack | LazyStack
+    ) -> None:
         if graph_id not in self.ran or graph_kind != "graph" or site is None:
             return
         pending = self.pending[graph_id]
@@ -110,7 +113,7 @@ class Runtime(OpInRunLoop):
             if control:
                 entry.inputs.update(id(c) for c in control)
 
-    def graphlint_session_run(self, graph_id, ops_added):
+    def graphlint_session_run(self, graph_id: int, ops_added: int) -> None:
         self.ran.add(graph_id)
         pending = self.pending.pop(graph_id, None)
         from graphlint.stacks import capture
@@ -120,7 +123,7 @@ class Runtime(OpInRunLoop):
         if not pending or not ops_added:
             return
         created = set().union(*(entry.made for entry in pending.values()))
-        steps: dict[tuple, _Step] = {}
+        steps: dict[tuple[int, int, tuple[str, int]], _Step] = {}
         for built in pending.values():
             stack = built.stack
             calls = stack.calls
@@ -143,7 +146,7 @@ class Runtime(OpInRunLoop):
             key = (graph_id, calls[common - 1], where[:2])
             step = steps.get(key)
             if step is None:
-                step = steps[key] = _Step(where, stack.site)
+                step = steps[key] = _Step(where, stack.frames[-1])  # (common > 0: it has frames)
             step.ops += built.ops
             step.outside |= built.inputs - created  # tensors that existed before this step
             step.kind = hash((step.kind, built.kind))
@@ -155,19 +158,19 @@ class Runtime(OpInRunLoop):
                 loop = self.loops[key] = _Loop(step.where, step.inner)
             loop.step(step.ops, step.outside, created, step.kind)  # (what the whole step built)
 
-    def graphlint_graph_released(self, graph_id):
+    def graphlint_graph_released(self, graph_id: int) -> None:
         self._judge(graph_id)
         self.ran.discard(graph_id)
         self.pending.pop(graph_id, None)
         self.last_run.pop(graph_id, None)
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         for graph_id in {key[0] for key in self.loops}:
             self._judge(graph_id)
 
-    def _judge(self, graph_id):
+    def _judge(self, graph_id: int) -> None:
         # One finding per line of the run loop.
-        lines: dict[tuple, _Loop] = {}
+        lines: dict[tuple[str, int], _Loop] = {}
         for key in [k for k in self.loops if k[0] == graph_id]:
             loop = self.loops.pop(key)
             if loop.best < self.config["min-repeats"]:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from graphlint.rules.reuse_missing_variable import ReuseMissingVariable
 from graphlint.rules._state import SeesVariables
+
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame
 
 
 class Runtime(ReuseMissingVariable, SeesVariables):
     """ReuseMissingVariable at runtime: the hooks, and the state they keep."""
 
-    def graphlint_variable_refused(self, graph_id, name, reason, site):
+    def graphlint_variable_refused(self, graph_id: int, name: str, reason: str, site: Frame | None) -> None:
         if reason != "missing":
             return
         import difflib

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
 from graphlint.rules.session_churn import SessionChurn
+
+if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame
 
 
 @dataclass(slots=True)
@@ -12,7 +18,7 @@ class _GraphSessions:
     """The sessions created for one graph: how many, and the sites of the first few."""
 
     count: int = 0
-    sites: list = field(default_factory=list)
+    sites: list[Frame | None] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -20,7 +26,7 @@ class _Pending:
     """A session not yet counted for its graph or for its line (see ``Runtime.pending``)."""
 
     graph_id: int
-    site: object
+    site: Frame | None
     again: bool  # its line had made a session for the same graph before
     for_graph: bool = False  # counted for its graph (it ran)
 
@@ -30,7 +36,7 @@ class _Pending:
 WHOLE_RUN = 10
 
 
-def _frame(path, line):
+def _frame(path: str, line: int) -> Frame:
     from graphlint.stacks import Frame
 
     return Frame(path, line, "")
@@ -39,13 +45,13 @@ def _frame(path, line):
 class Runtime(SessionChurn):
     """SessionChurn at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
-        self.by_site: Counter = Counter()
+        self.by_site: Counter[tuple[str, int]] = Counter()
         # graph -> its sessions (the first max-per-graph + 1 sites); dropped with the graph
         self.by_graph: dict[int, _GraphSessions] = {}
         # graphs released with too many sessions: (site, count) -> (site, the first two sites)
-        self.released: dict[tuple, tuple] = {}
+        self.released: dict[tuple[tuple[str, int], int], tuple[Frame, list[Frame | None]]] = {}
         # sessions not counted yet: session -> _Pending. A session counts for its graph when
         # it first runs (one made and never used, as a test of get_session() itself after
         # clear_session(), did no work afresh), and for its line when it runs again what a
@@ -54,18 +60,18 @@ class Runtime(SessionChurn):
         # fresh graph that holds its own case's values (a test's client graphs) is that
         # graph's one session.
         self.pending: dict[int, _Pending] = {}
-        self.graph_sites: dict[int, set] = {}  # graph -> the lines that made a session for it
+        self.graph_sites: dict[int, set[tuple[str, int] | None]] = {}  # graph -> the lines that made a session for it
         # sessions counted for their line, still open: session -> its line. One that ends
         # after WHOLE_RUN runs is taken back off its line's count.
-        self.counted: dict[int, tuple] = {}
+        self.counted: dict[int, tuple[str, int]] = {}
 
-    def graphlint_session_created(self, session_id, graph_id, site):
+    def graphlint_session_created(self, session_id: int, graph_id: int, site: Frame | None) -> None:
         key = site[:2] if site is not None else None
         sites = self.graph_sites.setdefault(graph_id, set())
         self.pending[session_id] = _Pending(graph_id, site, key in sites)
         sites.add(key)
 
-    def graphlint_session_run(self, session_id, feed_dict):
+    def graphlint_session_run(self, session_id: int, feed_dict: Any) -> None:
         entry = self.pending.get(session_id)
         if entry is None:
             return
@@ -78,21 +84,21 @@ class Runtime(SessionChurn):
                 self.by_site[entry.site[:2]] += 1
                 self.counted[session_id] = entry.site[:2]
 
-    def graphlint_session_closed(self, session_id, runs):
+    def graphlint_session_closed(self, session_id: int, runs: int) -> None:
         self._ended(session_id, runs)
 
-    def graphlint_session_released(self, session_id, runs):
+    def graphlint_session_released(self, session_id: int, runs: int) -> None:
         self.pending.pop(session_id, None)
         self._ended(session_id, runs)
 
-    def _ended(self, session_id, runs):
+    def _ended(self, session_id: int, runs: int) -> None:
         """A session counted for its line that ran ``WHOLE_RUN`` times did a whole run (a
         trial of a sweep): it is taken back off its line's count."""
         line = self.counted.pop(session_id, None)
         if line is not None and runs >= WHOLE_RUN:
             self.by_site[line] -= 1
 
-    def _count_for_graph(self, graph_id, site):
+    def _count_for_graph(self, graph_id: int, site: Frame | None) -> None:
         entry = self.by_graph.get(graph_id)
         if entry is None:
             entry = self.by_graph[graph_id] = _GraphSessions()
@@ -100,7 +106,7 @@ class Runtime(SessionChurn):
         if len(entry.sites) <= self.config["max-per-graph"]:
             entry.sites.append(site)
 
-    def graphlint_graph_released(self, graph_id):
+    def graphlint_graph_released(self, graph_id: int) -> None:
         entry = self.by_graph.pop(graph_id, None)
         if entry is not None:
             self._keep(entry)
@@ -117,7 +123,7 @@ class Runtime(SessionChurn):
             return
         self.released.setdefault((where[:2], entry.count), (where, entry.sites[:2]))
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         self.pending.clear()
         self.counted.clear()
         self.graph_sites.clear()

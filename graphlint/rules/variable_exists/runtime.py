@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from graphlint.rules.variable_exists import VariableExists
 from graphlint.rules._state import SeesVariables, two_sites
+
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame, Stack
 
 
 class Runtime(VariableExists, SeesVariables):
     """VariableExists at runtime: the hooks, and the state they keep."""
 
-    def graphlint_variable_refused(self, graph_id, name, reason, site, stack):
+    def graphlint_variable_refused(self, graph_id: int, name: str, reason: str, site: Frame | None, stack: Stack) -> None:
         if reason != "exists":
             return
         self.report(

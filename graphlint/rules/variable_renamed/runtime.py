@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
 from graphlint.rules.variable_renamed import VariableRenamed
-from graphlint.rules._state import SeesVariables, two_sites
+from graphlint.rules._state import KeepsVariableSites, two_sites
+
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame, Stack
 
 
 _DEFAULT_NAMES = {None, "", "Variable"}
@@ -17,10 +22,12 @@ _SUFFIX = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
 _TRACKED_BY_OBJECT = "_add_variable_with_custom_getter"
 
 
-class Runtime(VariableRenamed, SeesVariables):
+class Runtime(VariableRenamed, KeepsVariableSites):
     """VariableRenamed at runtime: the hooks, and the state they keep."""
 
-    def graphlint_variable_created(self, graph_id, name, requested_name, site, stack):
+    def graphlint_variable_created(
+        self, graph_id: int, name: str, requested_name: object, site: Frame | None, stack: Stack
+    ) -> None:
         self.sites.add(graph_id, name, stack)
         if requested_name in _DEFAULT_NAMES:
             return
@@ -49,7 +56,9 @@ class Runtime(VariableRenamed, SeesVariables):
             ),
         )
 
-    def graphlint_keras_layer_name_reused(self, name, first_site, site, rejected):
+    def graphlint_keras_layer_name_reused(
+        self, name: str, first_site: Frame | None, site: Frame | None, rejected: bool
+    ) -> None:
         """The Keras form: two layers of one model given the same ``name=``."""
         consequence = (
             "Keras refuses the model with a ValueError that names neither line"
