@@ -50,6 +50,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     from graphlint.registry import discover_rules
 
     use_stdin = STDIN in paths or (stdin_filename is not None and not paths)
+    stdin: tuple[str, bytes] | None = None  # (its file name, its bytes) when checking stdin
     try:
         no_cache = no_cache or env_flag("GRAPHLINT_NO_CACHE")
         resolver = Resolver(config_file, command_line_layer(select, extend_select, ignore))
@@ -62,7 +63,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         else:
             files = _collect(list(paths) or ["."], resolver, force_exclude)
         groups = _groups(files, resolver)
-        if use_stdin:
+        if stdin is not None:
             groups.setdefault(id(resolver.for_path(stdin[0])), (resolver.for_path(stdin[0]), []))
         for config in resolver.configs():  # every configuration met, also one with no file to check
             config.validate(rules)
@@ -71,13 +72,12 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     results = []
     for config, group in groups.values():
         static = _static_rules(rules, config)
-        if use_stdin and config is resolver.for_path(stdin[0]):
+        if stdin is not None and config is resolver.for_path(stdin[0]):
             results.append(_check_stdin(stdin, static, config))
         if group:
             cache = None if no_cache else _open_cache(config, static, cache_dir)
             results += _check(group, static, config, jobs, cache)
     findings = [f for r in results for f in r.findings]
-    stdin = stdin if use_stdin else None
     noqa_warnings(findings, stdin)
     if diff:
         _end(_show_diff(results, show_fixes, stdin))
