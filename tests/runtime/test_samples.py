@@ -36,7 +36,10 @@ def _id(path):
 
 def _param(path):
     reason = FRESH_PYTHONS.get(path.name)
-    return pytest.param(path, id=_id(path), marks=[pytest.mark.slow(reason=reason)] if reason else [])
+    marks = [pytest.mark.slow(reason=reason)] if reason else []
+    if sample_driver(path) != "tf1":
+        marks.append(pytest.mark.sample_batch(sample_driver(path)))
+    return pytest.param(path, id=_id(path), marks=marks)
 
 
 def test_a_sample_is_bad_exactly_when_it_declares_markers():
