@@ -93,13 +93,19 @@ def pre_commit_snapshot(tmp_path):
     return pre_commit, env, snapshot
 
 
+#: The environment and folder the sample batches start with: this process's as the session
+#: starts, before any test changes them.
+_BATCH_START = (dict(os.environ), os.getcwd())
+
+
 def _sample_batch(tmp_path_factory, kind: str) -> Path | None:
     """The folder of the batch of ``kind`` samples (made once per test run: xdist's workers
     share it), or None when this environment can run none of them."""
     paths = [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
     if not paths:
         return None
-    return shared_folder(tmp_path_factory, f"samples-{kind}", lambda folder: run_driver(kind, paths, folder / "runs.json"))
+    return shared_folder(tmp_path_factory, f"samples-{kind}",
+                         lambda folder: run_driver(kind, paths, folder / "runs.json", start=_BATCH_START))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -110,6 +116,7 @@ def _sample_batches_started(request, tmp_path_factory):
     made again, in the open, by the first test that reads it."""
     kinds = sorted({mark.args[0] for item in request.session.items if "sample_runs" in item.fixturenames
                     for mark in item.iter_markers("sample_batch")})
+    tmp_path_factory.getbasetemp()  # made here, once: never by two threads at a time
     threads = [threading.Thread(target=_sample_batch, args=(tmp_path_factory, kind), daemon=True) for kind in kinds]
     for thread in threads:
         thread.start()
