@@ -98,10 +98,14 @@ def pre_commit_snapshot(tmp_path):
 _BATCH_START = (dict(os.environ), os.getcwd())
 
 
-def _sample_batch(tmp_path_factory, kind: str) -> Path | None:
-    """The folder of the batch of ``kind`` samples (made once per test run: xdist's workers
-    share it), or None when this environment can run none of them."""
-    paths = [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
+def _batch_samples(kind: str) -> list[Path]:
+    """The samples of the ``kind`` batch that this environment can run."""
+    return [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
+
+
+def _sample_batch(tmp_path_factory, kind: str, paths: list[Path]) -> Path | None:
+    """The folder of the batch of ``kind`` samples ``paths`` (made once per test run: xdist's
+    workers share it), or None when there are none."""
     if not paths:
         return None
     return shared_folder(tmp_path_factory, f"samples-{kind}",
@@ -117,7 +121,9 @@ def _sample_batches_started(request, tmp_path_factory):
     kinds = sorted({mark.args[0] for item in request.session.items if "sample_runs" in item.fixturenames
                     for mark in item.iter_markers("sample_batch")})
     tmp_path_factory.getbasetemp()  # made here, once: never by two threads at a time
-    threads = [threading.Thread(target=_sample_batch, args=(tmp_path_factory, kind), daemon=True) for kind in kinds]
+    # the samples are chosen here too, before any test runs (and patches what routing reads)
+    threads = [threading.Thread(target=_sample_batch, args=(tmp_path_factory, kind, _batch_samples(kind)), daemon=True)
+               for kind in kinds]
     for thread in threads:
         thread.start()
     yield
@@ -134,7 +140,7 @@ def sample_runs(tmp_path_factory):
 
     def runs(kind: str) -> dict:
         if kind not in done:
-            folder = _sample_batch(tmp_path_factory, kind)
+            folder = _sample_batch(tmp_path_factory, kind, _batch_samples(kind))
             done[kind] = {} if folder is None else read_runs(folder / "runs.json")
         return done[kind]
 
