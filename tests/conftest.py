@@ -4,6 +4,7 @@ from here too, for the tests that import them from conftest."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -92,22 +93,55 @@ def pre_commit_snapshot(tmp_path):
     return pre_commit, env, snapshot
 
 
+#: The environment and folder the sample batches start with: this process's as the session
+#: starts, before any test changes them.
+_BATCH_START = (dict(os.environ), os.getcwd())
+
+
+def _batch_samples(kind: str) -> list[Path]:
+    """The samples of the ``kind`` batch that this environment can run."""
+    return [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
+
+
+def _sample_batch(tmp_path_factory, kind: str, paths: list[Path]) -> Path | None:
+    """The folder of the batch of ``kind`` samples ``paths`` (made once per test run: xdist's
+    workers share it), or None when there are none."""
+    if not paths:
+        return None
+    return shared_folder(tmp_path_factory, f"samples-{kind}",
+                         lambda folder: run_driver(kind, paths, folder / "runs.json", start=_BATCH_START))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sample_batches_started(request, tmp_path_factory):
+    """Start, in the background, the sample batches that the collected tests read (marked
+    ``sample_batch(kind)``), so that they run while other tests do: no worker then waits idle
+    for a batch another is making, and none is left to the end. A batch that fails here is
+    made again, in the open, by the first test that reads it."""
+    kinds = sorted({mark.args[0] for item in request.session.items if "sample_runs" in item.fixturenames
+                    for mark in item.iter_markers("sample_batch")})
+    tmp_path_factory.getbasetemp()  # made here, once: never by two threads at a time
+    # the samples are chosen here too, before any test runs (and patches what routing reads)
+    threads = [threading.Thread(target=_sample_batch, args=(tmp_path_factory, kind, _batch_samples(kind)), daemon=True)
+               for kind in kinds]
+    for thread in threads:
+        thread.start()
+    yield
+    for thread in threads:
+        thread.join()
+
+
 @pytest.fixture(scope="session")
 def sample_runs(tmp_path_factory):
     """``sample_runs(kind)``: every sample of a subprocess driver (``tf2``, ``jax``, ``torch``)
     that this environment can run, run once per test run (xdist's workers share it): sample
-    path -> result."""
+    path -> result. A test that reads it is marked ``sample_batch(kind)``."""
     done: dict[str, dict] = {}
 
     def runs(kind: str) -> dict:
         if kind not in done:
-            paths = [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
-            if not paths:
-                done[kind] = {}
-            else:
-                folder = shared_folder(tmp_path_factory, f"samples-{kind}",
-                                       lambda folder: run_driver(kind, paths, folder / "runs.json"))
-                done[kind] = read_runs(folder / "runs.json")
+            folder = _sample_batch(tmp_path_factory, kind, _batch_samples(kind))
+            done[kind] = {} if folder is None else read_runs(folder / "runs.json")
         return done[kind]
 
     return runs

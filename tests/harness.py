@@ -401,13 +401,17 @@ SAMPLE_PATHS = sorted(
 _SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
 
 
-def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False) -> dict:
+def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False, start=None) -> dict:
     """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
-    subprocess; returns its JSON (sample path -> result) with the findings parsed."""
+    subprocess; returns its JSON (sample path -> result) with the findings parsed.
+
+    ``start``: ``(environment, folder)`` to start it with instead of this process's current ones
+    (a batch started in a background thread must not see what a running test has changed)."""
     command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind, *(["--plain"] if plain else [])]
+    environ, cwd = start if start is not None else (os.environ, None)
     proc = subprocess.run(
         [*command, str(out), *map(str, paths)],
-        capture_output=True, text=True, env={**os.environ, **DRIVER_ENV[kind], **(env or {})}, timeout=timeout,
+        capture_output=True, text=True, env={**environ, **DRIVER_ENV[kind], **(env or {})}, timeout=timeout, cwd=cwd,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return read_runs(out)

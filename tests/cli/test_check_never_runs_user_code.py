@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli
+from harness import cli, shared_folder
 
 NAMES = ["tomllib", "symtable", "pathspec", "concurrent", "multiprocessing", "typing_extensions"]
 FIXABLE = "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
@@ -37,16 +37,38 @@ def project(tmp_path: Path, files: int = 1) -> Path:
     return folder
 
 
+def shared_run(tmp_path_factory, key: str, command) -> tuple[Path, dict]:
+    """``command`` run once per test run (pytest-xdist's workers share it) in a project of 70
+    files (enough for a pool) holding a trap for every name of NAMES: the project, and the
+    run's exit status and output. A trap that does not run changes nothing, so each name's
+    test reads the one run; every name's trap is checked by its own test."""
+
+    def make(folder):
+        root = project(folder, files=70)
+        for name in NAMES:
+            trap(root, name)
+        proc = command(root)
+        (folder / "run.json").write_text(json.dumps(
+            {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}))
+
+    folder = shared_folder(tmp_path_factory, key, make)
+    return folder / "project", json.loads((folder / "run.json").read_text())
+
+
+HOWS = {"m": ["-m", "graphlint"], "m-cli": ["-m", "graphlint.cli"], "flags": ["-X", "dev", "-mgraphlint"]}
+
+
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("how", [["-m", "graphlint"], ["-m", "graphlint.cli"], ["-X", "dev", "-mgraphlint"]], ids=["m", "m-cli", "flags"])
+@pytest.mark.parametrize("how", sorted(HOWS))
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_python_m_graphlint_check_runs_no_module_of_the_checked_folder(tmp_path, name, how, jobs):
-    folder = project(tmp_path, files=70 if jobs == "2" else 1)  # enough files for a pool
-    ran = trap(folder, name)
-    proc = subprocess.run([sys.executable, *how, "check", "--no-cache", "-j", jobs, "."], cwd=folder,
-                          capture_output=True, text=True, timeout=HANG_GUARD)
-    assert not ran.exists(), proc.stderr
-    assert proc.returncode == 1 and "a.py:2:6: GL103" in proc.stdout, proc.stderr
+def test_python_m_graphlint_check_runs_no_module_of_the_checked_folder(tmp_path_factory, name, how, jobs):
+    def command(folder):
+        return subprocess.run([sys.executable, *HOWS[how], "check", "--no-cache", "-j", jobs, "."], cwd=folder,
+                              capture_output=True, text=True, timeout=HANG_GUARD)
+
+    folder, proc = shared_run(tmp_path_factory, f"never-runs-{how}-{jobs}", command)
+    assert not (folder / f"RAN_{name}").exists(), proc["stderr"]
+    assert proc["returncode"] == 1 and "a.py:2:6: GL103" in proc["stdout"], proc["stderr"]
 
 
 DRIVER = """
@@ -67,16 +89,18 @@ if __name__ == "__main__":  # (a forkserver worker imports this module again)
 
 
 @pytest.mark.parametrize("name", ["multiprocessing", "concurrent", "symtable", "pathspec"])
-def test_forkserver_workers_run_no_module_of_the_checked_folder(tmp_path, name):
-    folder = project(tmp_path, files=70)
-    ran = trap(folder, name)
-    driver = tmp_path / "driver" / "drive.py"  # not in the checked folder: its folder is sys.path[0]
-    driver.parent.mkdir()
-    driver.write_text(textwrap.dedent(DRIVER))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
-    proc = subprocess.run([sys.executable, str(driver)], cwd=folder, capture_output=True, text=True, timeout=HANG_GUARD, env=env)
-    assert not ran.exists(), proc.stderr
-    assert proc.returncode == 0 and proc.stdout.strip() == '["GL103"]', proc.stderr
+def test_forkserver_workers_run_no_module_of_the_checked_folder(tmp_path_factory, name):
+    def command(folder):
+        driver = folder.parent / "driver" / "drive.py"  # not in the checked folder: its folder is sys.path[0]
+        driver.parent.mkdir()
+        driver.write_text(textwrap.dedent(DRIVER))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+        return subprocess.run([sys.executable, str(driver)], cwd=folder, capture_output=True, text=True,
+                              timeout=HANG_GUARD, env=env)
+
+    folder, proc = shared_run(tmp_path_factory, "never-runs-forkserver", command)
+    assert not (folder / f"RAN_{name}").exists(), proc["stderr"]
+    assert proc["returncode"] == 0 and proc["stdout"].strip() == '["GL103"]', proc["stderr"]
 
 
 @pytest.mark.parametrize(

@@ -447,6 +447,8 @@ def test_parameterized_dtypes(dtype):
 """
 
 
+@pytest.mark.slow(reason="a fresh pytest with TensorFlow; TF2 precision in the fast loop: the TF2 good samples "
+                        "(tests/runtime/test_samples.py), per-test scopes: the TF1 tests of this module")
 def test_ordinary_tf2_test_shapes_give_no_findings(suite):
     """What TF2 test suites do on purpose: every dtype with every size, a helper wrapping each
     function it checks in tf.function, output specs by get_concrete_function, tf.data

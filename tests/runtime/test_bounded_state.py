@@ -6,7 +6,12 @@ from __future__ import annotations
 import gc
 import re
 
+import pytest
 import tensorflow as tf  # noqa: E402  (a test dependency: if missing, this module fails loudly instead of skipping)
+
+#: The long runs at full length are slow; the same test at a tenth of the length is in the fast
+#: loop (per-graph or per-run state grows at any length: the short run finds it too).
+LONG = pytest.mark.slow(reason="the same test at a tenth of the length is in the fast loop")
 
 
 def _state_size(obj, depth: int = 2) -> int:
@@ -49,10 +54,12 @@ def _churn_graphs(n: int) -> None:
             sess.close()
         del graph, sess, x, w, y, z, init
 
-def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(graph_probes):
-    """State measured after 100 and after 200 graphs (each run by three sessions) must not
-    have grown: any per-graph entry kept shows as growth, and no state holds more than 50
-    entries. (2,000 graphs took 8 minutes on CI's two cores; bench/memory.py churns 10,000.)"""
+@pytest.mark.parametrize("scale", [pytest.param(0.1, id="20-graphs"), pytest.param(1, id="200-graphs", marks=LONG)])
+def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(graph_probes, scale):
+    """State measured after 100 and after 200 graphs (each run by three sessions; a tenth of
+    that in the fast loop) must not have grown: any per-graph entry kept shows as growth, and
+    no state holds more than 50 entries. (2,000 graphs took 8 minutes on CI's two cores;
+    bench/memory.py churns 10,000.)"""
     from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.rules import Rule
@@ -62,7 +69,7 @@ def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(graph_probes
     with instrument(linter, warn=lambda m: None):
         rules = [p for p in linter.pm.get_plugins() if isinstance(p, Rule)]
         for n in (25, 75, 100):
-            _churn_graphs(n)
+            _churn_graphs(round(n * scale))
             gc.collect()
             sizes.append({type(r).__name__: _state_size(r) for r in rules} | {"probe": _state_size(graph_probes[0])})
     grown = {k: (sizes[1][k], sizes[2][k]) for k in sizes[0] if sizes[2][k] > sizes[1][k] or sizes[2][k] > 50}
@@ -71,7 +78,7 @@ def test_rule_and_probe_state_stays_bounded_over_hundreds_of_graphs(graph_probes
     codes = {f.code for f in findings}
     assert "GL000" not in codes and {"GL301", "GL102"} <= codes
     (churn,) = [f for f in findings if f.code == "GL301"]
-    assert "created here 600 times" in churn.message
+    assert f"created here {round(600 * scale)} times" in churn.message
 
 def test_run_signatures_per_session_are_capped(monkeypatch):
     from graphlint.probes import tf_sessions
@@ -99,7 +106,8 @@ def test_run_signatures_per_session_are_capped(monkeypatch):
     # and no combination is ever counted twice (200 distinct ones exist; 50 are remembered)
     assert int(re.search(r"ran (\d+) distinct", fetch.message).group(1)) == 50
 
-def test_a_hundred_thousand_runs_keep_graphlint_state_constant():
+@pytest.mark.parametrize("runs", [pytest.param(10_000, id="10k"), pytest.param(100_000, id="100k", marks=LONG)])
+def test_a_hundred_thousand_runs_keep_graphlint_state_constant(runs):
     from graphlint.linter import Linter
     from graphlint.instrument import instrument
     from graphlint.rules import Rule
@@ -117,7 +125,7 @@ def test_a_hundred_thousand_runs_keep_graphlint_state_constant():
             for i in range(1_000):
                 run(y, {x: 1.0})
             before = {type(r).__name__: _state_size(r) for r in rules}
-            for i in range(99_000):
+            for i in range(runs - 1_000):
                 run(y, {x: 1.0})
             after = {type(r).__name__: _state_size(r) for r in rules}
     assert after == before

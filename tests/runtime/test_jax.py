@@ -22,6 +22,8 @@ import pytest
 
 from harness import SAMPLES, only
 
+pytestmark = pytest.mark.sample_batch("jax")  # its `runs` are sample_runs("jax")
+
 JAX = SAMPLES / "jax"
 BAD = sorted(JAX.glob("*_bad*.py"))
 GOOD = sorted(JAX.glob("*_good*.py"))

@@ -16,6 +16,8 @@ import pytest
 
 from harness import SAMPLES
 
+pytestmark = pytest.mark.sample_batch("tf2")  # its `runs` are sample_runs("tf2")
+
 RULES = SAMPLES / "rules"
 BAD = sorted(RULES.glob("gl505_bad*.py")) + [RULES / "gl201_keras_bad.py"]
 GOOD = sorted(RULES.glob("gl505_good*.py")) + [RULES / "gl201_keras_good.py"]

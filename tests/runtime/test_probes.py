@@ -141,12 +141,14 @@ def _per_graph_state(linter):
     return held
 
 
-def test_building_and_dropping_many_graphs_leaks_nothing(graph_probes):
+@pytest.mark.parametrize("n", [20, pytest.param(200, marks=pytest.mark.slow(
+    reason="the same test with 20 graphs is in the fast loop (each graph is checked)"))])
+def test_building_and_dropping_many_graphs_leaks_nothing(graph_probes, n):
     linter, warn = _quiet_linter()
     refs = []
     with instrument(linter, warn=warn):
         (probe,) = graph_probes
-        for i in range(200):  # each graph is checked: a leak shows in the first as in the thousandth
+        for i in range(n):  # each graph is checked: a leak shows in the first as in the thousandth
             graph = tf.Graph()
             with graph.as_default():
                 x = v1.placeholder(tf.float32, [2], name="x")

@@ -160,13 +160,35 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_during_a_long_c_call_reaches_the_programs_except_keyboardinterrupt(tmp_path):
-    """The terminal sends SIGINT to the whole foreground process group; here a session stands
-    in for it (graphlint and its child both get the signal, as from Ctrl-C)."""
+#: As CTRL_C, its C calls about 0.25 s each, one after another until Ctrl-C comes: the signal
+#: lands in one of them whenever it is sent, and that call runs on after it.
+CTRL_C_IN_CALLS = """\
+import hashlib, time
+
+n = 20_000
+while True:  # pbkdf2 never looks at signals: Ctrl-C is seen when it returns
+    start = time.perf_counter()
+    hashlib.pbkdf2_hmac("sha256", b"x", b"salt", n)
+    if time.perf_counter() - start > 0.25:
+        break
+    n *= 2
+print("ready", flush=True)
+try:
+    while True:
+        hashlib.pbkdf2_hmac("sha256", b"x", b"salt", n)
+except KeyboardInterrupt:
+    with open("saved.txt", "w") as fh:
+        fh.write("checkpoint")
+    print("saved", flush=True)
+"""
+
+
+def _ctrl_c(tmp_path, program: str) -> None:
+    """``program`` run both ways, each sent SIGINT half a second after it says it is ready."""
     folder = tmp_path / "prog"
     results = []
     for command in ([PYTHON, "prog.py"], [GRAPHLINT, "run", "--output", str(tmp_path / "r.txt"), "prog.py"]):
-        write_folder(folder, {"prog.py": CTRL_C})
+        write_folder(folder, {"prog.py": program})
         proc = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
         try:
@@ -178,8 +200,21 @@ def test_ctrl_c_during_a_long_c_call_reaches_the_programs_except_keyboardinterru
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
         results.append((out, err, proc.returncode, snapshot(folder)))
-    assert results[0] == (b"saved\n", b"", 0, {"prog.py": CTRL_C.encode(), "saved.txt": b"checkpoint"})
+    assert results[0] == (b"saved\n", b"", 0, {"prog.py": program.encode(), "saved.txt": b"checkpoint"})
     assert results[1] == results[0]
+
+
+def test_ctrl_c_during_a_c_call_reaches_the_programs_except_keyboardinterrupt(tmp_path):
+    """The terminal sends SIGINT to the whole foreground process group; here a session stands
+    in for it (graphlint and its child both get the signal, as from Ctrl-C)."""
+    _ctrl_c(tmp_path, CTRL_C_IN_CALLS)
+
+
+@pytest.mark.slow(reason="the same Ctrl-C with a 6 s C call (5.5 s of it after the signal); "
+                         "test_ctrl_c_during_a_c_call_reaches_the_programs_except_keyboardinterrupt (fast loop)")
+def test_ctrl_c_during_a_long_c_call_reaches_the_programs_except_keyboardinterrupt(tmp_path):
+    """As above, the program's one C call lasting seconds after the signal."""
+    _ctrl_c(tmp_path, CTRL_C)
 
 
 def test_keyboard_interrupt_uncaught_dies_by_sigint_with_pythons_traceback(tmp_path):

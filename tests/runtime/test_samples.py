@@ -22,8 +22,24 @@ from harness import (
 FAILING = {"gl202_bad.py", "gl203_bad.py", "gl204_bad.py", "gl401_bad.py", "forecast_1_rebuilt.py", "forecast_2_reuse_fix.py"}
 
 
+#: Samples whose program starts fresh Pythons that import TensorFlow (spawned workers): slow.
+#: In the fast loop their rule's in-process twin and their static check cover them.
+FRESH_PYTHONS = {
+    "gl101_good_worker_processes.py": "spawns two workers, each a fresh Python importing TensorFlow; "
+    "the same worker() in one process is gl101_bad_workers_in_process.py, in the fast loop",
+}
+
+
 def _id(path):
     return str(path.relative_to(SAMPLES))
+
+
+def _param(path):
+    reason = FRESH_PYTHONS.get(path.name)
+    marks = [pytest.mark.slow(reason=reason)] if reason else []
+    if sample_driver(path) != "tf1":
+        marks.append(pytest.mark.sample_batch(sample_driver(path)))
+    return pytest.param(path, id=_id(path), marks=marks)
 
 
 def test_a_sample_is_bad_exactly_when_it_declares_markers():
@@ -33,7 +49,7 @@ def test_a_sample_is_bad_exactly_when_it_declares_markers():
     assert {sample_driver(p) for p in SAMPLE_PATHS} == {"tf1", "tf2", "jax", "torch"}
 
 
-@pytest.mark.parametrize("path", SAMPLE_PATHS, ids=_id)
+@pytest.mark.parametrize("path", map(_param, SAMPLE_PATHS))
 def test_bad_sample_yields_exactly_its_markers_and_good_twin_nothing(path, sample_runs):
     missing = sample_needs(path)
     if missing:

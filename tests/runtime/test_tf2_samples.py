@@ -15,6 +15,8 @@ import pytest
 
 from harness import SAMPLES, only, run_driver
 
+pytestmark = pytest.mark.sample_batch("tf2")  # its `runs` are sample_runs("tf2")
+
 RULES = SAMPLES / "rules"
 CODES = ("gl501", "gl502", "gl503", "gl504")
 BAD = sorted(p for code in CODES for p in RULES.glob(f"{code}_bad*.py"))

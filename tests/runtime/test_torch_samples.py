@@ -18,6 +18,8 @@ from graphlint.config import Config
 from graphlint.registry import discover_rules
 from graphlint.static import check_file
 
+pytestmark = pytest.mark.sample_batch("torch")  # its `runs` are sample_runs("torch")
+
 TORCH = SAMPLES / "torch"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 

@@ -1,6 +1,10 @@
 """`graphlint check` fuzzed: generated and mutated Python sources never crash it, never make a
 rule fail (GL000), and every finding lies inside the file's lines; a safe fix keeps the file
-parseable. Reproducible in CI: derandomized, no example database, no deadline."""
+parseable. Reproducible in CI: seeded, no example database, no deadline.
+
+Each fuzz runs in shards of 500 examples, each shard from its own seed: the fast loop runs the
+first shard of each, the whole suite all four (2,000 generated and 2,000 mutated sources), and
+pytest-xdist spreads the shards over its workers."""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ import ast
 import os
 import tempfile
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+import pytest
+from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from harness import SAMPLES  # noqa: E402
@@ -16,7 +21,13 @@ from graphlint.config import Config  # noqa: E402
 from graphlint.registry import discover_rules  # noqa: E402
 from graphlint.static import apply_fixes, check_file  # noqa: E402
 
-GENERATED, MUTATED = 2000, 2000
+EXAMPLES, PER_SHARD = 2000, 500  # of each fuzz: generated sources, mutated samples
+#: the shards' seeds; only the first is in the fast loop (a shard finds what the others find,
+#: just from other examples: the others add examples, not kinds of input)
+SHARDS = [pytest.param(0, id="shard0")] + [
+    pytest.param(k, id=f"shard{k}", marks=pytest.mark.slow(reason="more examples of the same kinds as shard0 (fast loop)"))
+    for k in range(1, EXAMPLES // PER_SHARD)
+]
 CONFIG = Config()
 STATIC = [
     cls for cls in discover_rules(plugins=False).values()
@@ -199,29 +210,33 @@ def _check_source(data: bytes, directory: str, counter: list) -> None:
             ast.parse(fh.read())  # a safe fix never breaks a file that parsed
 
 
-def test_fuzz_generated_sources_never_crash_check():
+@pytest.mark.parametrize("shard", SHARDS)
+def test_fuzz_generated_sources_never_crash_check(shard):
     counter: list = []
     with tempfile.TemporaryDirectory() as directory:
 
-        @settings(FUZZ, max_examples=GENERATED)
+        @seed(shard)
+        @settings(FUZZ, max_examples=PER_SHARD)
         @given(generated_sources())
         def run(source):
             _check_source(source.encode("utf-8", "surrogatepass"), directory, counter)
 
         run()
-    assert len(counter) >= GENERATED * 0.9, len(counter)
-    print(f"graphlint check fuzz: {len(counter)} generated sources")
+    assert len(counter) >= PER_SHARD * 0.9, len(counter)
+    print(f"graphlint check fuzz: {len(counter)} generated sources (shard {shard})")
 
 
-def test_fuzz_mutated_samples_never_crash_check():
+@pytest.mark.parametrize("shard", SHARDS)
+def test_fuzz_mutated_samples_never_crash_check(shard):
     counter: list = []
     with tempfile.TemporaryDirectory() as directory:
 
-        @settings(FUZZ, max_examples=MUTATED)
+        @seed(shard)
+        @settings(FUZZ, max_examples=PER_SHARD)
         @given(mutated_sources())
         def run(data):
             _check_source(data, directory, counter)
 
         run()
-    assert len(counter) >= MUTATED * 0.9, len(counter)
-    print(f"graphlint check fuzz: {len(counter)} mutated samples")
+    assert len(counter) >= PER_SHARD * 0.9, len(counter)
+    print(f"graphlint check fuzz: {len(counter)} mutated samples (shard {shard})")
