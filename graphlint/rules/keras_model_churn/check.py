@@ -15,7 +15,7 @@ import ast
 
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model import project
-from graphlint.static.model.api import CLEAR_SESSION, KERAS_LOADERS, is_keras_loader, is_keras_model, is_pretrained_model
+from graphlint.static.model.api import CLEAR_SESSION, is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import is_model, kept, model_classes
 from graphlint.static.model.names import keras_api
 from graphlint.static.model.repeats import guarded, memoized, per_call, runs_at_most
@@ -221,8 +221,7 @@ def _loads(site) -> bool:
     """A loader, ``from_config`` or a ``keras.applications`` constructor (``InceptionV3(weights=
     'imagenet')``): the model comes whole from a file, a config or downloaded weights."""
     name = getattr(site, "name", None)
-    rest = keras_api(name)
-    return rest is not None and (rest in KERAS_LOADERS or rest.endswith(".from_config") or is_pretrained_model(name))
+    return is_keras_loader(name) or is_pretrained_model(name)
 
 
 _RELOAD_FIX = (

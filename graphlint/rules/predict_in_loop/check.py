@@ -304,7 +304,7 @@ def _keras_model(module, call) -> bool:
         return True
     if call.cls is not None and isinstance(receiver, ast.Attribute) and _is_self(receiver.value):
         values = _attribute_values(module, call.cls, receiver.attr)
-        if values and all(index is None and _builds_model(module, value) for value, index, _, _ in values):
+        if _all_models(module, values):
             return True
         if not values and _copies_a_model(module, call.cls, receiver.attr):
             return True
@@ -354,10 +354,15 @@ def _copies_a_model(module, cls, attr: str) -> bool:
             and source.func.value.attr != attr
         ):
             continue
-        values = _self_assignments(module, cls).get(source.func.value.attr)
-        if values and all(index is None and _builds_model(module, value) for value, index, _, _ in values):
+        if _all_models(module, _self_assignments(module, cls).get(source.func.value.attr)):
             return True
     return False
+
+
+def _all_models(module, values) -> bool:
+    """Whether there are assignments ``values`` (:func:`_self_assignments`) and each makes a
+    Keras model by itself (not a part of an unpacking)."""
+    return bool(values) and all(index is None and _builds_model(module, value) for value, index, _, _ in values)
 
 
 def _is_self(node) -> bool:
