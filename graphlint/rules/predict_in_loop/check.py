@@ -56,7 +56,7 @@ from graphlint.static.model.api import is_keras_loader, is_keras_model, is_pretr
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
 from graphlint.static.model.project import resolve_call
-from graphlint.static.model.scopes import ClassInfo, Function
+from graphlint.static.model.scopes import ClassInfo, Function, passed_for
 from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
 
@@ -936,15 +936,7 @@ def _returns_one_sample_elsewhere(module, call: ast.Call) -> bool:
 
 def _passed(fn, param: str, site):
     """What the call ``site`` of ``fn`` passes for ``param``, or None."""
-    node = site.node
-    arg = next((k.value for k in node.keywords if k.arg == param), None)
-    if arg is None:
-        names = [a.arg for a in fn.node.args.posonlyargs + fn.node.args.args]
-        if fn.is_method and names:
-            names = names[1:]  # self: the receiver
-        if param in names and names.index(param) < len(node.args):
-            arg = node.args[names.index(param)]
-    return None if isinstance(arg, ast.Starred) else arg
+    return passed_for(fn, param, site.node) if isinstance(site.node, ast.Call) else None
 
 
 def _passed_one_sample(module, fn, param: str, site) -> bool:

@@ -9,7 +9,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from graphlint.static.model.module import origin_key
-from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem
+from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem, passed_for
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
@@ -407,16 +407,9 @@ class _Builder:
 
     def _class_passed(self, fn: Function, param: str) -> ClassInfo | None:
         """The one class of the file whose objects every caller of ``fn`` passes for ``param``."""
-        args = fn.node.args
-        names = [a.arg for a in args.posonlyargs + args.args]
-        if fn.is_method and names:
-            names = names[1:]
         found = None
         for caller in fn.callers:
-            node = caller.node
-            value = next((k.value for k in node.keywords if k.arg == param), None)
-            if value is None and param in names and names.index(param) < len(node.args):
-                value = node.args[names.index(param)]
+            value = passed_for(fn, param, caller.node) if type(caller.node) is _CALL else None
             if value is None or origin_key(value, caller.scope) is None:
                 return None
             labels = self.module.origins(value, caller.scope)

@@ -206,6 +206,19 @@ class Function:
         return found
 
 
+def passed_for(fn: "Function", param: str, node: ast.Call) -> ast.expr | None:
+    """What the call ``node`` of ``fn`` passes for its parameter ``param`` (by keyword, or by
+    position after ``self`` for a method), or None (not passed, or inside ``*args``)."""
+    arg = next((k.value for k in node.keywords if k.arg == param), None)
+    if arg is None:
+        names = [a.arg for a in fn.node.args.posonlyargs + fn.node.args.args]
+        if fn.is_method and names:
+            names = names[1:]  # self: the receiver
+        if param in names and names.index(param) < len(node.args):
+            arg = node.args[names.index(param)]
+    return None if isinstance(arg, ast.Starred) else arg
+
+
 def starts_fresh(call: CallSite) -> bool:
     """Whether what is built after this call lands in a fresh graph (or Keras state):
     ``tf.Graph()``, ``reset_default_graph()`` or ``clear_session()`` called; or a function of
