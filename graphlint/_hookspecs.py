@@ -20,12 +20,13 @@ Hooks marked *plugin-only* have no built-in rule: they are fired for third-party
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
-    from graphlint.events import Argument
+    from graphlint.events import Argument, Guard
     from graphlint.stacks import Frame, LazyStack, Stack
 
 hookspec = pluggy.HookspecMarker("graphlint")
@@ -35,17 +36,17 @@ hookimpl = pluggy.HookimplMarker("graphlint")
 
 # -- TensorFlow 1: graphs, ops, variables, sessions ---------------------------------------------
 @hookspec
-def graphlint_graph_created(graph, graph_id: int, kind, site: Frame | None):
+def graphlint_graph_created(graph: Any, graph_id: int, kind: str, site: Frame | None) -> None:
     """A graph was seen for the first time (``kind``: ``"graph"`` or ``"function"``)."""
 
 
 @hookspec
-def graphlint_graph_released(graph_id: int):
+def graphlint_graph_released(graph_id: int) -> None:
     """A graph was garbage-collected; drop any state kept for ``graph_id``."""
 
 
 @hookspec
-def graphlint_graph_entered(graph, graph_id: int, site: Frame | None):
+def graphlint_graph_entered(graph: Any, graph_id: int, site: Frame | None) -> None:
     """``with graph:`` was entered directly, without ``.as_default()``."""
 
 
@@ -55,40 +56,45 @@ def graphlint_graph_entered(graph, graph_id: int, site: Frame | None):
 # frame's invocation id) are free, ``frames`` and ``calls`` walk the outer frames when first read.
 @hookspec
 def graphlint_op_added(
-    graph, graph_id: int, graph_kind, op, inputs, index, stack: Stack | LazyStack, site: Frame | None
-):
+    graph: Any, graph_id: int, graph_kind: str, op: Any, inputs: Sequence[Any] | None, index: int,
+    stack: Stack | LazyStack, site: Frame | None,
+) -> None:
     """An operation was added to a graph."""
 
 
 @hookspec
-def graphlint_variable_requested(graph_id: int, name, reuse, site: Frame | None):
+def graphlint_variable_requested(graph_id: int, name: str | None, reuse: object, site: Frame | None) -> None:
     """``get_variable`` asked the variable store for ``name`` in ``reuse`` mode (plugin-only)."""
 
 
 # ``name`` is the variable's final name, ``requested_name`` the name asked for; ``via`` is
 # ``"get_variable"`` or ``"Variable"``.
 @hookspec
-def graphlint_variable_created(graph, graph_id: int, name, requested_name, via, site: Frame | None, stack: Stack):
+def graphlint_variable_created(
+    graph: Any, graph_id: int, name: str, requested_name: str | None, via: str, site: Frame | None, stack: Stack
+) -> None:
     """A graph variable was created."""
 
 
 @hookspec
-def graphlint_variable_refused(graph_id: int, name, reason, error, site: Frame | None, stack: Stack):
+def graphlint_variable_refused(
+    graph_id: int, name: str | None, reason: str, error: str, site: Frame | None, stack: Stack
+) -> None:
     """``get_variable`` refused ``name``: ``reason`` is ``"exists"`` or ``"missing"``."""
 
 
 @hookspec
-def graphlint_initializer_built(graph_id: int, name, variables, site: Frame | None):
+def graphlint_initializer_built(graph_id: int, name: str, variables: list[str], site: Frame | None) -> None:
     """A variables initializer op ``name`` was built covering ``variables`` (their names)."""
 
 
 @hookspec
-def graphlint_initializer_run(graph_id: int, name, session_id: int, site: Frame | None):
+def graphlint_initializer_run(graph_id: int, name: str, session_id: int, site: Frame | None) -> None:
     """A session ran the initializer op ``name`` (plugin-only)."""
 
 
 @hookspec
-def graphlint_session_created(session_id: int, graph_id: int, site: Frame | None):
+def graphlint_session_created(session_id: int, graph_id: int, site: Frame | None) -> None:
     """A ``Session`` (or ``InteractiveSession``) was created for the graph ``graph_id``."""
 
 
@@ -97,30 +103,35 @@ def graphlint_session_created(session_id: int, graph_id: int, site: Frame | None
 # Identical repeated runs are only counted: ``runs`` is the session's run count so far.
 @hookspec
 def graphlint_session_run(
-    session_id: int, graph_id: int, site: Frame | None, signature, new_signature: bool, ops_added: int, runs: int,
-    fetches, feed_dict,
-):
+    session_id: int, graph_id: int, site: Frame | None, signature: tuple[Any, ...], new_signature: bool,
+    ops_added: int, runs: int, fetches: Any, feed_dict: Mapping[Any, Any] | None,
+) -> None:
     """A session run that differs from every run before it."""
 
 
 @hookspec
-def graphlint_session_closed(session_id: int, graph_id: int, site: Frame | None, runs: int):
+def graphlint_session_closed(session_id: int, graph_id: int, site: Frame | None, runs: int) -> None:
     """``close()`` was called on an open session."""
 
 
 @hookspec
-def graphlint_session_released(session_id: int, graph_id: int, closed: bool, created_site: Frame | None, runs: int):
+def graphlint_session_released(
+    session_id: int, graph_id: int, closed: bool, created_site: Frame | None, runs: int
+) -> None:
     """A session was garbage-collected; ``closed`` tells whether it had been closed, ``runs``
     how many times it ran."""
 
 
 @hookspec
-def graphlint_checkpoint_restore(graph, graph_id: int, saver_names, checkpoint_names, save_path, site: Frame | None):
+def graphlint_checkpoint_restore(
+    graph: Any, graph_id: int, saver_names: list[str], checkpoint_names: list[str], save_path: str,
+    site: Frame | None,
+) -> None:
     """``Saver.restore`` is about to run: the saver's variable names and the checkpoint's."""
 
 
 @hookspec
-def graphlint_run_finished(exit_status: int):
+def graphlint_run_finished(exit_status: int) -> None:
     """The program (or test) finished; rules report what they found over its whole run."""
 
 
@@ -135,8 +146,9 @@ def graphlint_run_finished(exit_status: int):
 # the same ``nn.Module`` object (``None`` when unknown, and for the other frameworks).
 @hookspec
 def graphlint_function_created(
-    function_id: int, name, definition_site: Frame | None, site: Frame | None, by_user: bool, framework: str, api, target
-):
+    function_id: int, name: str, definition_site: Frame | None, site: Frame | None, by_user: bool, framework: str,
+    api: str | None, target: object,
+) -> None:
     """A ``tf.function``, ``jax.jit`` or torch compiled function around ``name`` was made at ``site``."""
 
 
@@ -150,33 +162,33 @@ def graphlint_function_created(
 # compile, and for the other frameworks); ``arguments`` also summarise the guarded value.
 @hookspec
 def graphlint_function_traced(
-    function_id: int, name, definition_site: Frame | None, site: Frame | None, arguments: tuple[Argument, ...],
-    trace_count: int, input_signature, reduce_retracing, ahead_of_time: bool, guard,
-):
+    function_id: int, name: str, definition_site: Frame | None, site: Frame | None, arguments: tuple[Argument, ...],
+    trace_count: int, input_signature: bool, reduce_retracing: bool, ahead_of_time: bool, guard: Guard | None,
+) -> None:
     """Function ``function_id`` traced a new graph for the call at ``site``."""
 
 
 @hookspec
-def graphlint_function_released(function_id: int):
+def graphlint_function_released(function_id: int) -> None:
     """A watched function was garbage-collected; drop any state kept for ``function_id``."""
 
 
 # ``session`` numbers Keras' global state: ``clear_session()`` starts a new one.
 @hookspec
-def graphlint_keras_model_built(model_id: int, class_name: str, site: Frame | None, session: int):
+def graphlint_keras_model_built(model_id: int, class_name: str, site: Frame | None, session: int) -> None:
     """A Keras model was constructed at ``site``."""
 
 
 # ``rows`` is ``None`` when unknown (a dataset), ``batch_size`` ``None`` for Keras' default of 32.
 @hookspec
-def graphlint_predict_called(model_class: str, rows: int | None, batch_size: int | None, site: Frame | None):
+def graphlint_predict_called(model_class: str, rows: int | None, batch_size: int | None, site: Frame | None) -> None:
     """``Model.predict`` was called at ``site`` on ``rows`` samples with ``batch_size``."""
 
 
 # ``rejected``: Keras refuses the model (Functional, Sequential); else (a subclassed model) it
 # keeps both layers, their weights under one path.
 @hookspec
-def graphlint_keras_layer_name_reused(name, first_site: Frame | None, site: Frame | None, rejected: bool):
+def graphlint_keras_layer_name_reused(name: str, first_site: Frame | None, site: Frame | None, rejected: bool) -> None:
     """Two layers of one Keras model were given the same ``name=`` at ``first_site`` and ``site``."""
 
 
@@ -188,7 +200,7 @@ def graphlint_keras_layer_name_reused(name, first_site: Frame | None, site: Fram
 def graphlint_layer_part_created(
     layer_class: str, layer_id: int, call_count: int, part: str, part_class: str, site: Frame | None,
     call_site: Frame | None, state: str,
-):
+) -> None:
     """A layer or variable that holds state was created while a Keras layer's ``call()`` ran."""
 
 
@@ -198,8 +210,9 @@ def graphlint_layer_part_created(
 # ``arguments`` and ``guard`` as in ``graphlint_function_traced``.
 @hookspec
 def graphlint_recompile_limit_reached(
-    function_id: int, name, definition_site, site, arguments, guard, compiles, limit, limit_type
-):
+    function_id: int, name: str, definition_site: Frame | None, site: Frame | None, arguments: tuple[Argument, ...],
+    guard: Guard | None, compiles: int, limit: int | None, limit_type: str,
+) -> None:
     """dynamo refused to compile the frame ``function_id`` once more for the call at ``site``."""
 
 
@@ -208,5 +221,8 @@ def graphlint_recompile_limit_reached(
 # eagerly instead (a graph break in a loop); ``call_site`` is the user's line that called the
 # compiled code. Fired once per compile of the frame that breaks there.
 @hookspec
-def graphlint_graph_break(function_id: int, name, site, call_site, reason, explanation, hints, skipped):
+def graphlint_graph_break(
+    function_id: int, name: str, site: Frame | None, call_site: Frame | None, reason: str, explanation: str,
+    hints: tuple[str, ...], skipped: bool,
+) -> None:
     """dynamo split the frame ``function_id`` (named ``name``) at the user's line ``site``."""

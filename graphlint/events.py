@@ -7,7 +7,7 @@ here imports a framework or keeps a user's object.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 _REPR_MAX = 40
 ITEMS_MAX = 4  # elements of a list/tuple/dict argument summarised
@@ -26,7 +26,7 @@ class Argument(NamedTuple):
     name: str
     kind: str
     type: str
-    shape: tuple | None = None
+    shape: tuple[int | None, ...] | None = None
     dtype: str | None = None
     value: str | None = None
     identity: int | None = None
@@ -62,13 +62,13 @@ class Guard(NamedTuple):
     hint: str | None = None
 
 
-def shape_text(shape) -> str:
+def shape_text(shape: tuple[int | None, ...] | None) -> str:
     if shape is None:
         return "(unknown rank)"
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _short_repr(value) -> str:
+def _short_repr(value: object) -> str:
     try:
         text = repr(value)
     except Exception:  # a broken __repr__ is the program's business
@@ -79,13 +79,13 @@ def _short_repr(value) -> str:
     return text[:head] + "…" + text[-(_REPR_MAX - 1 - head) :]
 
 
-def _told_apart(value, text: str) -> int | None:
+def _told_apart(value: object, text: str) -> int | None:
     """For a value shown shortened, a hash of the whole value: two values whose shortened
     texts are equal are still two values to tf.function's cache, and to the rule."""
     return hash(value) if "…" in text else None
 
 
-def summarize(name: str, value) -> Argument:
+def summarize(name: str, value: Any) -> Argument:
     """The plain-data summary of one argument value (never keeps ``value``)."""
     kind = type(value)
     if kind is float:
