@@ -77,13 +77,13 @@ class Rule:
     _unit: ClassVar[tuple[str, frozenset[str]]] = ("", frozenset())
     _forms: ClassVar[dict[str, Any]] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._unit = _unit(cls) or cls._unit
         cls._forms = {}
         cls.engines = _engines(cls)
 
-    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         self._sink = sink
         self.config = {**self.options, **(options or {})}
 
@@ -208,7 +208,7 @@ def parse_docs(text: str) -> dict[str, str]:
     return sections
 
 
-def _location(site) -> Location:
+def _location(site: Frame | Location) -> Location:
     if isinstance(site, Location):
         return site
     from graphlint.stacks import position

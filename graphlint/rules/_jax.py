@@ -8,6 +8,12 @@ switching between it and an array does.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphlint.events import Argument
+
 RECREATED_FIX = (
     "Apply jax.jit once — at module level, as a decorator, or in __init__ — and call the jitted "
     "function in the loop; pass what changes as arguments instead of closing over it (mark the "
@@ -15,22 +21,23 @@ RECREATED_FIX = (
 )
 
 
-def _names(seqs) -> str:
+def _names(seqs: Sequence[Sequence[Argument]]) -> str:
     return ", ".join(f"`{seq[0].name}`" for seq in seqs)
 
 
-def _weak_label(arg) -> str:
+def _weak_label(arg: Argument) -> str:
     if arg.dtype and arg.dtype.endswith(" (weak)"):
         base = arg.dtype[: -len(" (weak)")]
         return f"Python {arg.type} (weak {base})" if arg.type != "array" else f"weak {base} array"
     return f"{arg.dtype} array"
 
 
-def retraced(changes, arrow) -> tuple[str, str]:
+def retraced(changes: Sequence[tuple[str, str, list[Argument]]], arrow: Callable[[list[str]], str]) -> tuple[str, str]:
     """(what changed, the fix) for GL501 on a ``jax.jit`` function; ``changes`` as GL501 finds
     them: ``(text, cause, summaries)`` per argument, ``arrow`` joins values in trace order."""
-    texts, fixes = [], []
-    by_cause: dict[str, list] = {}
+    texts: list[str] = []
+    fixes: list[str] = []
+    by_cause: dict[str, list[list[Argument]]] = {}
     for text, cause, seq in changes:
         if cause == "dtype" and any((a.dtype or "").endswith(" (weak)") for a in seq):
             cause = "weak"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from graphlint.rules._base import Rule
@@ -17,7 +18,7 @@ T = TypeVar("T")
 class PerGraph(Generic[T]):
     """A value per graph id, created on first use and dropped when the graph is released."""
 
-    def __init__(self, factory):
+    def __init__(self, factory: Callable[[], T]) -> None:
         self._data: dict[int, T] = defaultdict(factory)
 
     def __getitem__(self, graph_id: int) -> T:
@@ -29,14 +30,14 @@ class PerGraph(Generic[T]):
     def pop(self, graph_id: int) -> T | None:
         return self._data.pop(graph_id, None)
 
-    def items(self):
+    def items(self) -> list[tuple[int, T]]:
         return list(self._data.items())
 
 
 class VariableSites:
     """Where each variable of each graph was created (name -> the user's stack then)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._stacks: PerGraph[dict[str, Stack]] = PerGraph(dict)
 
     def add(self, graph_id: int, name: str, stack: Stack | None) -> None:
@@ -80,7 +81,9 @@ class SeesVariables(KeepsVariableSites):
         self.sites.add(graph_id, name, stack)
 
 
-def two_sites(first: Stack | None, second: Stack | None, first_text: str, second_text: str):
+def two_sites(
+    first: Stack | None, second: Stack | None, first_text: str, second_text: str
+) -> list[tuple[Frame | None, str]]:
     """Related sites for a clash between what ``first`` and ``second`` built.
 
     When both reached the clash through the same line (a helper called twice), the lines that
@@ -96,7 +99,7 @@ def two_sites(first: Stack | None, second: Stack | None, first_text: str, second
     return [(first.site, first_text)]
 
 
-def quoted(names, limit: int = 4) -> str:
+def quoted(names: Iterable[str], limit: int = 4) -> str:
     names = list(names)
     shown = ", ".join(f"'{n}'" for n in names[:limit])
     more = len(names) - limit

@@ -14,19 +14,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Hashable
 
 if TYPE_CHECKING:
+    from graphlint.events import Argument, Guard
     from graphlint.stacks import Frame
 
 RECOMPILE_LIMIT = "torch._dynamo.config.recompile_limit"
 
 
-def _names(seqs) -> str:
+def _names(seqs: Sequence[Sequence[Argument]]) -> str:
     return ", ".join(f"`{seq[0].name}`" for seq in seqs)
 
 
-def recompiled(name: str, count: int, max_traces: int, changes, guard, limit, dynamic_shapes: bool) -> tuple[str, str]:
+def recompiled(
+    name: str, count: int, max_traces: int, changes: Sequence[tuple[str, str, list[Argument]]], guard: Guard | None,
+    limit: tuple[int, int | None, str] | None, dynamic_shapes: bool,
+) -> tuple[str, str]:
     """(message, fix) for GL501 on a frame torch.compile compiled ``count`` times; ``changes``
     as GL501 finds them, ``guard`` the last failed guard, ``limit`` ``(compiles, limit,
     limit_type)`` once dynamo stopped compiling the frame."""
@@ -48,25 +53,30 @@ def recompiled(name: str, count: int, max_traces: int, changes, guard, limit, dy
     return "; ".join(parts), _fix(changes, guard, dynamic_shapes)
 
 
-def _text(text: str, seq) -> str:
+def _text(text: str, seq: Sequence[Argument]) -> str:
     if seq[0].kind == "tensor" and any(" requires_grad" in (a.dtype or "") for a in seq):
         flags = ["requires_grad" if " requires_grad" in (a.dtype or "") else "no grad" for a in seq]
-        if len(set(a.dtype.replace(" requires_grad", "") for a in seq)) == 1:
+        if len({_without_grad(a) for a in seq}) == 1:
             return f"`{seq[0].name}` " + " → ".join(dict.fromkeys(flags))
     return text
 
 
-def _varying_dims(seq) -> list[int]:
+def _without_grad(arg: Argument) -> str:
+    """A tensor's dtype without the requires_grad flag its summary carries."""
+    return (arg.dtype or "").replace(" requires_grad", "")
+
+
+def _varying_dims(seq: Sequence[Argument]) -> list[int]:
     shapes = [a.shape for a in seq if a.shape is not None]
     if not shapes or len({len(s) for s in shapes}) != 1:
         return []
     return [i for i in range(len(shapes[0])) if len({s[i] for s in shapes}) > 1]
 
 
-def _fix(changes, guard, dynamic_shapes: bool) -> str:
-    by_cause: dict[str, list] = {}
+def _fix(changes: Sequence[tuple[str, str, list[Argument]]], guard: Guard | None, dynamic_shapes: bool) -> str:
+    by_cause: dict[str, list[list[Argument]]] = {}
     for _, cause, seq in changes:
-        if cause == "dtype" and all(a.dtype.replace(" requires_grad", "") == seq[0].dtype.replace(" requires_grad", "") for a in seq):
+        if cause == "dtype" and all(_without_grad(a) == _without_grad(seq[0]) for a in seq):
             cause = "grad"
         if cause == "value" and "." in seq[0].name:
             cause = "attribute"
@@ -117,7 +127,7 @@ def _fix(changes, guard, dynamic_shapes: bool) -> str:
     return " ".join(fixes)
 
 
-def shape_fix(name: str, dims, dynamic_shapes: bool) -> str:
+def shape_fix(name: str, dims: Sequence[int], dynamic_shapes: bool) -> str:
     """The fix for a tensor argument ``name`` whose dimensions ``dims`` change from call to call."""
     marks = "; ".join(f"torch._dynamo.mark_dynamic({name}, {d})" for d in dims)
     if dynamic_shapes:

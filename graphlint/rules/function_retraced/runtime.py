@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
-from graphlint.findings import Severity
+from graphlint.events import Argument, Guard
+from graphlint.findings import FindingSink, Severity
 from graphlint.rules import _jax, _torch
 from graphlint.rules.function_retraced import FunctionRetraced
+from graphlint.stacks import Frame
 
 
 _TRACES_KEPT = 64  # argument summaries remembered per function (the count goes on)
@@ -18,22 +22,25 @@ _SHOWN = 4  # values shown per changing argument
 class _Traces:
     __slots__ = ("name", "definition", "calls", "count", "reduce_retracing", "input_signature", "framework", "guard", "limit")
 
-    def __init__(self, name, definition, reduce_retracing, input_signature, framework="tensorflow"):
+    def __init__(
+        self, name: str, definition: Frame | None, reduce_retracing: bool, input_signature: bool,
+        framework: str = "tensorflow",
+    ) -> None:
         self.framework = framework
         self.name = name
         self.definition = definition
-        self.calls: list[tuple] = []  # (site, arguments) per trace
+        self.calls: list[tuple[Frame | None, tuple[Argument, ...]]] = []  # (site, arguments) per trace
         self.count = 0
         self.reduce_retracing = reduce_retracing
         self.input_signature = input_signature
-        self.guard = None  # torch: dynamo's last failed guard
-        self.limit = None  # torch: (site, compiles, limit, limit_type) once dynamo stopped compiling it
+        self.guard: Guard | None = None  # torch: dynamo's last failed guard
+        self.limit: tuple[Frame | None, int, int | None, str] | None = None  # torch: (site, compiles, limit, limit_type) once dynamo stopped compiling it
 
 
-def _changes(calls) -> list[tuple[str, str, list]]:
+def _changes(calls: Sequence[tuple[Frame | None, tuple[Argument, ...]]]) -> list[tuple[str, str, list[Argument]]]:
     """(description, cause, summaries) for each argument whose summary changed between traces."""
     order: list[str] = []
-    seqs: dict[str, list] = {}
+    seqs: dict[str, list[Argument]] = {}
     for _, arguments in calls:
         for arg in arguments:
             if arg.name not in seqs:
@@ -49,7 +56,7 @@ def _changes(calls) -> list[tuple[str, str, list]]:
         types = {a.type for a in seq}
         if kinds == {"tensor"}:
             if len({a.dtype for a in seq}) > 1:
-                cause, parts = "dtype", [a.dtype for a in seq]
+                cause, parts = "dtype", [str(a.dtype) for a in seq]
             else:
                 from graphlint.events import shape_text
 
@@ -57,7 +64,7 @@ def _changes(calls) -> list[tuple[str, str, list]]:
             text = f"`{name}` {cause} " + _arrow(parts)
         elif kinds == {"python"} and len(types) == 1:
             cause = "value"
-            text = f"`{name}` ({next(iter(types))}) " + _arrow([a.value for a in seq])
+            text = f"`{name}` ({next(iter(types))}) " + _arrow([str(a.value) for a in seq])
             values = len({a.key for a in seq})
             if values > len({a.value for a in seq}):  # shortened alike, yet different values
                 text += f" ({values} different values)"
@@ -67,7 +74,7 @@ def _changes(calls) -> list[tuple[str, str, list]]:
             text = f"`{name}` is a new `{next(iter(types))}` object at each trace ({n} objects)"
         elif kinds == {"structure"}:
             cause = "structure"
-            text = f"`{name}` " + _arrow([a.value for a in seq])
+            text = f"`{name}` " + _arrow([str(a.value) for a in seq])
         else:
             cause = "type"
             text = f"`{name}` " + _arrow([a.describe() for a in seq])
@@ -75,16 +82,16 @@ def _changes(calls) -> list[tuple[str, str, list]]:
     return out
 
 
-def _sweep(changes) -> bool:
+def _sweep(changes: Sequence[tuple[str, str, list[Argument]]]) -> bool:
     """A loop over fixed sets of tensor types, as a test runs every dtype with every shape: only
     tensors changed, in two or more ways (a dtype and a shape count apart), and every value of
     each comes back in a later trace. Growth never revisits a shape (a longer batch); Python
     values (step counters, learning rates) are judged as they are, even when they repeat."""
-    varying: list = []
+    varying: list[list[str]] = []
     for _, _, seq in changes:
         if {a.kind for a in seq} != {"tensor"}:
             return False
-        parts = [[a.dtype for a in seq], [repr(a.shape) for a in seq]]
+        parts = [[str(a.dtype) for a in seq], [repr(a.shape) for a in seq]]
         varying.extend(values for values in parts if len(set(values)) > 1)
     return len(varying) >= 2 and all(min(Counter(values).values()) >= 2 for values in varying)
 
@@ -100,9 +107,9 @@ def _arrow(parts: list[str]) -> str:
     return shown + (f" ({distinct} distinct)" if len(steps) > _SHOWN else "")
 
 
-def _fix(changes, state: _Traces) -> str:
+def _fix(changes: Sequence[tuple[str, str, list[Argument]]], state: _Traces) -> str:
     fixes = []
-    by_cause: dict[str, list] = {}
+    by_cause: dict[str, list[list[Argument]]] = {}
     for _, cause, seq in changes:
         by_cause.setdefault(cause, []).append(seq)
     names = lambda cause: ", ".join(f"`{seq[0].name}`" for seq in by_cause[cause])  # noqa: E731
@@ -142,14 +149,15 @@ def _fix(changes, state: _Traces) -> str:
 class Runtime(FunctionRetraced):
     """FunctionRetraced at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
         self.functions: dict[int, _Traces] = {}
         self.framework_of: dict[int, str] = {}  # function id -> framework, for the ones not TensorFlow's
 
     def graphlint_function_traced(
-        self, function_id, name, definition_site, site, arguments, reduce_retracing, input_signature, guard
-    ):
+        self, function_id: int, name: str, definition_site: Frame | None, site: Frame | None,
+        arguments: tuple[Argument, ...], reduce_retracing: bool, input_signature: bool, guard: Guard | None,
+    ) -> None:
         # a guard is torch's: also when the frame's first compile was in an earlier scope (test)
         state = self._state(function_id, name, definition_site, reduce_retracing, input_signature, guard is not None)
         state.count += 1
@@ -157,7 +165,10 @@ class Runtime(FunctionRetraced):
         if len(state.calls) < _TRACES_KEPT:
             state.calls.append((site, arguments))
 
-    def _state(self, function_id, name, definition_site, reduce_retracing=False, input_signature=False, torch=False):
+    def _state(
+        self, function_id: int, name: str, definition_site: Frame | None, reduce_retracing: bool = False,
+        input_signature: bool = False, torch: bool = False,
+    ) -> _Traces:
         state = self.functions.get(function_id)
         if state is None:
             framework = "torch" if torch else self.framework_of.get(function_id, "tensorflow")
@@ -166,21 +177,24 @@ class Runtime(FunctionRetraced):
             )
         return state
 
-    def graphlint_recompile_limit_reached(self, function_id, name, definition_site, site, guard, compiles, limit, limit_type):
+    def graphlint_recompile_limit_reached(
+        self, function_id: int, name: str, definition_site: Frame | None, site: Frame | None, guard: Guard | None,
+        compiles: int, limit: int | None, limit_type: str,
+    ) -> None:
         """torch.compile: dynamo stopped compiling the frame (reported at error severity)."""
         state = self._state(function_id, name, definition_site, torch=True)
         state.guard = guard or state.guard
         state.limit = (site, compiles, limit, limit_type)
 
-    def graphlint_function_created(self, function_id, framework):
+    def graphlint_function_created(self, function_id: int, framework: str) -> None:
         if framework != "tensorflow":
             self.framework_of[function_id] = framework
 
-    def graphlint_function_released(self, function_id):
+    def graphlint_function_released(self, function_id: int) -> None:
         self.framework_of.pop(function_id, None)
         self._judge(self.functions.pop(function_id, None))
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         for function_id in list(self.functions):
             self._judge(self.functions.pop(function_id, None))
 
@@ -227,11 +241,11 @@ class Runtime(FunctionRetraced):
         self.report(message, site, related=_related(state, site, name), fix=fix or self.fix)
 
 
-def _related(state: _Traces, site, name: str) -> list:
-    related = []
+def _related(state: _Traces, site: Frame, name: str) -> list[tuple[Frame, str]]:
+    related: list[tuple[Frame, str]] = []
     if state.definition is not None:
         related.append((state.definition, f"{name} is defined here"))
-    others: list = []
+    others: list[Frame] = []
     for where, _ in state.calls:
         if where is not None and where[:2] != site[:2] and where[:2] not in {o[:2] for o in others}:
             others.append(where)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 from graphlint.rules.graph_rebuilt import GraphRebuilt
 from graphlint.rules._state import PerGraph
 
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
-    from graphlint.stacks import Frame, Stack
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame, LazyStack, Stack
 
 
 class _Copy:
@@ -17,14 +19,14 @@ class _Copy:
 
     __slots__ = ("stack", "start", "end", "model", "made", "reads", "types")
 
-    def __init__(self, stack: Stack, index: int):
+    def __init__(self, stack: Stack, index: int) -> None:
         self.stack = stack
         self.start = index
         self.end = index
         self.model = False  # it made a placeholder: a model's inputs, to be fed
         self.made: set[int] = set()  # ids of its ops
         self.reads: set[int] = set()  # ids of the ops its ops read
-        self.types: set = set()  # the types of its ops (and its state's shapes): what it computes
+        self.types: set[object] = set()  # the types of its ops (and its state's shapes): what it computes
 
 
 class _Group:
@@ -32,8 +34,8 @@ class _Group:
 
     __slots__ = ("token", "copies")
 
-    def __init__(self):
-        self.token = None
+    def __init__(self) -> None:
+        self.token: int | None = None
         self.copies: dict[int, _Copy] = {}  # invocation id -> its copy, in order of first op
 
 
@@ -48,7 +50,7 @@ class _Build:
     model: bool  # it made a placeholder
     made: set[int] = field(default_factory=set)
     reads: set[int] = field(default_factory=set)
-    types: set = field(default_factory=set)
+    types: set[object] = field(default_factory=set)
 
     def add(self, copy: _Copy) -> None:
         """Count ``copy``, built during this call, as part of it."""
@@ -61,8 +63,8 @@ class _Build:
 class _GraphOps:
     __slots__ = ("groups", "ran", "last_index", "run_index", "base", "state")
 
-    def __init__(self):
-        self.groups: dict[tuple, _Group] = {}
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], _Group] = {}
         # ids of the graph's variables and placeholders (and of a reference variable's
         # snapshot, which its readers read): a model's state, which tells models apart
         self.state: set[int] = set()
@@ -86,7 +88,7 @@ _MIN_FROM_ONE_LINE = 3  # copies without inputs: this many calls from one line
 _IDS_KEPT = 5_000  # op ids remembered per copy
 
 
-def _state_shape(op) -> tuple | None:
+def _state_shape(op: Any) -> tuple[int, ...] | None:
     """The shape of the variable or placeholder ``op`` makes (``None``: unknown rank)."""
     try:
         shape = op.get_attr("shape")
@@ -193,12 +195,15 @@ def _build_level(a: Stack, b: Stack) -> int | None:
 class Runtime(GraphRebuilt):
     """GraphRebuilt at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
         self.graphs: PerGraph[_GraphOps] = PerGraph(_GraphOps)
 
     # -- events ----------------------------------------------------------------------------
-    def graphlint_op_added(self, graph_id, graph_kind, op, inputs, index, stack):
+    def graphlint_op_added(
+        self, graph_id: int, graph_kind: str, op: Any, inputs: Sequence[Any] | None, index: int,
+        stack: Stack | LazyStack,
+    ) -> None:
         site = stack.site
         if graph_kind != "graph" or site is None:
             return
@@ -239,7 +244,7 @@ class Runtime(GraphRebuilt):
                 for t in inputs:
                     reads.add(id(t.op))
 
-    def graphlint_session_run(self, graph_id):
+    def graphlint_session_run(self, graph_id: int) -> None:
         state = self.graphs.get(graph_id)
         if state is not None and state.run_index != state.last_index:
             state.run_index = state.last_index  # ops were built since: who is running them?
@@ -247,10 +252,10 @@ class Runtime(GraphRebuilt):
 
             state.ran.update(capture(0).calls)
 
-    def graphlint_graph_released(self, graph_id):
+    def graphlint_graph_released(self, graph_id: int) -> None:
         self._judge(self.graphs.pop(graph_id))
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         for graph_id, _ in self.graphs.items():
             self._judge(self.graphs.pop(graph_id))
 

@@ -3,47 +3,48 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphlint.rules.variable_not_initialized import VariableNotInitialized
 from graphlint.rules._state import PerGraph, quoted
 from graphlint.text import plural
 
 if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
     from graphlint.stacks import Frame
 
 
 class _Initialization:
-    def __init__(self):
+    def __init__(self) -> None:
         self.created: list[tuple[str, Frame | None]] = []  # (name, site) in creation order
-        self.first_init = None  # (index into created, site)
+        self.first_init: tuple[int, Frame | None] | None = None  # (index into created, site)
         self.covered: set[str] = set()
 
 
 class Runtime(VariableNotInitialized):
     """VariableNotInitialized at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
         self.graphs: PerGraph[_Initialization] = PerGraph(_Initialization)
 
-    def graphlint_graph_created(self, graph_id, kind):
+    def graphlint_graph_created(self, graph_id: int, kind: str) -> None:
         if kind != "graph":
             self.graphs.pop(graph_id)
 
-    def graphlint_variable_created(self, graph_id, name, site):
+    def graphlint_variable_created(self, graph_id: int, name: str, site: Frame | None) -> None:
         self.graphs[graph_id].created.append((name, site))
 
-    def graphlint_initializer_built(self, graph_id, variables, site):
+    def graphlint_initializer_built(self, graph_id: int, variables: list[str], site: Frame | None) -> None:
         state = self.graphs[graph_id]
         if state.first_init is None:
             state.first_init = (len(state.created), site)
         state.covered.update(variables)
 
-    def graphlint_graph_released(self, graph_id):
+    def graphlint_graph_released(self, graph_id: int) -> None:
         self._judge(self.graphs.pop(graph_id))
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         for graph_id, state in self.graphs.items():
             self._judge(state)
             self.graphs.pop(graph_id)
@@ -52,7 +53,7 @@ class Runtime(VariableNotInitialized):
         if state is None or state.first_init is None:
             return
         start, init_site = state.first_init
-        missing = defaultdict(list)
+        missing: defaultdict[Frame, list[str]] = defaultdict(list)
         for name, site in state.created[start:]:
             if name not in state.covered and site is not None:
                 missing[site].append(name)
