@@ -12,8 +12,8 @@ import os
 import site
 import sys
 import sysconfig
-from types import FrameType
-from typing import Callable, NamedTuple
+from types import CodeType, FrameType
+from typing import Any, Callable, Iterator, NamedTuple
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -115,7 +115,7 @@ class _Mark:
         self.token, self.lasti, self.site = token, lasti, site
         self.outer: Stack | None = None
 
-    def __call__(self, frame, event, arg):
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> _Mark:
         return self
 
 
@@ -146,7 +146,7 @@ _SITES_MAX = 10_000
 _origins: dict[int, tuple[Frame, object, int]] = {}
 
 
-def _site(frame, code, lasti: int, filename: str) -> Frame:
+def _site(frame: FrameType, code: CodeType, lasti: int, filename: str) -> Frame:
     entry = _sites.get(id(code))
     if entry is None or entry[0] is not code:
         if len(_sites) >= _SITES_MAX:
@@ -161,7 +161,7 @@ def _site(frame, code, lasti: int, filename: str) -> Frame:
     return site
 
 
-def position(site) -> tuple[int, int | None, int | None]:
+def position(site: Frame) -> tuple[int, int | None, int | None]:
     """``(column, end line, end column)`` of the call a user frame ``site`` was at (1-based
     columns, the end exclusive): the interpreter's own positions of the instruction (Python
     3.11+, ``code.co_positions()``, as tracebacks show them). ``(1, None, None)`` when they are
@@ -182,7 +182,7 @@ def position(site) -> tuple[int, int | None, int | None]:
     return col + 1, end_line, None if end_col is None else end_col + 1
 
 
-def _site_and_call(frame, code, filename) -> tuple[Frame, int]:
+def _site_and_call(frame: FrameType, code: CodeType, filename: str) -> tuple[Frame, int]:
     """A user frame's :class:`Frame` and its invocation id.
 
     The id is the frame's for as long as it runs (every iteration of a loop in it included);
@@ -221,7 +221,7 @@ def capture(depth: int = 1) -> Stack:
     return _walk(_getframe(depth + 1))
 
 
-def _user_frame(frame):
+def _user_frame(frame: FrameType | None) -> FrameType | None:
     """The first user frame from ``frame`` outwards (``frame`` itself included), or ``None``."""
     known = _is_user
     while frame is not None:
@@ -235,7 +235,7 @@ def _user_frame(frame):
     return None
 
 
-def _walk(frame) -> Stack:
+def _walk(frame: FrameType | None) -> Stack:
     """The user's frames from ``frame`` outwards, as a Stack (outermost first)."""
     frame = _user_frame(frame)
     if frame is None:
@@ -246,7 +246,7 @@ def _walk(frame) -> Stack:
     return _tuple_new(Stack, (outer.frames + (site,), outer.calls + (call,)))
 
 
-def _outer(frame) -> Stack:
+def _outer(frame: FrameType | None) -> Stack:
     """The user's frames outside the user frame ``frame``, cached on the marks of the frames
     walked (see :class:`_Mark`); walks only up to the first frame whose callers are known."""
     chain: list[tuple[FrameType, _Mark | None]] = []  # user frames from `frame` outwards, until one whose outer stack is known
@@ -314,25 +314,25 @@ class LazyStack:
     def calls(self) -> tuple[int, ...]:
         return self.materialize().calls
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> tuple[Any, ...]:
         return self.materialize()[index]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
         return iter(self.materialize())
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 2
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return self.materialize() == (other.materialize() if isinstance(other, LazyStack) else other)
 
     __hash__ = None  # type: ignore[assignment]  # equal to its Stack, so not hashable
 
 
-def kept(stack) -> Stack:
+def kept(stack: Stack | LazyStack) -> Stack:
     """What a rule keeps of a ``stack`` it was handed (a :class:`Stack` or a :class:`LazyStack`):
     the plain :class:`Stack`, whole, and not the lazy object around it."""
-    return stack.materialize() if type(stack) is LazyStack else stack
+    return stack.materialize() if isinstance(stack, LazyStack) else stack
 
 
 def capture_lazy(depth: int = 1) -> LazyStack:
@@ -366,7 +366,7 @@ def user_site(depth: int = 1) -> Frame | None:
 
 
 # -- walking frames by hand: the probes' questions about who called them ------------------------
-def walk_out(frame, past: Callable[[FrameType], bool]) -> FrameType | None:
+def walk_out(frame: FrameType | None, past: Callable[[FrameType], bool]) -> FrameType | None:
     """The first frame from ``frame`` outwards (``frame`` included) that ``past`` does not pass
     over, or ``None`` when ``past`` passes over them all."""
     while frame is not None and past(frame):
@@ -380,13 +380,13 @@ def frame_of(frame: FrameType) -> Frame:
     return _site(frame, code, frame.f_lasti, code.co_filename)  # the same Frame, its position known
 
 
-def in_init_of(frame: FrameType, obj) -> bool:
+def in_init_of(frame: FrameType, obj: object) -> bool:
     """Whether ``frame`` runs ``obj``'s own ``__init__`` or ``__new__`` (a subclass's
     ``super().__init__()`` chain)."""
     return frame.f_code.co_name in ("__init__", "__new__") and frame.f_locals.get("self") is obj
 
 
-def user_site_from(frame: FrameType | None, skip_init_of=None) -> Frame | None:
+def user_site_from(frame: FrameType | None, skip_init_of: object = None) -> Frame | None:
     """The first user frame from ``frame`` outwards; with ``skip_init_of``, past that object's
     own ``__init__``/``__new__`` frames (where it was made, not how it builds itself)."""
     if skip_init_of is None:
