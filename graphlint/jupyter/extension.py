@@ -19,6 +19,7 @@ from graphlint.findings import Finding, finding_to_dict
 from graphlint.text import plural
 
 if TYPE_CHECKING:
+    from graphlint.findings import Location
     from graphlint.linter import RuleScope
 
 _MAGIC = "graphlint"
@@ -29,7 +30,7 @@ _TIMED = ("<timed exec>", "<timed eval>")
 class KernelLinter:
     """The extension's state in one IPython shell."""
 
-    def __init__(self, shell):
+    def __init__(self, shell: Any) -> None:
         from graphlint.config import load
         from graphlint.linter import Linter, Sink
         from graphlint.jupyter.rules import Cells, kernel_rules
@@ -80,7 +81,7 @@ class KernelLinter:
             self.linter.pm.unregister(rule)
 
     # -- cells ---------------------------------------------------------------------------------
-    def pre_run_cell(self, info) -> None:
+    def pre_run_cell(self, info: Any) -> None:
         if not self.active:
             return
         from graphlint.jupyter.rules import CellRun
@@ -99,7 +100,7 @@ class KernelLinter:
         self._drop_scope()
         self.scope = self.linter.open_scope(self.config)
 
-    def post_run_cell(self, result) -> None:
+    def post_run_cell(self, result: Any) -> None:
         run, self.cells.current = self.cells.current, None
         if run is None or not self.active:
             return
@@ -109,14 +110,15 @@ class KernelLinter:
 
             for name in run.aliases:
                 stacks.count_as_user(name, False)
-        found = []
+        found: list[Finding] = []
         if self.scope is not None:
             scope, self.scope = self.scope, None
             found += scope.finish(0 if getattr(result, "success", True) else 1)
         for rule in self.cell_rules:
             rule.cell_finished(run)
         found += self.sink.take()
-        shown, seen = [], set()
+        shown: list[Finding] = []
+        seen: set[object] = set()
         for f in found:
             if f.key not in seen:
                 seen.add(f.key)
@@ -135,7 +137,7 @@ class KernelLinter:
                 with contextlib.suppress(Exception):
                     self.linter.pm.unregister(rule)
 
-    def _code_name(self, info) -> str:
+    def _code_name(self, info: Any) -> str:
         """The file name the cell will be compiled under (ipykernel: a file in a temporary
         folder; terminal IPython: ``<ipython-input-…>``, made user code here)."""
         from graphlint import stacks
@@ -153,7 +155,7 @@ class KernelLinter:
         return name
 
     # -- showing findings ----------------------------------------------------------------------
-    def where(self, location) -> str:
+    def where(self, location: Location) -> str:
         """``In [5], line 3`` for a line of a cell, ``path:line`` for a file. A cell rule's
         location names its run (``cell``); else the cell's latest ``In [n]``."""
         count = location.cell
@@ -221,11 +223,11 @@ def _is_timed(raw: str) -> bool:
     return bool(first) and first[0] == "%%time"
 
 
-def _untimed(finding: Finding, count) -> Finding:
+def _untimed(finding: Finding, count: int | None) -> Finding:
     """A `%%time` cell's lines as the cell's own (its body starts on the cell's line 2)."""
     from dataclasses import replace
 
-    def fix(loc):
+    def fix(loc: Location) -> Location:
         if loc.path not in _TIMED:
             return loc
         return replace(loc, line=loc.line + 1, cell=loc.cell if loc.cell is not None else count)
@@ -247,7 +249,7 @@ def _guarded(handler: Callable[[Any], None]) -> Callable[[Any], None]:
     return call
 
 
-def load_ipython_extension(shell) -> None:
+def load_ipython_extension(shell: Any) -> None:
     if id(shell) in _loaded:
         return
     from graphlint.config import ConfigError
@@ -265,7 +267,7 @@ def load_ipython_extension(shell) -> None:
     shell.register_magic_function(kernel.magic, "line", _MAGIC)
 
 
-def unload_ipython_extension(shell) -> None:
+def unload_ipython_extension(shell: Any) -> None:
     if id(shell) not in _loaded:
         return
     kernel = _loaded.pop(id(shell))

@@ -12,10 +12,14 @@ Thresholds fit interactive use, where running a cell twice is normal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
 from graphlint.findings import Location
 from graphlint.rules._base import Rule
+
+if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame
 
 
 @dataclass
@@ -41,7 +45,7 @@ def label(run: CellRun) -> str:
     return f"In [{run.count}]" if run.count is not None else "In [ ]"
 
 
-def at(site, run: CellRun) -> Location:
+def at(site: Frame, run: CellRun) -> Location:
     """``site`` (a user frame) as a Location that remembers the run: ``In [n]``, not the
     cell's latest count, names it."""
     return Location(site.path, site.line, 1, site.function, cell=run.count)
@@ -58,13 +62,13 @@ class KernelRule(Rule):
 
     rule: ClassVar[type[Rule]]
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         rule = cls.__dict__.get("rule")
         if rule is not None:
             cls.code, cls.name, cls.severity = rule.code, rule.name, rule.severity
         super().__init_subclass__(**kwargs)
 
-    def __init__(self, sink, cells: Cells, options=None):
+    def __init__(self, sink: FindingSink, cells: Cells, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
         self.cells = cells
 

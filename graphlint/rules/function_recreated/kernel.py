@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from graphlint.jupyter.rules import KernelRule, at, label, runs_text
+from typing import TYPE_CHECKING, Any
+
+from graphlint.jupyter.rules import CellRun, Cells, KernelRule, at, label, runs_text
 from graphlint.rules.function_recreated import FunctionRecreated
 from graphlint.text import plural
+
+if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame
 
 
 class Kernel(KernelRule):
@@ -17,30 +23,30 @@ class Kernel(KernelRule):
     )
     options = {"min-definitions": 3}
 
-    def __init__(self, sink, cells, options=None):
+    def __init__(self, sink: FindingSink, cells: Cells, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, cells, options)
-        self.functions: dict[int, list] = {}  # function id -> [run, site key, traces]
-        self.sites: dict[tuple, list[list]] = {}  # (cell key, path, line) -> [[run, site, fn entry], ...]
+        self.functions: dict[int, list[Any]] = {}  # function id -> [run, site key, traces]
+        self.sites: dict[tuple[str, str, int], list[list[Any]]] = {}  # (cell key, path, line) -> [[run, site, fn entry], ...]
 
-    def graphlint_function_created(self, function_id, site, by_user):
+    def graphlint_function_created(self, function_id: int, site: Frame | None, by_user: bool) -> None:
         run = self.cells.current
         if run is None or not by_user or site is None:
             return
-        entry = [run, site, 0]
+        entry: list[Any] = [run, site, 0]
         self.functions[function_id] = entry
         made = self.sites.setdefault((run.key, site.path, site.line), [])
         if not made or made[-1][0] is not run:
             made.append(entry)
 
-    def graphlint_function_traced(self, function_id, trace_count):
+    def graphlint_function_traced(self, function_id: int, trace_count: int) -> None:
         entry = self.functions.get(function_id)
         if entry is not None:
             entry[2] = max(entry[2], trace_count)
 
-    def graphlint_function_released(self, function_id):
+    def graphlint_function_released(self, function_id: int) -> None:
         self.functions.pop(function_id, None)  # its entry stays in .sites with its traces
 
-    def cell_finished(self, run):
+    def cell_finished(self, run: CellRun) -> None:
         for (key, _path, _line), made in self.sites.items():
             if key != run.key or made[-1][0] is not run or len(made) < self.config["min-definitions"]:
                 continue

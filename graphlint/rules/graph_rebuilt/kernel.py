@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from graphlint.jupyter.rules import KernelRule, at, label, runs_text
+from typing import TYPE_CHECKING, Any
+
+from graphlint.jupyter.rules import CellRun, Cells, KernelRule, at, label, runs_text
 from graphlint.rules.graph_rebuilt import GraphRebuilt
 from graphlint.text import plural
+
+if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import LazyStack, Stack
 
 
 class Kernel(KernelRule):
@@ -18,12 +24,12 @@ class Kernel(KernelRule):
     )
     options = {"min-runs": 2}
 
-    def __init__(self, sink, cells, options=None):
+    def __init__(self, sink: FindingSink, cells: Cells, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, cells, options)
         # graph id -> cell key -> [[run, its line, ops in the graph after it, ops it added], ...]
-        self.graphs: dict[int, dict[str, list[list]]] = {}
+        self.graphs: dict[int, dict[str, list[list[Any]]]] = {}
 
-    def graphlint_op_added(self, graph_id, graph_kind, index, stack):
+    def graphlint_op_added(self, graph_id: int, graph_kind: str, index: int, stack: Stack | LazyStack) -> None:
         run = self.cells.current
         if run is None or graph_kind != "graph" or stack.site is None:
             return
@@ -39,10 +45,10 @@ class Kernel(KernelRule):
                 own = next((f for f in frames if f.path == run.filename), frames[0] if frames else stack.site)
             runs.append([run, own, index, 1])
 
-    def graphlint_graph_released(self, graph_id):
+    def graphlint_graph_released(self, graph_id: int) -> None:
         self.graphs.pop(graph_id, None)
 
-    def cell_finished(self, run):
+    def cell_finished(self, run: CellRun) -> None:
         for per_cell in self.graphs.values():
             runs = per_cell.get(run.key)
             if not runs or runs[-1][0] is not run or len(runs) < self.config["min-runs"]:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from graphlint.jupyter.rules import KernelRule, at, label, runs_text
+from typing import TYPE_CHECKING, Any
+
+from graphlint.jupyter.rules import CellRun, Cells, KernelRule, at, label, runs_text
 from graphlint.rules.keras_model_churn import KerasModelChurn
+
+if TYPE_CHECKING:
+    from graphlint.findings import FindingSink
+    from graphlint.stacks import Frame
 
 
 class Kernel(KernelRule):
@@ -16,12 +22,12 @@ class Kernel(KernelRule):
     )
     options = {"min-runs": 3}
 
-    def __init__(self, sink, cells, options=None):
+    def __init__(self, sink: FindingSink, cells: Cells, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, cells, options)
         # (cell key, path, line, Keras session) -> [[run, site, class name], ...]
-        self.sites: dict[tuple, list[list]] = {}
+        self.sites: dict[tuple[str, str, int, int], list[list[Any]]] = {}
 
-    def graphlint_keras_model_built(self, class_name, site, session):
+    def graphlint_keras_model_built(self, class_name: str, site: Frame | None, session: int) -> None:
         run = self.cells.current
         if run is None or site is None:
             return
@@ -29,7 +35,7 @@ class Kernel(KernelRule):
         if not built or built[-1][0] is not run:
             built.append([run, site, class_name])
 
-    def cell_finished(self, run):
+    def cell_finished(self, run: CellRun) -> None:
         for key, built in self.sites.items():
             if key[0] != run.key or built[-1][0] is not run or len(built) < self.config["min-runs"]:
                 continue

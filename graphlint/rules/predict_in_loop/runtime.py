@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from graphlint.rules.predict_in_loop import PredictInLoop
 from graphlint.text import plural
 
 
 if TYPE_CHECKING:  # the runtime engine's: `graphlint check` never imports it
+    from graphlint.findings import FindingSink
     from graphlint.stacks import Frame
 
 
@@ -27,11 +28,11 @@ class _Site:
 class Runtime(PredictInLoop):
     """PredictInLoop at runtime: the hooks, and the state they keep."""
 
-    def __init__(self, sink, options=None):
+    def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         super().__init__(sink, options)
-        self.sites: dict[tuple, _Site] = {}  # (path, line) -> its small-batch calls
+        self.sites: dict[tuple[str, int], _Site] = {}  # (path, line) -> its small-batch calls
 
-    def graphlint_predict_called(self, rows, batch_size, site):
+    def graphlint_predict_called(self, rows: int | None, batch_size: int | None, site: Frame | None) -> None:
         if site is None or rows is None or rows > (batch_size or _DEFAULT_BATCH):
             return
         entry = self.sites.get(site[:2])
@@ -40,7 +41,7 @@ class Runtime(PredictInLoop):
         entry.calls += 1
         entry.rows = max(entry.rows, rows)
 
-    def graphlint_run_finished(self):
+    def graphlint_run_finished(self) -> None:
         limit = self.config["max-calls"]
         for entry in self.sites.values():
             if entry.calls > limit:
