@@ -6,9 +6,16 @@ the pytest plugin (:mod:`graphlint.plugin`) calls them.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from graphlint.config import ConfigError
 from graphlint.findings import Severity
+
+if TYPE_CHECKING:
+    import pytest
+
+    from graphlint.config import Config
+    from graphlint.rules import Rule
 
 LEVELS = {"error": Severity.ERROR.rank, "warning": Severity.WARNING.rank, "never": 99}
 MARKER_HELP = (
@@ -22,12 +29,12 @@ class MarkerError(Exception):
     """A ``@pytest.mark.graphlint(...)`` with arguments graphlint cannot use."""
 
 
-def marker_config(item, base):
+def marker_config(item: pytest.Item, base: Config) -> tuple[Config, str | None]:
     """The test's configuration: ``base`` narrowed by its ``graphlint`` markers (closest wins),
     their ``select``/``ignore`` one more layer over the session's (as the command line's)."""
     from graphlint.config import from_mapping, layer_of
 
-    settings: dict = {}
+    settings: dict[str, Any] = {}
     for mark in reversed(list(item.iter_markers("graphlint"))):  # farthest first
         if mark.args:
             raise MarkerError(f"{item.nodeid}: @pytest.mark.graphlint takes keyword arguments only")
@@ -37,7 +44,7 @@ def marker_config(item, base):
     fail_on = settings.pop("fail_on", None)
     if fail_on is not None and (not isinstance(fail_on, str) or fail_on not in LEVELS):
         raise MarkerError(f"{item.nodeid}: graphlint fail_on must be error, warning or never; got {fail_on!r}")
-    mapping: dict = {}
+    mapping: dict[str, Any] = {}
     for key in ("select", "ignore"):
         if key in settings:
             mapping[key] = settings.pop(key)
@@ -68,7 +75,7 @@ def marker_config(item, base):
     return merged, fail_on
 
 
-def marker_problem(item, base) -> str | None:
+def marker_problem(item: pytest.Item, base: Config) -> str | None:
     """What is wrong with the test's ``graphlint`` markers (unknown arguments, wrong types,
     values a rule cannot take), or None: checked at collection, with or without ``--graphlint``."""
     from graphlint.config import check_rule_options
@@ -85,10 +92,10 @@ def marker_problem(item, base) -> str | None:
     return None
 
 
-_RULES_CACHE: list = []
+_RULES_CACHE: list[type[Rule]] = []
 
 
-def rule_classes():
+def rule_classes() -> list[type[Rule]]:
     if not _RULES_CACHE:
         from graphlint.registry import discover_rules
 

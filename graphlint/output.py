@@ -8,11 +8,12 @@ import errno
 import os
 import stat
 import sys
+from typing import TextIO
 
 from graphlint.config import ConfigError
 
 
-def fresh_line(stream) -> None:
+def fresh_line(stream: TextIO) -> None:
     """Start the report on a line of its own: the program's last output on this stream may be
     unterminated (a progress line). A file's last byte says so; a terminal or a pipe cannot be
     asked, so a line break is written there."""
@@ -49,15 +50,17 @@ def check_writable(path: str) -> None:
         raise ConfigError(f"cannot write --output {path}: permission denied")
 
 
-def flush(stream) -> bool:
+def flush(stream: TextIO | None) -> bool:
+    if stream is None:
+        return False
     try:
         stream.flush()
         return True
-    except (AttributeError, OSError, ValueError):  # None, closed, or its device gone
+    except (AttributeError, OSError, ValueError):  # not a stream, closed, or its device gone
         return False
 
 
-def write_report(text: str, stream) -> None:
+def write_report(text: str, stream: TextIO | None) -> None:
     """To ``stream``, else (closed: ``>&-``) to the other standard stream: never lost silently."""
     fallback = sys.__stderr__ if stream is not sys.__stderr__ else sys.__stdout__
     for target in (stream, fallback):

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import linecache
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from graphlint import __version__
 from graphlint.findings import Finding
+
+if TYPE_CHECKING:
+    from graphlint.fix_view import TextEdit
+    from graphlint.registry import RuleDescription
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 #: The rule documentation's place in the project's repository (it has no public home yet).
@@ -76,7 +80,7 @@ def fingerprint(finding: Finding, line_text: Callable[[str, int], str], seen: di
     return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def _file_lines():
+def _file_lines() -> Callable[[str, int], str]:
     """``line_text(path, line)`` from the files as they are now (linecache re-checked once per
     file: a long-lived process may have read an older version)."""
     checked: set[str] = set()
@@ -90,7 +94,7 @@ def _file_lines():
     return line_text
 
 
-def _region(line: int, column: int, end_line=None, end_column=None) -> dict:
+def _region(line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> dict[str, int]:
     region = {"startLine": max(1, line), "startColumn": max(1, column)}
     if end_line:
         region["endLine"] = max(region["startLine"], end_line)
@@ -99,7 +103,7 @@ def _region(line: int, column: int, end_line=None, end_column=None) -> dict:
     return region
 
 
-def _descriptor(code: str, rule, sample: Finding | None) -> dict:
+def _descriptor(code: str, rule: RuleDescription | None, sample: Finding | None) -> dict[str, Any]:
     """``rule``'s description (a RuleDescription), or one made from a finding of ``code``
     (``sample``) when no rule is known by that code."""
     if rule:
@@ -120,7 +124,7 @@ def _descriptor(code: str, rule, sample: Finding | None) -> dict:
     }
 
 
-def _fixes(finding: Finding, edits) -> list[dict]:
+def _fixes(finding: Finding, edits: Sequence[TextEdit] | None) -> list[dict[str, Any]]:
     if not edits:
         return []
     replacements = [
@@ -138,8 +142,9 @@ def _fixes(finding: Finding, edits) -> list[dict]:
     ]
 
 
-def as_sarif(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, fixes=None,
-             line_text: Callable[[str, int], str] | None = None, **_) -> str:
+def as_sarif(findings: list[Finding], rules: dict[str, RuleDescription] | None = None, *, statistics: bool = False,
+             fixes: Mapping[Finding, Any] | None = None, line_text: Callable[[str, int], str] | None = None,
+             **_: Any) -> str:
     """SARIF 2.1.0 as GitHub code scanning accepts it. In a notebook, ``startLine`` is the line
     within the cell and ``properties.cell`` the cell; statistics go in the run's properties.
     ``rules`` maps codes to :class:`graphlint.registry.RuleDescription` (the rule metadata),

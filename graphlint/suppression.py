@@ -120,7 +120,9 @@ def _matching(found: Directive, code: str) -> str:
     return next((c for c in found.codes if code.startswith(c)), "")
 
 
-def _unused(text, lines, file_level, used, path) -> list[Finding]:
+def _unused(
+    text: str, lines: list[str], file_level: list[tuple[int, Directive]], used: set[tuple[int, str]], path: str
+) -> list[Finding]:
     out = []
     candidates = [(line, d) for line, d in file_level]
     for n, line in enumerate(lines, 1):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from typing import Any, Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar, overload
 
 from graphlint._hookspecs import hookimpl
 from graphlint.config import Config
@@ -16,6 +17,12 @@ from graphlint.linter import Linter
 from graphlint.findings import Finding
 from graphlint.report import text as render_text
 from graphlint.text import plural
+
+if TYPE_CHECKING:
+    from graphlint.stacks import Frame
+
+T = TypeVar("T")
+P = TypeVar("P")
 
 
 class GraphlintAssertion(AssertionError):
@@ -25,12 +32,12 @@ class GraphlintAssertion(AssertionError):
 class GraphGrowth:
     """A plugin that counts the ops added to (non-function) graphs, per user line."""
 
-    def __init__(self):
-        self.sites: Counter = Counter()
-        self.frames: dict = {}
+    def __init__(self) -> None:
+        self.sites: Counter[tuple[str, int]] = Counter()
+        self.frames: dict[tuple[str, int], Frame | None] = {}
 
     @hookimpl
-    def graphlint_op_added(self, graph_kind, site):
+    def graphlint_op_added(self, graph_kind: str, site: Frame | None) -> None:
         if graph_kind != "graph":
             return
         key = site[:2] if site is not None else ("<unknown>", 0)
@@ -55,7 +62,7 @@ class GraphGrowth:
 
 
 @contextlib.contextmanager
-def recording(linter: Linter, plugin) -> Iterator[Any]:
+def recording(linter: Linter, plugin: P) -> Iterator[P]:
     """Register ``plugin`` on the linter's plugin manager for the block."""
     linter.pm.register(plugin)
     try:
@@ -82,7 +89,13 @@ def _growth_block(linter: Linter) -> Iterator[GraphGrowth]:
     _check_growth(growth, "inside the block")
 
 
-def assert_graph_not_growing(linter: Linter, fn: Callable | None = None, *args, warmup: int = 1, **kwargs):
+@overload
+def assert_graph_not_growing(linter: Linter, fn: None = None) -> AbstractContextManager[GraphGrowth]: ...
+@overload
+def assert_graph_not_growing(linter: Linter, fn: Callable[..., T], *args: Any, warmup: int = 1, **kwargs: Any) -> T: ...
+def assert_graph_not_growing(
+    linter: Linter, fn: Callable[..., T] | None = None, *args: Any, warmup: int = 1, **kwargs: Any
+) -> T | AbstractContextManager[GraphGrowth]:
     """Fail when ``fn(*args, **kwargs)`` adds ops to a graph after ``warmup`` calls.
 
     Without ``fn``, a context manager: fail when the block adds any op to a graph.
@@ -100,7 +113,7 @@ def assert_graph_not_growing(linter: Linter, fn: Callable | None = None, *args, 
 
 
 @contextlib.contextmanager
-def assert_max_traces(fn, n: int) -> Iterator[None]:
+def assert_max_traces(fn: Any, n: int) -> Iterator[None]:
     """Fail when the ``tf.function`` (or ``jax.jit`` function, or the function or module
     ``torch.compile`` returned) ``fn`` is traced (compiled) more than ``n`` times in the block."""
     __tracebackhide__ = True
@@ -178,7 +191,7 @@ def expect_findings(linter: Linter, *codes: str, config: Config | None = None) -
         raise GraphlintAssertion(f"expected graphlint findings {', '.join(missing)}; got {got}")
 
 
-def _narrowed(config: Config, select, ignore) -> Config:
+def _narrowed(config: Config, select: Iterable[str] | None, ignore: Iterable[str]) -> Config:
     from dataclasses import replace
 
     return replace(

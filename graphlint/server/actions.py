@@ -13,7 +13,7 @@ import bisect
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -83,7 +83,9 @@ def _module_line(checked: Checked, finding: Finding) -> int:
     return finding.location.line + cell.start if cell is not None else finding.location.line
 
 
-def _text_edit(lines: Sequence[str], codec: PositionCodec, start, end, text: str) -> types.TextEdit:
+def _text_edit(
+    lines: Sequence[str], codec: PositionCodec, start: tuple[int, int], end: tuple[int, int], text: str
+) -> types.TextEdit:
     return types.TextEdit(
         types.Range(
             codec.position_to_client_units(lines, types.Position(*start)),
@@ -134,7 +136,7 @@ def noqa_edit(text: str, lines: Sequence[str], line: int, code: str, codec: Posi
     return _text_edit(lines, codec, (line, start), (line, end), new)
 
 
-def _kind(kind) -> str:
+def _kind(kind: Any) -> str:
     return str(getattr(kind, "value", kind))
 
 
@@ -184,7 +186,7 @@ def code_actions(
     only: Sequence[str] | None,
     settings: Settings,
     codec: PositionCodec,
-    diagnostic_of,
+    diagnostic_of: Callable[[Finding], types.Diagnostic],
     versioned: bool,
 ) -> list[types.CodeAction]:
     """The actions for the document (or cell) ``uri`` between two 0-based lines.

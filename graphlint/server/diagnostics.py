@@ -70,7 +70,10 @@ def message(finding: Finding) -> str:
     return f"{finding.message}\nfix: {finding.fix}" if finding.fix else finding.message
 
 
-def diagnostic(finding: Finding, lines, codec: PositionCodec, locate: Callable[[Location], tuple[str, Sequence[str] | None]]) -> types.Diagnostic:
+def diagnostic(
+    finding: Finding, lines: Sequence[str] | None, codec: PositionCodec,
+    locate: Callable[[Location], tuple[str, Sequence[str] | None]],
+) -> types.Diagnostic:
     """``finding`` in the document of ``lines``; ``locate(location)``: a related site's document
     and lines."""
     related = []

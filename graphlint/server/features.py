@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any, Callable
 
 from lsprotocol import types
 
+from graphlint.findings import Finding
 from graphlint.server import lifecycle
 from graphlint.server.actions import FIX_ALL, code_actions
 from graphlint.server.diagnostics import at, diagnostic, where
@@ -26,17 +28,17 @@ logger = logging.getLogger("graphlint.server")
 WATCHED = ("**/*.py",)
 
 
-def _python(document) -> bool:
+def _python(document: Any) -> bool:
     path = document.uri.lower()
     return path.endswith(".py") or (document.language_id == "python" and not path.endswith(".pyi"))
 
 
-def _on(server: GraphlintServer, method: str, document: str, act) -> None:
+def _on(server: GraphlintServer, method: str, document: str, act: Callable[[GraphlintServer, str], None]) -> None:
     """``act(server, uri)`` on each ``method`` notification, for the URI of its ``document``
     (``text_document`` or ``notebook_document``)."""
 
     @server.feature(method)
-    def handler(ls: GraphlintServer, params) -> None:
+    def handler(ls: GraphlintServer, params: Any) -> None:
         act(ls, getattr(params, document).uri)
 
 
@@ -68,14 +70,14 @@ def register(server: GraphlintServer) -> None:
                 ls.warn(f"graphlint: cannot watch files ({exc}): reopen a file after changing its configuration")
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: GraphlintServer, params) -> None:
+    def shutdown(ls: GraphlintServer, params: None) -> None:
         ls.shut_down = True
         for doc in ls.docs.values():
             if doc.timer is not None:
                 doc.timer.cancel()
 
     @server.feature(types.EXIT)
-    def on_exit(ls: GraphlintServer, params) -> None:
+    def on_exit(ls: GraphlintServer, params: None) -> None:
         lifecycle.end(0 if ls.shut_down else 1)
 
     # -- documents and notebooks ---------------------------------------------------------------
@@ -136,7 +138,7 @@ def register(server: GraphlintServer) -> None:
         codec = ls.workspace.position_codec
         versioned = getattr(getattr(getattr(ls.client_capabilities, "workspace", None), "workspace_edit", None), "document_changes", False)
 
-        def diagnostic_of(finding):
+        def diagnostic_of(finding: Finding) -> types.Diagnostic:
             _, lines = where(checked, finding.location, ls.lines_elsewhere)
             return diagnostic(finding, lines, codec, lambda loc: where(checked, loc, ls.lines_elsewhere))
 

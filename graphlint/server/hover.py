@@ -3,15 +3,18 @@ diagnostics, or over its code in a ``# noqa: GLxxx`` comment."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from lsprotocol import types
 
 from graphlint.report import rule_doc
 from graphlint.server.noqa import place
 
+if TYPE_CHECKING:
+    from graphlint.registry import RuleDescription
 
-def _docs(code: str, rules: Mapping) -> str:
+
+def _docs(code: str, rules: Mapping[str, RuleDescription]) -> str:
     """A code's documentation; a prefix (``GL3``): the rules it names, one line each."""
     code = code.upper()
     if code in rules:
@@ -38,7 +41,10 @@ def in_noqa(line: str, character: int, rules: Mapping) -> tuple[str, int, int] |
     return "\n---\n".join(_docs(code, rules) for code, _, _ in found.codes), found.start, found.end
 
 
-def hover(line: str, character: int, here: Sequence[types.Diagnostic], rules: Mapping, to_client) -> types.Hover | None:
+def hover(
+    line: str, character: int, here: Sequence[types.Diagnostic], rules: Mapping[str, RuleDescription],
+    to_client: Callable[[int], types.Position],
+) -> types.Hover | None:
     """The hover at ``character`` (a character offset) of the line whose text is ``line``;
     ``here``: graphlint's diagnostics at that position; ``to_client`` turns a character
     offset on that line into a client position."""

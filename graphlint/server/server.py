@@ -17,6 +17,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Callable, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -32,6 +33,7 @@ from graphlint.server.settings import Configs, Settings
 from graphlint.static.engine import FileResult
 
 logger = logging.getLogger("graphlint.server")
+T = TypeVar("T")
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")],
@@ -59,7 +61,7 @@ class Tracked:
 
 
 class GraphlintServer(LanguageServer):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             "graphlint",
             __version__,
@@ -116,7 +118,7 @@ class GraphlintServer(LanguageServer):
                 logger.warning("graphlint: workspace/configuration failed: %s", exc)
         self.apply_settings(values[0] if values else None, {path_of(f.uri): v for f, v in zip(folders, values[1:])})
 
-    def apply_settings(self, global_raw, folder_raw: dict) -> None:
+    def apply_settings(self, global_raw: object, folder_raw: dict[str, object]) -> None:
         self.settings = self.initial.merged(global_raw, self.warn)
         self.folder_settings = {path: self.settings.merged(raw, self.warn) for path, raw in folder_raw.items()}
         self.settings_ready().set()
@@ -150,7 +152,7 @@ class GraphlintServer(LanguageServer):
             return text_snapshot(doc.key, text.source, text.version)
         notebook = self.workspace.get_notebook_document(notebook_uri=doc.key)
 
-        def cell(uri: str):
+        def cell(uri: str) -> tuple[str, str, int | None]:
             text = self.workspace.get_text_document(uri)
             return text.source, text.language_id or "python", text.version
 
@@ -199,7 +201,9 @@ class GraphlintServer(LanguageServer):
         doc.running = asyncio.get_running_loop().run_in_executor(self.executor, self.work, snapshot, settings, folder)
         doc.running.add_done_callback(partial(self.done, doc))
 
-    def work(self, snapshot: Snapshot, settings: Settings, folder: str | None):
+    def work(
+        self, snapshot: Snapshot, settings: Settings, folder: str | None
+    ) -> tuple[Checked, set[str], str | None]:
         """In the checker thread: the buffer in place, the configuration, the check."""
         affected = set() if snapshot.notebook else self.checker.holds(snapshot.path, snapshot.data)
         error = None
@@ -295,7 +299,7 @@ class GraphlintServer(LanguageServer):
         if not doc.notebook:
             self.job(partial(self.checker.closed, doc.path), self.recheck)
 
-    def job(self, work, then=None) -> None:
+    def job(self, work: Callable[[], T], then: Callable[[T], object] | None = None) -> None:
         """``work()`` in the checker thread, ``then(its result)`` back on the loop."""
         future = asyncio.get_running_loop().run_in_executor(self.executor, work)
 

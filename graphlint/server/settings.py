@@ -60,7 +60,10 @@ class Settings:
             actions = {}
         found: dict[str, Any] = {}
 
-        def take(field: str, name: str, value: Any, kind, check=lambda v: True) -> None:
+        def take(
+            field: str, name: str, value: Any, kind: type | tuple[type, ...],
+            check: Callable[[Any], bool] = lambda v: True,
+        ) -> None:
             if value is None:
                 return
             if isinstance(value, kind) and not (kind is not bool and isinstance(value, bool)) and check(value):
