@@ -18,7 +18,7 @@ import warnings
 from collections import defaultdict
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generator
 
 import pytest
 
@@ -30,6 +30,7 @@ from graphlint.markers import LEVELS, MARKER_HELP, MarkerError, marker_config, m
 from graphlint.text import plural
 
 if TYPE_CHECKING:  # imported when a session starts, not by every pytest run
+    from graphlint.config import Config
     from graphlint.linter import Linter, RuleScope
 
 
@@ -58,7 +59,7 @@ def _failure_text(findings: list[Finding], when: str) -> str:
 
 
 # -- options ------------------------------------------------------------------------------------
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("graphlint", "graphlint: TensorFlow graph-construction anti-patterns")
     group.addoption("--graphlint", action="store_true", default=None, help="Watch every test with graphlint's probes.")
     group.addoption(
@@ -72,20 +73,20 @@ def pytest_addoption(parser):
     parser.addini("graphlint_fail_on", default="error", help="error|warning|never (like --graphlint-fail-on).")
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     if config.getoption("graphlint") or config.getini("graphlint"):
         config.pluginmanager.register(GraphlintPlugin(config), "graphlint-session")
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector):
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """A ``@pytest.mark.graphlint(...)`` graphlint cannot use is a collection error of its
     module, with or without ``--graphlint`` (as ``--strict-markers`` treats an unknown mark)."""
     report = yield
     if report.outcome != "passed" or not report.result:
         return report
-    problems = []
+    problems: list[str] = []
     for item in report.result:
         if isinstance(item, pytest.Item) and item.get_closest_marker("graphlint") is not None:
             problem = marker_problem(item, _marker_base(item.config))
@@ -98,7 +99,7 @@ def pytest_make_collect_report(collector):
     return report
 
 
-def _marker_base(config):
+def _marker_base(config: pytest.Config) -> Config:
     plugin = config.pluginmanager.get_plugin("graphlint-session")
     if plugin is not None:
         return plugin.base
@@ -108,14 +109,14 @@ def _marker_base(config):
     return base
 
 
-def _fail_on(config) -> str:
+def _fail_on(config: pytest.Config) -> str:
     value = config.getoption("graphlint_fail_on") or config.getini("graphlint_fail_on") or "error"
     if value not in LEVELS:
         raise pytest.UsageError(f"graphlint_fail_on must be one of error, warning, never; got {value!r}")
     return value
 
 
-def _base_config(config):
+def _base_config(config: pytest.Config) -> Config:
     from graphlint.config import ConfigError, load
 
     try:
@@ -144,7 +145,7 @@ def _check_report_path(path: str) -> None:
         raise pytest.UsageError(f"graphlint: cannot write --graphlint-report {path}: {exc.strerror or exc}") from None
 
 
-def _is_xdist_controller(config) -> bool:
+def _is_xdist_controller(config: pytest.Config) -> bool:
     return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None)) and config.pluginmanager.hasplugin("dsession")
 
 
@@ -152,7 +153,7 @@ def _is_xdist_controller(config) -> bool:
 class GraphlintPlugin:
     """Installed when graphlint is enabled: probes for the session, a scope per test."""
 
-    def __init__(self, config):
+    def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.fail_on = _fail_on(config)
         self.base = _base_config(config)
@@ -166,7 +167,7 @@ class GraphlintPlugin:
 
     # session
     @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionstart(self, session):
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.controller:
             return  # xdist workers run the tests; the controller only gathers their findings
         from graphlint.linter import Linter
@@ -183,21 +184,21 @@ class GraphlintPlugin:
             self._instrument = None
             raise pytest.UsageError(f"graphlint: {exc}") from None
 
-    def pytest_sessionfinish(self, session):
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self._instrument is not None:
             self._instrument.__exit__(None, None, None)
             self._instrument = None
         if self.report_path and not hasattr(self.config, "workerinput") and not self._write_report():
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # the report is lost: never green
 
-    def pytest_unconfigure(self, config):
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._instrument is not None:
             self._instrument.__exit__(None, None, None)
             self._instrument = None
 
     # per test
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_setup(self, item):
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, object, object]:
         problem = None
         if self.linter is not None:
             try:
@@ -215,11 +216,11 @@ class GraphlintPlugin:
         return result
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_call(self, item):
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
         return (yield from _judged(item.stash.get(_STATE, None), item, "call"))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_teardown(self, item, nextitem):
+    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
         state = item.stash.get(_STATE, None)
         if state is not None:
             state.judge(item, "setup")  # the call never ran: setup failed or was skipped
@@ -228,7 +229,9 @@ class GraphlintPlugin:
         return (yield from _judged(state, item, "teardown"))
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item, call):
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         state = item.stash.get(_STATE, None)
         if state is not None:
@@ -236,17 +239,18 @@ class GraphlintPlugin:
             if call.when == "teardown":
                 found += state.by_phase.pop("setup", [])
             if found:
-                report.graphlint = [finding_to_dict(f) for f in found]
+                # an attribute of the report's own: xdist carries it to the controller
+                report.graphlint = [finding_to_dict(f) for f in found]  # type: ignore[attr-defined]
             if call.excinfo is not None and isinstance(call.excinfo.value, GraphlintFailure):
                 report.longrepr = str(call.excinfo.value)
         return report
 
-    def pytest_runtest_logreport(self, report):
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for data in getattr(report, "graphlint", None) or ():
             self.findings.append(finding_from_dict(data))
 
     # summary and report file
-    def pytest_terminal_summary(self, terminalreporter):
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if hasattr(self.config, "workerinput"):
             return
         write = terminalreporter
@@ -255,7 +259,7 @@ class GraphlintPlugin:
                 write.write_sep("=", "graphlint: no findings")
             return
         write.write_sep("=", "graphlint")
-        groups = defaultdict(list)
+        groups: defaultdict[tuple[str, str], list[Finding]] = defaultdict(list)
         for f in self.findings:
             groups[(f.code, f.name)].append(f)
         for (code, name), found in sorted(groups.items()):
@@ -271,7 +275,7 @@ class GraphlintPlugin:
             f"{plural(len(self.findings) - errors, 'warning')}) in {plural(tests, 'test')}"
         )
 
-    def _write_report(self):
+    def _write_report(self) -> bool:
         from graphlint.findings import sorted_findings
         from graphlint.registry import describe
         from graphlint.report import render
@@ -290,7 +294,7 @@ class GraphlintPlugin:
         return True
 
 
-def _judged(state, item, when: str):
+def _judged(state: _TestState | None, item: pytest.Item, when: str) -> Generator[None, object, object]:
     """The body of a phase wrapper: run the phase, then judge what it did; its findings fail
     the phase (at the fail-on level) or become warnings. A phase that raised keeps its error."""
     try:
@@ -310,9 +314,9 @@ class _TestState:
         self.fail_on = fail_on
         self.judged = False
         self.by_phase: dict[str, list[Finding]] = {}
-        self.expected: set[tuple] = set()  # keys of findings an expect_findings block asked for
+        self.expected: set[tuple[str, str, int]] = set()  # keys of findings an expect_findings block asked for
 
-    def judge(self, item, when: str) -> list[Finding]:
+    def judge(self, item: pytest.Item, when: str) -> list[Finding]:
         if self.judged:
             return []
         self.judged = True
@@ -322,7 +326,7 @@ class _TestState:
             self.by_phase.setdefault(when, []).extend(findings)
         return findings
 
-    def complain(self, findings: list[Finding], when: str, item=None) -> None:
+    def complain(self, findings: list[Finding], when: str, item: pytest.Item | None = None) -> None:
         """Fail the phase for findings at the fail-on level; the rest are listed at the end of
         the run, and fail the test where a warning filter makes GraphlintWarning an error
         (its failure names the test's line, not graphlint's frames)."""
@@ -349,7 +353,7 @@ class _TestState:
 
 
 _STATE = pytest.StashKey[_TestState]()
-_BASE = pytest.StashKey[object]()
+_BASE = pytest.StashKey["Config"]()
 
 
 def _warning_action(text: str, path: str, line: int) -> str:
@@ -367,7 +371,7 @@ def _warning_action(text: str, path: str, line: int) -> str:
 
 
 @pytest.fixture
-def graphlint(request):
+def graphlint(request: pytest.FixtureRequest) -> Generator[GraphlintFixture, None, None]:
     """Assertions about graph construction in this test; see :class:`GraphlintFixture`."""
     plugin = request.config.pluginmanager.get_plugin("graphlint-session")
     if plugin is not None and plugin.linter is not None:
