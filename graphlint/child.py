@@ -41,13 +41,18 @@ import threading
 import time
 import weakref
 import zipimport
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint._boot.sitecustomize import SETTINGS
 from graphlint.dispatch import TRYLAST, Member
-from graphlint.findings import finding_to_dict, sorted_findings
+from graphlint.findings import Finding, finding_to_dict, sorted_findings
 from graphlint.instrument import watch_process
-from graphlint.linter import Linter, Sink
+from graphlint.linter import Linter, RuleScope, Sink
 from graphlint.stacks import Frame
+
+if TYPE_CHECKING:
+    from graphlint._boot.sitecustomize import Boot
+    from graphlint.rules import Rule
 
 #: Seconds from the end of an interim report to the next at least (bench/run_overhead.py) ...
 INTERVAL = 2.0
@@ -70,13 +75,14 @@ _PROBE_MODULES = (
 class Engine:
     """The rules, the probes and the reports of one process of ``graphlint run``."""
 
-    def __init__(self, boot):
+    def __init__(self, boot: Boot) -> None:
         self.boot = boot
         with open(os.path.join(boot.channel, SETTINGS), "rb") as fh:
             settings = pickle.load(fh)
         self.warnings: list[str] = []
         self.done = False  # the final report is written: nothing more
         self.linter = Linter(settings["config"], plugins=settings["plugins"], warn=self.warn)
+        assert self.linter.main is not None, "a linter made without scoped=True has its main scope"
         self._fresh(self.linter.main)
         self._listen()
         self._zips: set[str] = set()
@@ -91,31 +97,31 @@ class Engine:
         if message not in self.warnings:
             self.warnings.append(message)
 
-    def _fresh(self, scope) -> None:
+    def _fresh(self, scope: RuleScope) -> None:
         """Judge ``scope``'s rules from now on; the next event reports at once."""
         self.scope = scope
         self._lock = threading.Lock()
         self.due = 0.0
         self.dirty = False
-        seen: set = set()
+        seen: set[tuple[str, str, int]] = set()
         sink = scope.sink
         add = sink.add
 
-        def watched_add(finding):  # a finding at a line not reported before: report soon
+        def watched_add(finding: Finding) -> None:  # a finding at a line not reported before: report soon
             add(finding)
             key = finding.key
             if key not in seen:
                 seen.add(key)
                 self.dirty = True
 
-        sink.add = watched_add
+        sink.add = watched_add  # type: ignore[method-assign]  # this sink's own, for the run
 
     def _listen(self) -> None:
         """One listener on every hook the rules listen to, called after theirs (the
         dispatcher's ``trylast``): a hook no rule hears stays silent, and its events unbuilt."""
         engine = self
 
-        def tick():
+        def tick() -> None:
             if engine.dirty or _monotonic() >= engine.due:
                 engine.interim()
 
@@ -166,11 +172,11 @@ class Engine:
             if locked:
                 self._lock.release()
 
-    def _judge_copy(self) -> list:
+    def _judge_copy(self) -> list[Finding]:
         self._read_zipped_sources()
         return judged_copy(self.scope)
 
-    def _write(self, findings, *, final: bool, ended: str | None, status: int | None) -> None:
+    def _write(self, findings: list[Finding], *, final: bool, ended: str | None, status: int | None) -> None:
         boot = self.boot
         record = {
             "version": 1,
@@ -223,7 +229,7 @@ class Engine:
                 pass
 
 
-def judged_copy(scope) -> list:
+def judged_copy(scope: RuleScope) -> list[Finding]:
     """What ``scope.finish()`` would report now, leaving the scope's rules as they are: the
     live sink's findings plus the end-of-run judgment of a copy of each rule (a rule whose
     state cannot be copied is left to the final report)."""
@@ -240,7 +246,7 @@ def judged_copy(scope) -> list:
     return sorted_findings(sink.findings())
 
 
-def _copied(rule, live, fresh):
+def _copied(rule: Rule, live: Sink, fresh: Sink) -> Rule | None:
     """A deep copy of ``rule`` reporting to ``fresh`` instead of ``live``, weak references
     shared: :func:`pickled_copy`, else ``copy.deepcopy`` (a state holding a lambda, say), else
     None."""
@@ -254,15 +260,15 @@ def _copied(rule, live, fresh):
         return None
 
 
-def pickled_copy(obj, fresh):
+def pickled_copy(obj: Any, fresh: Sink) -> Any:
     """A deep copy of ``obj`` through pickle, where any :class:`Sink` becomes ``fresh`` and weak
     references are shared (as ``copy.deepcopy`` shares them), and so are the user's frames
     (immutable; :func:`graphlint.stacks.position` knows a frame's columns by its identity).
     Pickle works in C: a rule state
     of 10^5 op ids copies several times faster than with copy.deepcopy."""
-    refs: list = []
+    refs: list[object] = []
 
-    def ref(obj):
+    def ref(obj: object) -> tuple[Callable[[int], object], tuple[int]]:
         refs.append(obj)
         return _shared, (len(refs) - 1,)
 
@@ -282,11 +288,11 @@ def pickled_copy(obj, fresh):
 _copying = threading.local()  # (the sink a copy reports to, the weak references it shares)
 
 
-def _sink():
+def _sink() -> Sink:
     return _copying.objects[0]
 
 
-def _shared(index: int):
+def _shared(index: int) -> object:
     return _copying.objects[1][index]
 
 
@@ -298,7 +304,7 @@ def _zipped_source(archive: str, name: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _finisher(cls: type):
+def _finisher(cls: type) -> Callable[[Rule, int], None] | None:
     """``finished(rule, status)`` calling the class's ``graphlint_run_finished`` (isolated, as
     every hook of a rule) with the arguments it names; None when it has none."""
     method = getattr(cls, "graphlint_run_finished", None)
@@ -306,7 +312,7 @@ def _finisher(cls: type):
         return None
     wants_status = "exit_status" in inspect.signature(method).parameters
 
-    def finished(rule, status):
+    def finished(rule: Rule, status: int) -> None:
         if wants_status:
             method(rule, exit_status=status)
         else:

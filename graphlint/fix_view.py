@@ -12,9 +12,17 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from graphlint.findings import Finding
 from graphlint.text import plural
+
+if TYPE_CHECKING:
+    from graphlint.static.engine import FileResult
+    from graphlint.static.notebook import Notebook
+
+    #: a source read from stdin: ``(the path it is checked as, its bytes)``
+    Stdin = tuple[str, bytes]
 
 
 @dataclass(frozen=True)
@@ -29,7 +37,7 @@ class TextEdit:
     content: str
     cell: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
             "content": self.content,
             "location": {"line": self.line, "column": self.column},
@@ -40,7 +48,7 @@ class TextEdit:
         return out
 
 
-def _bytes(result, stdin) -> bytes | None:
+def _bytes(result: FileResult, stdin: Stdin | None) -> bytes | None:
     """The bytes of a result's file: from stdin when it was read from there."""
     if stdin is not None and result.path == stdin[0]:
         return stdin[1]
@@ -51,7 +59,7 @@ def _bytes(result, stdin) -> bytes | None:
         return None
 
 
-def _source(result, stdin) -> str | None:
+def _source(result: FileResult, stdin: Stdin | None) -> str | None:
     """The checked module text of a result with edits (a notebook's joined cells)."""
     if result.notebook is not None:
         return result.notebook.source
@@ -62,7 +70,7 @@ def _source(result, stdin) -> str | None:
         return None
 
 
-def _positions(text: str):
+def _positions(text: str) -> Callable[[int], tuple[int, int]]:
     starts = [0]
     for i, ch in enumerate(text):
         if ch == "\n":
@@ -75,14 +83,14 @@ def _positions(text: str):
     return at
 
 
-def _in_cell(notebook, line: int) -> tuple[int, int | None]:
+def _in_cell(notebook: Notebook | None, line: int) -> tuple[int, int | None]:
     if notebook is None:
         return line, None
     cell = notebook.cell_at(line)
     return (line - cell.start, cell.number) if cell is not None else (line, None)
 
 
-def fixes_of(results, stdin=None) -> dict[Finding, tuple[TextEdit, ...]]:
+def fixes_of(results: Iterable[FileResult], stdin: Stdin | None = None) -> dict[Finding, tuple[TextEdit, ...]]:
     """Each fixable finding of ``results`` (:class:`graphlint.static.engine.FileResult`) and
     its edits (``stdin``: ``(path, bytes)`` of a source read from stdin)."""
     out: dict[Finding, tuple[TextEdit, ...]] = {}
@@ -93,7 +101,7 @@ def fixes_of(results, stdin=None) -> dict[Finding, tuple[TextEdit, ...]]:
         if text is None:
             continue
         at = _positions(text)
-        by_finding: dict[tuple, list[TextEdit]] = {}
+        by_finding: dict[tuple[str, int, int | None], list[TextEdit]] = {}
         for edit in sorted(set(result.edits), key=lambda e: (e.start, e.end)):
             line, column = at(edit.start)
             end_line, end_column = at(edit.end)
@@ -110,7 +118,7 @@ def fixes_of(results, stdin=None) -> dict[Finding, tuple[TextEdit, ...]]:
     return out
 
 
-def fixed_stdin(result, stdin) -> bytes:
+def fixed_stdin(result: FileResult, stdin: Stdin) -> bytes:
     """The source read from stdin with its fixes applied (as it was, when there are none)."""
     from graphlint.static.fixes import fixed_source
 
@@ -118,7 +126,7 @@ def fixed_stdin(result, stdin) -> bytes:
     return stdin[1] if changed is None else changed[0]
 
 
-def diffs(results, stdin=None) -> tuple[str, int, int]:
+def diffs(results: Iterable[FileResult], stdin: Stdin | None = None) -> tuple[str, int, int]:
     """``(a unified diff of every file's fixes, findings it fixes, files)``; writes nothing."""
     import difflib
 

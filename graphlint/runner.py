@@ -25,10 +25,14 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
+from typing import IO, TYPE_CHECKING, Any, Callable
 
 from graphlint._boot.sitecustomize import CHANNEL_ENV, SETTINGS
 from graphlint.channel import Outcome, outcome_of, read_records
+
+if TYPE_CHECKING:
+    from graphlint.config import Config
 
 BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_boot")
 #: Signals sent to graphlint that are passed on to the program ...
@@ -115,7 +119,7 @@ def _check_module(name: str) -> None:
     raise ProgramNotFound(f"No module named {top}")
 
 
-def run(program: Program, config, plugins: bool = True) -> Outcome:
+def run(program: Program, config: Config, plugins: bool = True) -> Outcome:
     """Run ``program`` to its end in a child Python; its findings, merged, and its exit."""
     channel = tempfile.mkdtemp(prefix="graphlint-run-")
     try:
@@ -127,7 +131,7 @@ def run(program: Program, config, plugins: bool = True) -> Outcome:
         shutil.rmtree(channel, ignore_errors=True)
 
 
-def _child_env(channel: str) -> dict:
+def _child_env(channel: str) -> dict[str, str]:
     env = dict(os.environ)
     existing = env.get("PYTHONPATH")
     env["PYTHONPATH"] = BOOT_DIR + (os.pathsep + existing if existing else "")
@@ -136,7 +140,7 @@ def _child_env(channel: str) -> dict:
 
 
 # -- the child and its streams ------------------------------------------------------------------
-def _run_child(command: list[str], env: dict):
+def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     """Start the child with this process's standard streams and wait for its end, whatever
     signals come meanwhile. A stream with no file descriptor (a caller's capture, as click's
     CliRunner gives) is relayed through a pipe."""
@@ -149,7 +153,7 @@ def _run_child(command: list[str], env: dict):
         name: _descriptor(getattr(sys, name), fd) for fd, name in enumerate(("stdin", "stdout", "stderr"))
     }
     pending: list[int] = []
-    holder: list = []
+    holder: list[subprocess.Popen[bytes]] = []
     restore = _hold_signals(holder, pending)
     try:
         try:
@@ -179,7 +183,7 @@ def _given(fd: Any) -> Any:
     return subprocess.PIPE if fd is _RELAY else fd
 
 
-def _descriptor(stream, standard: int):
+def _descriptor(stream: IO[str] | None, standard: int) -> Any:
     """The file descriptor the child is given for ``stream``: None for this process's own
     (``standard``, or closed), or _RELAY when the stream has none."""
     if stream is None:
@@ -191,7 +195,7 @@ def _descriptor(stream, standard: int):
     return None if fd == standard else fd
 
 
-def _relay(proc, streams) -> list[threading.Thread]:
+def _relay(proc: subprocess.Popen[bytes], streams: dict[str, Any]) -> list[threading.Thread]:
     threads = []
     if streams["stdin"] is _RELAY:
         threads.append(_thread(_feed, sys.stdin, proc.stdin))
@@ -201,13 +205,13 @@ def _relay(proc, streams) -> list[threading.Thread]:
     return threads
 
 
-def _thread(target, *args) -> threading.Thread:
+def _thread(target: Callable[..., None], *args: Any) -> threading.Thread:
     thread = threading.Thread(target=target, args=args, daemon=True, name="graphlint-run-relay")
     thread.start()
     return thread
 
 
-def _feed(source, pipe) -> None:
+def _feed(source: Any, pipe: IO[bytes]) -> None:
     try:
         data = source.buffer.read() if hasattr(source, "buffer") else source.read().encode()
         pipe.write(data)
@@ -220,7 +224,7 @@ def _feed(source, pipe) -> None:
             pass
 
 
-def _copy(pipe, stream) -> None:
+def _copy(pipe: Any, stream: Any) -> None:
     target = getattr(stream, "buffer", None)
     for chunk in iter(lambda: pipe.read1(65536), b""):
         try:
@@ -234,13 +238,13 @@ def _copy(pipe, stream) -> None:
     pipe.close()
 
 
-def _hold_signals(holder: list, pending: list):
+def _hold_signals(holder: list[subprocess.Popen[bytes]], pending: list[int]) -> Callable[[], None]:
     """While the child runs: forwarded signals go to it, Ctrl-C is left to it. Python-level
     handlers only (an exec resets them in the child; an ignored signal would stay ignored)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
-    def forward(signum, frame):
+    def forward(signum: int, frame: FrameType | None) -> None:
         if holder:
             try:
                 holder[0].send_signal(signum)
@@ -249,10 +253,10 @@ def _hold_signals(holder: list, pending: list):
         else:
             pending.append(signum)
 
-    def leave(signum, frame):
+    def leave(signum: int, frame: FrameType | None) -> None:
         pass
 
-    saved = []
+    saved: list[tuple[int, Any]] = []
     for names, handler in ((FORWARDED, forward), (LEFT_TO_THE_PROGRAM, leave)):
         for name in names:
             signum = getattr(signal, name, None)
@@ -263,7 +267,7 @@ def _hold_signals(holder: list, pending: list):
             except (OSError, ValueError):
                 pass
 
-    def restore():
+    def restore() -> None:
         for signum, previous in saved:
             try:
                 signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
