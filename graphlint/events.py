@@ -20,13 +20,15 @@ class Argument(NamedTuple):
     ``kind`` is ``"tensor"`` (a tensor, variable, NumPy array or TensorSpec: ``shape`` and
     ``dtype`` set), ``"python"`` (a number, string, bool or None: ``value`` is its repr,
     truncated), ``"object"`` (any other Python object: ``identity`` is its ``id()`` at the
-    call) or ``"structure"`` (a list, tuple or dict: ``value`` summarises its items).
+    call) or ``"structure"`` (a list, tuple or dict: ``value`` summarises its items). A
+    dimension of ``shape`` is ``None`` when unknown, and its text when symbolic (JAX's shape
+    polymorphism, ``jax.export``: ``"b"``).
     """
 
     name: str
     kind: str
     type: str
-    shape: tuple[int | None, ...] | None = None
+    shape: tuple[int | str | None, ...] | None = None
     dtype: str | None = None
     value: str | None = None
     identity: int | None = None
@@ -62,7 +64,7 @@ class Guard(NamedTuple):
     hint: str | None = None
 
 
-def shape_text(shape: tuple[int | None, ...] | None) -> str:
+def shape_text(shape: tuple[int | str | None, ...] | None) -> str:
     if shape is None:
         return "(unknown rank)"
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -11,10 +11,12 @@ from __future__ import annotations
 import collections
 import sys
 import threading
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
-from graphlint.dispatch import Hooks
+from graphlint.dispatch import Hook, Hooks
 from graphlint.probes.patching import Patcher
+
+_T = TypeVar("_T")
 
 
 def internal_error_line(who: str, where: str, exc: BaseException) -> str:
@@ -37,7 +39,7 @@ class Probe:
     #: The library whose internals it patches, as a warning names it.
     library = "TensorFlow"
 
-    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         self.hook = hook  # the linter's hooks (graphlint.dispatch.Hooks), by event name
         self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
         self.patcher = Patcher()
@@ -47,7 +49,7 @@ class Probe:
         self._said: set[str] = set()  # where this probe said it cannot watch something
         # Release events whose finalizer ran (a garbage collection) while a hook was busy in
         # this thread: delivered as soon as that hook returns, never dropped.
-        self._deferred: collections.deque = collections.deque()
+        self._deferred: collections.deque[tuple[Hook, dict[str, Any]]] = collections.deque()
 
     def steps(self) -> list[tuple[str, Callable[[], None]]]:
         """``(what it watches, function that patches it)`` pairs, in install order."""
@@ -91,7 +93,7 @@ class Probe:
             self._said.add(where)
             self.warn(internal_error_line(f"{self.name or type(self).__name__} probe", where, exc))
 
-    def guarded(self, where: str, function: Callable, *args):
+    def guarded(self, where: str, function: Callable[..., _T], *args: Any) -> _T | None:
         """``function(*args)``, or ``None`` when it fails (said once: :meth:`internal`)."""
         try:
             return function(*args)
@@ -100,7 +102,7 @@ class Probe:
             return None
 
     # -- firing hooks ----------------------------------------------------------------------
-    def _fire(self, hook, **event) -> None:
+    def _fire(self, hook: Hook, **event: Any) -> None:
         """Deliver ``event`` on ``hook`` (a :class:`graphlint.dispatch.Hook`), unless nobody
         listens or this thread is inside a hook already; rules are isolated by the hook itself."""
         local = self._local
@@ -117,7 +119,7 @@ class Probe:
         if self._deferred:
             self._drain()
 
-    def _fire_release(self, hook, **kwargs):
+    def _fire_release(self, hook: Hook, **kwargs: Any) -> None:
         """Fire a release event from a finalizer, which can run inside another hook's call
         (a collection triggered there): then it waits for that call to end."""
         if self.active and getattr(self._local, "busy", False):
@@ -125,7 +127,7 @@ class Probe:
         else:
             self._fire(hook, **kwargs)
 
-    def _drain(self):
+    def _drain(self) -> None:
         deferred = self._deferred
         while deferred:
             try:

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.dispatch import Hooks
 from graphlint.stacks import Frame, is_user_file
 
+if TYPE_CHECKING:
+    from graphlint.events import Argument, Guard
 
-def definition(python_function) -> Frame | None:
+
+def definition(python_function: object) -> Frame | None:
     """The user's ``def`` line of the function a wrapper wraps, if it is user code."""
     fn = python_function
     for _ in range(8):
@@ -34,7 +37,7 @@ def definition(python_function) -> Frame | None:
     return None
 
 
-def display_name(python_function, fallback: str) -> str:
+def display_name(python_function: object, fallback: str) -> str:
     fn = python_function
     for _ in range(4):
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
@@ -53,7 +56,10 @@ class FunctionInfo:
 
     __slots__ = ("fid", "name", "definition", "handle", "traces", "input_signature", "reduce_retracing")
 
-    def __init__(self, fid, name, definition, handle, input_signature=False, reduce_retracing=False):
+    def __init__(
+        self, fid: int, name: str, definition: Frame | None, handle: Any, input_signature: bool = False,
+        reduce_retracing: bool = False,
+    ) -> None:
         self.fid = fid
         self.name = name
         self.definition = definition
@@ -87,7 +93,8 @@ class WatchedFunctions:
         return next(_function_ids)
 
     def _watch(
-        self, key: int, function, info: FunctionInfo, site: Frame | None, by_user: bool, api=None, target=None
+        self, key: int, function: object, info: FunctionInfo, site: Frame | None, by_user: bool,
+        api: str | None = None, target: object = None,
     ) -> None:
         """Watch ``function`` (released with it) and fire ``graphlint_function_created``."""
         self._functions[key] = info
@@ -115,8 +122,8 @@ class WatchedFunctions:
         self._fire_release(self.hook.graphlint_function_released, function_id=fid)
 
     def _fire_traced(
-        self, info: FunctionInfo, arguments: tuple, site: Frame | None, ahead_of_time: bool = False,
-        guard=None, trace_count: int | None = None,
+        self, info: FunctionInfo, arguments: tuple[Argument, ...], site: Frame | None, ahead_of_time: bool = False,
+        guard: Guard | None = None, trace_count: int | None = None,
     ) -> None:
         """Count a trace of a watched function and fire ``graphlint_function_traced``
         (``ahead_of_time``: asked for by ``get_concrete_function``, not by a call; ``guard`` and

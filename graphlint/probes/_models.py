@@ -37,7 +37,7 @@ class WatchedModels:
     _model_built: Callable[[Any, FrameType], None]
 
     def _init_models(self) -> None:
-        self._models: dict[int, weakref.ref] = {}
+        self._models: dict[int, weakref.ref[Any]] = {}
 
     @staticmethod
     def _new_model_id() -> int:
@@ -48,11 +48,11 @@ class WatchedModels:
         """The number of a Keras session just seen for the first time (``clear_session()``)."""
         return next(_session_ids)
 
-    def _patch_model_init(self, cls) -> None:
+    def _patch_model_init(self, cls: type) -> None:
         probe = self
 
-        def wrap(original):
-            def __init__(self, *args, **kwargs):
+        def wrap(original: Callable[..., None]) -> Callable[..., None]:
+            def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
                 original(self, *args, **kwargs)
                 seen = probe._models.get(id(self))
                 if probe.active and (seen is None or seen() is not self):
@@ -62,11 +62,11 @@ class WatchedModels:
 
         self.patcher.patch(cls, "__init__", wrap)
 
-    def _patch_predict_of(self, cls) -> None:
+    def _patch_predict_of(self, cls: type) -> None:
         probe = self
 
-        def wrap(original):
-            def predict(self, x, batch_size=None, *args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def predict(self: Any, x: Any, batch_size: Any = None, *args: Any, **kwargs: Any) -> Any:
                 if probe.active:
                     probe.guarded("predict", probe._predict, self, x, batch_size, sys._getframe(1))
                 return original(self, x, batch_size, *args, **kwargs)
@@ -75,14 +75,14 @@ class WatchedModels:
 
         self.patcher.patch(cls, "predict", wrap)
 
-    def _track_model(self, model) -> None:
+    def _track_model(self, model: object) -> None:
         """Remember ``model`` (weakly) so that a subclass's chain of ``__init__`` counts once."""
         key = id(model)
         self._models[key] = weakref.ref(model)
         fin = weakref.finalize(model, self._models.pop, key, None)
         fin.atexit = False
 
-    def _fire_model_built(self, model_id, model, frame, session) -> None:
+    def _fire_model_built(self, model_id: int, model: object, frame: FrameType, session: int) -> None:
         """Fire ``graphlint_keras_model_built`` for ``model``, built at ``frame`` (the user's)."""
         self._fire(
             self.hook.graphlint_keras_model_built,
@@ -92,7 +92,7 @@ class WatchedModels:
             session=session,
         )
 
-    def _predict(self, model, x, batch_size, caller) -> None:
+    def _predict(self, model: object, x: object, batch_size: int | None, caller: FrameType) -> None:
         leaf = x
         for _ in range(4):
             if isinstance(leaf, dict) and leaf:

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING, Any
 
 from graphlint.events import ITEMS_MAX, Argument, Guard, summarize
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import CodeType, FrameType
+
+    from graphlint.stacks import Frame
 
 #: dynamo's prefix of the code objects it makes to resume a frame after a graph break
 #: (torch._dynamo.resume_execution.TORCH_DYNAMO_RESUME_IN_PREFIX)
@@ -27,7 +34,7 @@ _COMPARED = re.compile(r"^(.+?)\s+(?:==|!=|is not|is|<=|>=|<|>|in|not in)\s+")
 _MISSING = object()
 
 
-def frame_name(code) -> str:
+def frame_name(code: CodeType) -> str:
     """``Model.forward``; a resume function as the function it continues: ``forward``."""
     match = _RESUME.match(code.co_name)
     if match:
@@ -35,18 +42,18 @@ def frame_name(code) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
 
-def is_resume(code) -> bool:
+def is_resume(code: CodeType) -> bool:
     return code.co_name.startswith(RESUME_PREFIX)
 
 
-def calling_site(frame, code):
+def calling_site(frame: FrameType, code: CodeType) -> Frame | None:
     """The user's line that called the compiled code: for a resume function (dynamo calls it from
     the frame it resumes), the line that called that frame."""
     from graphlint.stacks import Frame, is_user_file, walk_out
 
     resumed = resumed_name(code.co_name) if is_resume(code) else None
 
-    def past(f) -> bool:  # not the user's, or the frame the resume function resumes
+    def past(f: FrameType) -> bool:  # not the user's, or the frame the resume function resumes
         f_code = f.f_code
         return not is_user_file(f_code.co_filename) or (
             resumed is not None
@@ -54,10 +61,10 @@ def calling_site(frame, code):
             and (f_code.co_name == resumed or f_code.co_name.startswith(RESUME_PREFIX))
         )
 
-    frame = walk_out(frame, past)
-    if frame is None:
+    found = walk_out(frame, past)
+    if found is None:
         return None
-    return Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    return Frame(found.f_code.co_filename, found.f_lineno, found.f_code.co_name)
 
 
 def resumed_name(name: str) -> str:
@@ -66,7 +73,7 @@ def resumed_name(name: str) -> str:
     return match.group(1) if match else name
 
 
-def argument_names(code) -> list[str]:
+def argument_names(code: CodeType) -> list[str]:
     """The frame's parameters (for a resume function: the user's locals it is given)."""
     count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
     names = list(code.co_varnames[:count])
@@ -75,13 +82,13 @@ def argument_names(code) -> list[str]:
     return names
 
 
-def _tensor_text(value) -> tuple[tuple, str]:
+def _tensor_text(value: Any) -> tuple[tuple[int, ...], str]:
     shape = tuple(int(d) for d in value.shape)
     dtype = str(value.dtype).replace("torch.", "")
     return shape, dtype + (" requires_grad" if value.requires_grad else "")
 
 
-def summarize_value(name: str, value, tensor_type) -> Argument:
+def summarize_value(name: str, value: Any, tensor_type: type) -> Argument:
     """One value as plain data; ``tensor_type`` is ``torch.Tensor``."""
     if isinstance(value, tensor_type):
         shape, dtype = _tensor_text(value)
@@ -129,7 +136,10 @@ def display_source(source: str) -> str:
     return match.group(1) if match else source
 
 
-def guarded_value(source: str, f_locals, code, closure, f_globals):
+def guarded_value(
+    source: str, f_locals: Mapping[str, object] | None, code: CodeType, closure: Sequence[Any] | None,
+    f_globals: Mapping[str, object] | None,
+) -> object:
     """The current value of the guarded expression ``source``, or ``_MISSING``."""
     try:
         node = ast.parse(source, mode="eval").body
@@ -142,8 +152,8 @@ def guarded_value(source: str, f_locals, code, closure, f_globals):
         return _MISSING
 
 
-def _cells(code, closure) -> dict:
-    cells = {}
+def _cells(code: CodeType, closure: Sequence[Any] | None) -> dict[str, object]:
+    cells: dict[str, object] = {}
     for name, cell in zip(getattr(code, "co_freevars", ()), closure or ()):
         try:
             cells[name] = cell.cell_contents
@@ -152,7 +162,7 @@ def _cells(code, closure) -> dict:
     return cells
 
 
-def _look_up(node, scopes):
+def _look_up(node: ast.expr, scopes: Mapping[str, Mapping[Any, object]]) -> object:
     if isinstance(node, ast.Name):
         for scope in ("locals", "cells", "globals"):
             value = scopes[scope].get(node.id, _MISSING)
@@ -163,7 +173,7 @@ def _look_up(node, scopes):
         key = node.slice.value
         if isinstance(node.value, ast.Name) and node.value.id in ("G", "L"):
             return scopes["globals" if node.value.id == "G" else "locals"].get(key, _MISSING)
-        container = _look_up(node.value, scopes)
+        container: Any = _look_up(node.value, scopes)  # (its exact type is asked below)
         if type(container) is dict:
             return container.get(key, _MISSING)
         if type(container) in (list, tuple) and isinstance(key, int) and -len(container) <= key < len(container):
@@ -177,7 +187,7 @@ def _look_up(node, scopes):
     return _MISSING
 
 
-def _own_attribute(owner, attr: str):
+def _own_attribute(owner: object, attr: str) -> object:
     try:
         own = vars(owner)
     except TypeError:  # no __dict__ (slots, builtins)
@@ -193,5 +203,5 @@ def _own_attribute(owner, attr: str):
     return _MISSING
 
 
-def is_missing(value) -> bool:
+def is_missing(value: object) -> bool:
     return value is _MISSING

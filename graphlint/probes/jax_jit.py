@@ -14,13 +14,19 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from graphlint.events import ITEMS_MAX, Argument, shape_text, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes.patching import WRAPPER_FILENAME
 from graphlint.stacks import frame_of, is_user_file, user_site_from, walk_out
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import FrameType
+
+    from graphlint.dispatch import Hooks
 
 __tracebackhide__ = True
 
@@ -32,7 +38,7 @@ _API_FILES = tuple(
 
 
 def _jax_dirs() -> tuple[str, ...]:
-    dirs = []
+    dirs: list[str] = []
     for name in ("jax", "jaxlib"):
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
@@ -41,7 +47,7 @@ def _jax_dirs() -> tuple[str, ...]:
     return tuple(dirs)
 
 
-def _aval_text(value) -> tuple[tuple | None, str] | None:
+def _aval_text(value: object) -> tuple[tuple[int | str, ...], str] | None:
     """(shape, dtype) as JAX's tracing sees ``value``: ``"float32 (weak)"`` for a Python scalar."""
     from jax._src.core import shaped_abstractify
 
@@ -56,14 +62,14 @@ def _aval_text(value) -> tuple[tuple | None, str] | None:
     return dims, str(dtype) + (" (weak)" if getattr(aval, "weak_type", False) else "")
 
 
-def _leaf_text(value) -> str:
+def _leaf_text(value: object) -> str:
     aval = _aval_text(value)
     if aval is None:
         return summarize("", value).describe()
     return f"{aval[1]} {shape_text(aval[0])}"
 
 
-def summarize_dynamic(name: str, value) -> Argument:
+def summarize_dynamic(name: str, value: Any) -> Argument:
     """A traced (non-static) argument as JAX's trace cache tells it apart: shape, dtype and weak
     type of each array leaf, and the structure around them — never the values."""
     kind = type(value)
@@ -90,16 +96,16 @@ def summarize_dynamic(name: str, value) -> Argument:
     return Argument(name, "structure", kind.__name__, value=f"[{len(leaves)}: {', '.join(parts)}{more}]")
 
 
-def _arguments(ji, args, kwargs) -> tuple[Argument, ...]:
+def _arguments(ji: Any, args: Sequence[Any] | None, kwargs: Mapping[Any, Any] | None) -> tuple[Argument, ...]:
     signature = getattr(ji, "fun_signature", None)
-    names = []
+    names: list[str] = []
     if signature is not None:
         for p in signature.parameters.values():
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
                 names.append(p.name)
     static_nums = set(getattr(ji, "static_argnums", ()) or ())
     static_names = set(getattr(ji, "static_argnames", ()) or ())
-    out = []
+    out: list[Argument] = []
     count = len(args or ())
     for i, value in enumerate(args or ()):
         name = names[i] if i < len(names) else f"args[{i}]"
@@ -118,14 +124,14 @@ class JaxProbe(WatchedFunctions, Probe):
     library = "JAX"
     framework = "jax"
 
-    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         super().__init__(hook, warn)
         # id(PjitInfo) -> info; the PjitInfo JAX passes to every trace of the function is the
         # info's handle (no user object)
         self._functions: dict[int, FunctionInfo] = {}
         self._dirs: tuple[str, ...] = ()
 
-    def steps(self):
+    def steps(self) -> list[tuple[str, Callable[[], None]]]:
         self._dirs = _jax_dirs() + (WRAPPER_FILENAME,)
         return [("jax.jit creation", self._patch_make_jit), ("jax.jit tracing", self._patch_tracing)]
 
@@ -133,13 +139,13 @@ class JaxProbe(WatchedFunctions, Probe):
         self._functions.clear()
 
     # -- creation --------------------------------------------------------------------------
-    def _patch_make_jit(self):
+    def _patch_make_jit(self) -> None:
         from jax._src import pjit
 
         probe = self
 
-        def wrap(original):
-            def make_jit(fun, *args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def make_jit(fun: Any, *args: Any, **kwargs: Any) -> Any:
                 jitted = original(fun, *args, **kwargs)
                 if probe.active:
                     probe.guarded("jit created", probe._created, fun, jitted, sys._getframe(1))
@@ -149,17 +155,17 @@ class JaxProbe(WatchedFunctions, Probe):
 
         self.patcher.patch(pjit, "make_jit", wrap)
 
-    def _created(self, fun, jitted, frame) -> None:
+    def _created(self, fun: Any, jitted: Any, caller: FrameType) -> None:
         # The user's own jax.jit(...) reaches make_jit through jax.jit (and its API-boundary
         # wrapper) only; any other JAX frame in between means JAX made it for itself (the
         # jitted helpers behind jnp.ones, .at[].set, ...).
         dirs = self._dirs
 
-        def api(frame) -> bool:  # between the user's call and make_jit
+        def api(frame: FrameType) -> bool:  # between the user's call and make_jit
             filename = frame.f_code.co_filename
             return filename.startswith(dirs) and (filename.endswith(_API_FILES) or filename == WRAPPER_FILENAME)
 
-        frame = walk_out(frame, api)
+        frame = walk_out(caller, api)
         if frame is None or frame.f_code.co_filename.startswith(dirs):
             return  # JAX made it for itself
         if not is_user_file(frame.f_code.co_filename):
@@ -171,13 +177,13 @@ class JaxProbe(WatchedFunctions, Probe):
         self._watch(id(ji), jitted, info, frame_of(frame), by_user=True)
 
     # -- tracing ---------------------------------------------------------------------------
-    def _patch_tracing(self):
+    def _patch_tracing(self) -> None:
         from jax._src import pjit
 
         probe = self
 
-        def wrap(original):
-            def _trace_for_jit(fun, ji, *rest, **kw):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _trace_for_jit(fun: Any, ji: Any, *rest: Any, **kw: Any) -> Any:
                 if probe.active:
                     probe.guarded("jit traced", probe._traced, ji, rest, kw, sys._getframe(1))
                 return original(fun, ji, *rest, **kw)
@@ -186,7 +192,7 @@ class JaxProbe(WatchedFunctions, Probe):
 
         self.patcher.patch(pjit, "_trace_for_jit", wrap)
 
-    def _traced(self, ji, rest, kw, caller) -> None:
+    def _traced(self, ji: Any, rest: tuple[Any, ...], kw: dict[str, Any], caller: FrameType) -> None:
         info = self._functions.get(id(ji))
         if info is None or info.handle is not ji:
             return
@@ -197,7 +203,7 @@ class JaxProbe(WatchedFunctions, Probe):
 
 
 @contextlib.contextmanager
-def counting_traces(jitted) -> Iterator[list[int]]:
+def counting_traces(jitted: object) -> Iterator[list[int]]:
     """Count the traces of the ``jax.jit`` function ``jitted`` in the block: ``counter[0]``.
 
     Works with or without graphlint's probes installed (it wraps the same internal for the
@@ -210,7 +216,7 @@ def counting_traces(jitted) -> Iterator[list[int]]:
     counter = [0]
     original = pjit._trace_for_jit
 
-    def _trace_for_jit(fun, info, *rest, **kw):
+    def _trace_for_jit(fun: Any, info: Any, *rest: Any, **kw: Any) -> Any:
         if info is ji:
             counter[0] += 1
         return original(fun, info, *rest, **kw)
@@ -223,6 +229,6 @@ def counting_traces(jitted) -> Iterator[list[int]]:
             pjit._trace_for_jit = original
 
 
-def is_jitted(fn) -> bool:
+def is_jitted(fn: object) -> bool:
     """Whether ``fn`` is a ``jax.jit`` function (without importing JAX)."""
     return "jax" in sys.modules and hasattr(fn, "_jit_info") and hasattr(fn, "lower")

@@ -14,10 +14,17 @@ from __future__ import annotations
 import importlib.abc
 import sys
 import threading
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
+    from graphlint.probes._base import Probe
 
 #: (module whose import triggers it, factory of the probes for it)
-Trigger = tuple[str, Callable[[], list]]
+Trigger = tuple[str, Callable[[], "list[Probe]"]]
 
 _callbacks: list[tuple[str, Callable[[], None]]] = []
 
@@ -41,14 +48,16 @@ def on_import(module: str, callback: Callable[[], None]) -> Callable[[], None]:
 class _ImportWatcher(importlib.abc.MetaPathFinder):
     """Calls ``done()`` each time the outermost import of one of ``names`` finishes."""
 
-    def __init__(self, names: Iterable[str], done: Callable[[], None]):
+    def __init__(self, names: Iterable[str], done: Callable[[], None]) -> None:
         self.names = frozenset(names)
         self.done = done
         self.depth = 0
         self._local = threading.local()
         self._lock = threading.Lock()
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname not in self.names or getattr(self._local, "finding", False):
             return None
         self._local.finding = True
@@ -68,12 +77,12 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
         self._watch(spec.loader)
         return spec
 
-    def _watch(self, loader) -> None:
+    def _watch(self, loader: Any) -> None:
         """Wrap this loader object's ``exec_module`` for one call (an instance attribute)."""
         original = loader.exec_module
         watcher = self
 
-        def exec_module(module):
+        def exec_module(module: ModuleType) -> None:
             with watcher._lock:
                 watcher.depth += 1
             try:
@@ -98,10 +107,10 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
 class ProbeSet:
     """The probes of every framework the program uses, installed as each one is imported."""
 
-    def __init__(self, triggers: list[Trigger], watched: Iterable[str], warn: Callable[[str], None]):
+    def __init__(self, triggers: list[Trigger], watched: Iterable[str], warn: Callable[[str], None]) -> None:
         self.triggers = triggers
         self.warn = warn
-        self.installed: dict[str, list] = {}
+        self.installed: dict[str, list[Probe]] = {}
         self._watcher = _ImportWatcher(watched, self.install_present)
         self._lock = threading.RLock()
 
@@ -143,5 +152,5 @@ class ProbeSet:
                     probe.uninstall()
 
     @property
-    def probes(self) -> list:
+    def probes(self) -> list[Probe]:
         return [probe for probes in self.installed.values() for probe in probes]

@@ -13,7 +13,7 @@ _MISSING = object()
 WRAPPER_FILENAME = "<embedded graphlint probe>"
 
 
-def _disguised(wrapper):
+def _disguised(wrapper: Any) -> Any:
     code = getattr(wrapper, "__code__", None)
     if code is not None:
         wrapper.__code__ = code.replace(co_filename=WRAPPER_FILENAME)
@@ -23,7 +23,7 @@ def _disguised(wrapper):
 class Patcher:
     """Records each patch so that :meth:`restore` puts back exactly what was there."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._undo: list[tuple[object, str, Any]] = []
 
     def patch(self, owner: object, attr: str, make: Callable[[Any], Any], *, disguise: bool = True) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.events import Argument, summarize
 from graphlint.probes._base import Probe
@@ -22,13 +22,19 @@ from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definiti
 from graphlint.probes._models import WatchedModels
 from graphlint.stacks import in_init_of, is_user_file, user_site_from, walk_out
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import FrameType
+
+    from graphlint.dispatch import Hooks
+
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
 
 
-def _arguments(function_type, args, kwargs) -> tuple[Argument, ...]:
+def _arguments(function_type: Any, args: Sequence[Any] | None, kwargs: Mapping[Any, Any] | None) -> tuple[Argument, ...]:
     names = list(getattr(function_type, "parameters", {}) or ())
-    out = []
+    out: list[Argument] = []
     for i, value in enumerate(args or ()):
         out.append(summarize(names[i] if i < len(names) else f"args[{i}]", value))
     for key, value in (kwargs or {}).items():
@@ -50,18 +56,18 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
     name = "tf-function"
     framework = "tensorflow"
 
-    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}  # id(function cache) -> info
         self._init_models()
         self._tf_dir = ""
         self._applying_dirs: tuple[str, ...] = ()
         self._session = 0
-        self._tracker: weakref.ref | None = None  # weak reference to Keras' global state of the current session
+        self._tracker: weakref.ref[Any] | None = None  # weak reference to Keras' global state of the current session
         self._model_class: type | None = None  # keras.Model, once patched
 
     # -- install / uninstall ---------------------------------------------------------------
-    def steps(self):
+    def steps(self) -> list[tuple[str, Callable[[], None]]]:
         import tensorflow
 
         self._tf_dir = os.path.dirname(os.path.abspath(tensorflow.__file__)) + os.sep
@@ -83,13 +89,13 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         self._tracker = None
 
     # -- tf.function -----------------------------------------------------------------------
-    def _patch_function_init(self):
+    def _patch_function_init(self) -> None:
         from tensorflow.python.eager.polymorphic_function import polymorphic_function as pf
 
         probe = self
 
-        def wrap(original):
-            def __init__(self, *args, **kwargs):
+        def wrap(original: Callable[..., None]) -> Callable[..., None]:
+            def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
                 original(self, *args, **kwargs)
                 if probe.active:
                     probe.guarded("function created", probe._function_created, self, sys._getframe(1))
@@ -98,7 +104,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
 
         self.patcher.patch(pf.Function, "__init__", wrap)
 
-    def _function_created(self, function, caller) -> None:
+    def _function_created(self, function: Any, caller: FrameType) -> None:
         cache = function._function_cache
         python_function = function._python_function
         info = FunctionInfo(
@@ -119,17 +125,17 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
             by_user = False  # made while building a TF1 graph: part of that graph's build (GL101/GL102)
         self._watch(id(cache), function, info, user_site_from(caller), by_user)
 
-    def _clone(self, frame) -> bool:
+    def _clone(self, frame: FrameType) -> bool:
         """TensorFlow's per-instance copy of a decorated method (``Function._clone``)."""
         return frame.f_code.co_name == "_clone" and frame.f_code.co_filename.startswith(self._tf_dir)
 
-    def _patch_tracing(self):
+    def _patch_tracing(self) -> None:
         from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
 
         probe = self
 
-        def wrap(original):
-            def _create_concrete_function(function_type, type_context, func_graph, tracing_options):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _create_concrete_function(function_type: Any, type_context: Any, func_graph: Any, tracing_options: Any) -> Any:
                 if probe.active:
                     probe.guarded("traced", probe._traced, function_type, tracing_options, sys._getframe(1))
                 return original(function_type, type_context, func_graph, tracing_options)
@@ -138,7 +144,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
 
         self.patcher.patch(tc, "_create_concrete_function", wrap)
 
-    def _traced(self, function_type, tracing_options, caller) -> None:
+    def _traced(self, function_type: Any, tracing_options: Any, caller: FrameType) -> None:
         cache = tracing_options.function_cache
         info = self._functions.get(id(cache)) if cache is not None else None
         if info is None:
@@ -158,17 +164,17 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
             )
         self._fire_traced(info, arguments, user_site_from(caller), self._ahead_of_time(caller))
 
-    def _ahead_of_time(self, frame) -> bool:
+    def _ahead_of_time(self, frame: FrameType) -> bool:
         """Was this trace asked for by ``get_concrete_function`` (for the function's graph or
         output signature: an export, shape inference), not by a call?"""
         tf_dir = self._tf_dir
-        frame = walk_out(
+        found = walk_out(
             frame, lambda f: f.f_code.co_filename.startswith(tf_dir) and f.f_code.co_name != "get_concrete_function"
         )
-        return frame is not None and frame.f_code.co_filename.startswith(tf_dir)
+        return found is not None and found.f_code.co_filename.startswith(tf_dir)
 
     # -- Keras -----------------------------------------------------------------------------
-    def _patch_keras_models(self):
+    def _patch_keras_models(self) -> None:
         from keras.src.backend.common import global_state
         from keras.src.models import functional, model
 
@@ -178,7 +184,7 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
         if "__init__" in vars(functional.Functional):
             self._patch_model_init(functional.Functional)
 
-    def _model_built(self, model, caller) -> None:
+    def _model_built(self, model: Any, caller: FrameType) -> None:
         if not self.active:
             return
         self._track_model(model)
@@ -197,12 +203,12 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
             return
         self._fire_model_built(self._new_model_id(), model, frame, self._session)
 
-    def _in_model(self, frame) -> bool:
+    def _in_model(self, frame: FrameType) -> bool:
         """Whether ``frame`` runs a method of a Keras model (Keras building a model's parts)."""
         cls = self._model_class
         return cls is not None and isinstance(frame.f_locals.get("self"), cls)
 
-    def _patch_predict(self):
+    def _patch_predict(self) -> None:
         from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 
         self._patch_predict_of(TensorFlowTrainer)

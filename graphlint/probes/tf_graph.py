@@ -13,11 +13,21 @@ import sys
 import threading
 import weakref
 from sys import getrefcount
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.probes._base import Probe
 from graphlint.probes.tf_sessions import SessionPatches, _SessionInfo
 from graphlint.stacks import capture, capture_lazy, frame_of, is_user_file, user_site, user_site_from
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import FrameType
+
+    from graphlint.dispatch import Hook, Hooks
+    from graphlint.stacks import Stack
+
+    #: what ``_variable_requested`` hands ``_variable_refused``: graph id, name, reuse, exists
+    _Request = tuple[int, str | None, object, bool]
 
 # pytest leaves the frames of these wrappers out of a failing test's traceback.
 __tracebackhide__ = True
@@ -26,7 +36,7 @@ __tracebackhide__ = True
 class _GraphInfo:
     __slots__ = ("gid", "kind", "ref", "init_ops")
 
-    def __init__(self, gid, kind, ref):
+    def __init__(self, gid: int, kind: str, ref: weakref.ref[Any]) -> None:
         self.gid = gid
         self.kind = kind
         self.ref = ref
@@ -38,7 +48,7 @@ class GraphProbe(SessionPatches, Probe):
 
     name = "tf-graph"
 
-    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         super().__init__(hook, warn)
         self._graphs: dict[int, _GraphInfo] = {}
         self._sessions: dict[int, _SessionInfo] = {}
@@ -47,7 +57,7 @@ class GraphProbe(SessionPatches, Probe):
         self._lock = threading.Lock()
 
     # -- bookkeeping -----------------------------------------------------------------------
-    def graph_info(self, graph) -> _GraphInfo:
+    def graph_info(self, graph: Any) -> _GraphInfo:
         """Our record of ``graph``, registering it (and firing graph_created) on first sight."""
         info = self._graphs.get(id(graph))
         if info is not None and info.ref() is graph:
@@ -70,18 +80,18 @@ class GraphProbe(SessionPatches, Probe):
         )
         return info
 
-    def fire_about(self, hook, graph, **kwargs) -> None:
+    def fire_about(self, hook: Hook, graph: Any, **kwargs: Any) -> None:
         """Fire ``hook`` about ``graph`` (registered on first sight): with the graph and its id."""
         self._fire(hook, graph=graph, graph_id=self.graph_info(graph).gid, **kwargs)
 
-    def _graph_released(self, key, gid):
+    def _graph_released(self, key: int, gid: int) -> None:
         info = self._graphs.get(key)
         if info is not None and info.gid == gid:
             del self._graphs[key]
         self._fire_release(self.hook.graphlint_graph_released, graph_id=gid)
 
     # -- install / uninstall ---------------------------------------------------------------
-    def steps(self):
+    def steps(self) -> list[tuple[str, Callable[[], None]]]:
         from tensorflow.python.framework import ops
 
         try:
@@ -105,7 +115,7 @@ class GraphProbe(SessionPatches, Probe):
         self._sessions.clear()
 
     # -- graphs and ops --------------------------------------------------------------------
-    def _patch_ops(self):
+    def _patch_ops(self) -> None:
         probe = self
         Graph = self._ops.Graph
 
@@ -116,7 +126,7 @@ class GraphProbe(SessionPatches, Probe):
 
         # Runs once per op: what _fire does, inlined, the values given in the spec's order (no
         # dictionary per op), and no stack walk when no rule listens to op_added.
-        def emit(graph, op, inputs):
+        def emit(graph: Any, op: Any, inputs: Sequence[Any] | None) -> None:
             if not probe.active or getattr(local, "busy", False):
                 return
             info = graphs.get(id(graph))
@@ -143,8 +153,8 @@ class GraphProbe(SessionPatches, Probe):
 
         # Ops built from Python: the input tensors are at hand (reading op.inputs would
         # make TensorFlow build that tuple, the most expensive part of watching an op).
-        def wrap_internal(original):
-            def _create_op_internal(self, op_type, inputs, *args, **kwargs):
+        def wrap_internal(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _create_op_internal(self: Any, op_type: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
                 op = original(self, op_type, inputs, *args, **kwargs)
                 emit(self, op, inputs)
                 return op
@@ -152,8 +162,8 @@ class GraphProbe(SessionPatches, Probe):
             return _create_op_internal
 
         # Ops made by the C API (import_graph_def, while loops): inputs are read from the op.
-        def wrap_from_c(original):
-            def _create_op_from_tf_operation(self, c_op, *args, **kwargs):
+        def wrap_from_c(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _create_op_from_tf_operation(self: Any, c_op: Any, *args: Any, **kwargs: Any) -> Any:
                 op = original(self, c_op, *args, **kwargs)
                 emit(self, op, None)
                 return op
@@ -163,11 +173,11 @@ class GraphProbe(SessionPatches, Probe):
         self.patcher.patch(Graph, "_create_op_internal", wrap_internal)
         self.patcher.patch(Graph, "_create_op_from_tf_operation", wrap_from_c)
 
-    def _patch_graph_enter(self):
+    def _patch_graph_enter(self) -> None:
         probe = self
 
-        def wrap(original):
-            def __enter__(self):
+        def wrap(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            def __enter__(self: Any) -> Any:
                 caller = sys._getframe(1)
                 if is_user_file(caller.f_code.co_filename):  # TensorFlow's own `with graph:` is not the user's
                     probe.guarded("`with graph:`", probe._graph_entered, self, caller)
@@ -177,11 +187,11 @@ class GraphProbe(SessionPatches, Probe):
 
         self.patcher.patch(self._ops.Graph, "__enter__", wrap)
 
-    def _graph_entered(self, graph, caller) -> None:
+    def _graph_entered(self, graph: Any, caller: FrameType) -> None:
         self.fire_about(self.hook.graphlint_graph_entered, graph, site=frame_of(caller))
 
     # -- variables -------------------------------------------------------------------------
-    def _variable_created(self, var, requested):
+    def _variable_created(self, var: Any, requested: str | None) -> None:
         from tensorflow.python.eager import context
 
         if context.executing_eagerly():
@@ -202,13 +212,13 @@ class GraphProbe(SessionPatches, Probe):
             stack=stack,
         )
 
-    def _patch_variables(self):
+    def _patch_variables(self) -> None:
         from tensorflow.python.ops import variable_v1, variables
 
         probe = self
 
-        def wrap(original):
-            def creator(next_creator=None, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def creator(next_creator: Any = None, **kwargs: Any) -> Any:
                 var = original(next_creator, **kwargs)
                 if not getattr(probe._local, "busy", False):
                     probe.guarded("variable created", probe._variable_created, var, kwargs.get("name"))
@@ -219,7 +229,7 @@ class GraphProbe(SessionPatches, Probe):
         self.patcher.patch(variable_v1, "default_variable_creator", wrap)
         self.patcher.patch(variables, "default_variable_creator_v2", wrap)
 
-    def _patch_variable_store(self):
+    def _patch_variable_store(self) -> None:
         import inspect
 
         from tensorflow.python.ops import variable_scope
@@ -228,8 +238,8 @@ class GraphProbe(SessionPatches, Probe):
         store = variable_scope._VariableStore
         signature = inspect.signature(store._get_single_variable)
 
-        def wrap(original):
-            def _get_single_variable(self, *args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _get_single_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
                 stack = capture(1)
                 request = probe.guarded("get_variable", probe._variable_requested, self, args, kwargs, stack)
                 local = probe._local
@@ -248,7 +258,7 @@ class GraphProbe(SessionPatches, Probe):
         self._store_signature = signature
         self.patcher.patch(store, "_get_single_variable", wrap)
 
-    def _variable_requested(self, store, args, kwargs, stack) -> tuple:
+    def _variable_requested(self, store: Any, args: tuple[Any, ...], kwargs: dict[str, Any], stack: Stack) -> _Request:
         """Fire ``graphlint_variable_requested``; (graph id, name, reuse, whether it exists)."""
         bound = self._store_signature.bind(store, *args, **kwargs)
         name = bound.arguments.get("name")
@@ -258,7 +268,7 @@ class GraphProbe(SessionPatches, Probe):
         self._fire(self.hook.graphlint_variable_requested, graph_id=gid, name=name, reuse=reuse, site=stack.site)
         return gid, name, reuse, exists
 
-    def _variable_refused(self, request, exc: ValueError, stack) -> None:
+    def _variable_refused(self, request: _Request, exc: ValueError, stack: Stack) -> None:
         gid, name, reuse, exists = request
         if exists and reuse is False:
             reason = "exists"
@@ -276,13 +286,13 @@ class GraphProbe(SessionPatches, Probe):
             stack=stack,
         )
 
-    def _patch_initializers(self):
+    def _patch_initializers(self) -> None:
         from tensorflow.python.ops import variables
 
         probe = self
 
-        def wrap(original):
-            def variables_initializer(var_list, name="init"):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def variables_initializer(var_list: Any, name: Any = "init") -> Any:
                 init = original(var_list, name=name)
                 probe.guarded("variables initializer", probe._initializer_built, init, var_list, sys._getframe(1))
                 return init
@@ -302,7 +312,7 @@ class GraphProbe(SessionPatches, Probe):
                 if getattr(module, attr, None) is original:
                     self.patcher.patch(module, attr, lambda _orig: replacement)
 
-    def _initializer_built(self, init, var_list, caller) -> None:
+    def _initializer_built(self, init: Any, var_list: Any, caller: FrameType) -> None:
         if self._ops.executing_eagerly_outside_functions():
             return
         info = self.graph_info(init.graph)

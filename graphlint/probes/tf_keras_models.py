@@ -11,10 +11,16 @@ identity numbers the session.
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.probes._base import Probe
 from graphlint.probes._models import WatchedModels
 from graphlint.stacks import in_init_of, is_user_file, walk_out
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from graphlint.dispatch import Hooks
 
 __tracebackhide__ = True
 
@@ -24,20 +30,20 @@ class TfKerasModelProbe(WatchedModels, Probe):
 
     name = "tf-keras"
 
-    def __init__(self, hook, warn=None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         super().__init__(hook, warn)
         self._init_models()
         self._session = 0
-        self._graph: weakref.ref | None = None  # tf-keras' backend graph of the current session
+        self._graph: weakref.ref[Any] | None = None  # tf-keras' backend graph of the current session
 
-    def steps(self):
+    def steps(self) -> list[tuple[str, Callable[[], None]]]:
         return [("tf-keras models", self._patch_models), ("tf-keras predict", self._patch_predict)]
 
     def forget(self) -> None:
         self._models.clear()
         self._graph = None
 
-    def _patch_models(self):
+    def _patch_models(self) -> None:
         from tf_keras.src.engine import training
 
         self._patch_model_init(training.Model)
@@ -53,7 +59,7 @@ class TfKerasModelProbe(WatchedModels, Probe):
             self._graph = weakref.ref(graph)
         return self._session
 
-    def _model_built(self, model, caller) -> None:
+    def _model_built(self, model: Any, caller: FrameType) -> None:
         self._track_model(model)
         session = self._session_number()
         # The user's line that builds the model: past tf-keras' and TensorFlow's own frames
@@ -64,7 +70,7 @@ class TfKerasModelProbe(WatchedModels, Probe):
             return
         self._fire_model_built(self._new_model_id(), model, frame, session)
 
-    def _patch_predict(self):
+    def _patch_predict(self) -> None:
         from tf_keras.src.engine import training
 
         self._patch_predict_of(training.Model)

@@ -17,7 +17,11 @@ from graphlint.probes.patching import Patcher
 from graphlint.stacks import user_site, user_site_from
 
 if TYPE_CHECKING:
+    from collections.abc import Hashable
+    from types import FrameType
+
     from graphlint.probes.tf_graph import _GraphInfo
+    from graphlint.stacks import Frame
 
 __tracebackhide__ = True
 
@@ -29,22 +33,22 @@ _SIGNATURES_PER_SESSION = 100_000
 class _SessionInfo:
     __slots__ = ("sid", "gid", "site", "runs", "signatures", "version", "closed", "ref")
 
-    def __init__(self, sid, gid, site, ref):
+    def __init__(self, sid: int, gid: int, site: Frame | None, ref: weakref.ref[Any]) -> None:
         self.sid = sid
         self.gid = gid
         self.site = site
         self.runs = 0
-        self.signatures: set = set()
-        self.version = None
+        self.signatures: set[int] = set()  # hashes of the run signatures seen
+        self.version: int | None = None
         self.closed = False
         self.ref = ref
 
 
-def _signature(fetches, feed_dict) -> tuple:
+def _signature(fetches: Any, feed_dict: Any) -> tuple[Hashable, Hashable]:
     return (_fetch_key(fetches), _feed_key(feed_dict))
 
 
-def _fetch_key(obj):
+def _fetch_key(obj: Any) -> Hashable:
     kind = type(obj)
     if kind is list or kind is tuple:
         return tuple([_fetch_key(item) for item in obj])
@@ -55,16 +59,16 @@ def _fetch_key(obj):
     return id(obj)
 
 
-def _feed_key(feed):
+def _feed_key(feed: Any) -> Hashable:
     if not feed:
         return ()
     return frozenset(k if type(k) is str else id(k) for k in feed)
 
 
-def _names(fetches) -> list[str]:
+def _names(fetches: Any) -> list[str]:
     """Op names of a fetch structure (only for the rare new-signature path)."""
-    out = []
-    stack = [fetches]
+    out: list[str] = []
+    stack: list[Any] = [fetches]
     while stack:
         obj = stack.pop()
         if isinstance(obj, (list, tuple)):
@@ -97,22 +101,22 @@ class SessionPatches:
     graph_info: Callable[[Any], _GraphInfo]
     fire_about: Callable[..., None]
 
-    def _patch_sessions(self):
+    def _patch_sessions(self) -> None:
         from tensorflow.python.client import session as session_lib
 
         probe = self
         Base = session_lib.BaseSession
         del_code = Base.__del__.__code__
 
-        def wrap_init(original):
-            def __init__(self, target="", graph=None, config=None):
+        def wrap_init(original: Callable[..., None]) -> Callable[..., None]:
+            def __init__(self: Any, target: Any = "", graph: Any = None, config: Any = None) -> None:
                 original(self, target, graph, config)
                 probe.guarded("session created", probe._session_created, self, sys._getframe(1))
 
             return __init__
 
-        def wrap_run(original):
-            def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        def wrap_run(original: Callable[..., Any]) -> Callable[..., Any]:
+            def run(self: Any, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None) -> Any:
                 info = probe._sessions.get(id(self))
                 if info is not None and info.ref() is self:
                     probe.guarded("session run", probe._session_run, self, info, fetches, feed_dict, sys._getframe(1))
@@ -120,8 +124,8 @@ class SessionPatches:
 
             return run
 
-        def wrap_close(original):
-            def close(self):
+        def wrap_close(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            def close(self: Any) -> Any:
                 info = probe._sessions.get(id(self))
                 if (
                     info is not None
@@ -145,7 +149,7 @@ class SessionPatches:
         self.patcher.patch(Base, "run", wrap_run)
         self.patcher.patch(Base, "close", wrap_close)
 
-    def _session_created(self, session, caller):
+    def _session_created(self, session: Any, caller: FrameType) -> None:
         graph = session.graph
         ginfo = self.graph_info(graph)
         site = user_site_from(caller, skip_init_of=session)  # past a subclass's super().__init__()
@@ -160,7 +164,7 @@ class SessionPatches:
             site=site,
         )
 
-    def _session_released(self, key, info):
+    def _session_released(self, key: int, info: _SessionInfo) -> None:
         if self._sessions.get(key) is info:
             del self._sessions[key]
         self._fire_release(
@@ -172,7 +176,7 @@ class SessionPatches:
             runs=info.runs,
         )
 
-    def _session_run(self, session, info, fetches, feed_dict, caller):
+    def _session_run(self, session: Any, info: _SessionInfo, fetches: Any, feed_dict: Any, caller: FrameType) -> None:
         info.runs += 1
         try:
             signature = _signature(fetches, feed_dict)
@@ -215,13 +219,13 @@ class SessionPatches:
                         )
 
     # -- checkpoints -----------------------------------------------------------------------
-    def _patch_saver(self):
+    def _patch_saver(self) -> None:
         from tensorflow.python.training import saver as saver_lib
 
         probe = self
 
-        def wrap(original):
-            def restore(self, sess, save_path):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def restore(self: Any, sess: Any, save_path: Any) -> Any:
                 probe.guarded("restore", probe._restore, self, sess, save_path, sys._getframe(1))
                 return original(self, sess, save_path)
 
@@ -229,7 +233,7 @@ class SessionPatches:
 
         self.patcher.patch(saver_lib.Saver, "restore", wrap)
 
-    def _restore(self, saver, sess, save_path, caller):
+    def _restore(self, saver: Any, sess: Any, save_path: Any, caller: FrameType) -> None:
         from tensorflow.python.training import checkpoint_utils
         from tensorflow.python.training.saving import saveable_object_util
 
@@ -258,7 +262,7 @@ class SessionPatches:
         )
 
 
-def _saver_def_names(graph, saver_def) -> list[str]:
+def _saver_def_names(graph: Any, saver_def: Any) -> list[str]:
     """The checkpoint keys a Saver rebuilt from a SaverDef restores: the ``tensor_names``
     constants of its RestoreV2 ops (the saver's name scope)."""
     from tensorflow.python.framework import tensor_util

@@ -12,18 +12,24 @@ Installed once the program has imported torch; dynamo's compiles are :mod:`torch
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import os
 import sys
 import threading
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes.patching import WRAPPER_FILENAME
 from graphlint.stacks import Frame, is_user_file, walk_out
+
+if TYPE_CHECKING:
+    from types import CodeType, FrameType
+
+    from graphlint.dispatch import Hooks
 
 __tracebackhide__ = True
 
@@ -44,19 +50,19 @@ class TorchApiProbe(WatchedFunctions, Probe):
     library = "torch"
     framework = "torch"
 
-    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}
-        self._tokens: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # target -> key
+        self._tokens: weakref.WeakKeyDictionary[object, int] = weakref.WeakKeyDictionary()  # target -> key
         self._next_token = itertools.count(1)
         self._torch_dir = ""
         self._inside = threading.local()  # in a watched call: the calls it makes are torch's own
 
-    def steps(self):
+    def steps(self) -> list[tuple[str, Callable[[], None]]]:
         import torch
 
         self._torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-        return [(api, lambda where=where, attr=attr, api=api: self._patch(where, attr, api)) for where, attr, api in _APIS]
+        return [(api, functools.partial(self._patch, where, attr, api)) for where, attr, api in _APIS]
 
     def forget(self) -> None:
         self._functions.clear()
@@ -72,8 +78,8 @@ class TorchApiProbe(WatchedFunctions, Probe):
         frames_up = "_frames_up" in inspect.signature(original).parameters
         probe = self
 
-        def wrap(original):
-            def made(*args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def made(*args: Any, **kwargs: Any) -> Any:
                 inside = probe._inside
                 if not probe.active or getattr(inside, "busy", False):
                     return original(*args, **kwargs)  # (jit.trace checks its trace by tracing again)
@@ -97,12 +103,12 @@ class TorchApiProbe(WatchedFunctions, Probe):
 
         self.patcher.patch(owner, attr, wrap)
 
-    def _made(self, api: str, target, result, frame) -> None:
+    def _made(self, api: str, target: object, result: object, frame: FrameType) -> None:
         if result is target:
             return  # nothing was made (torch.compile(disable=True), scripting turned off)
-        frame = walk_out(frame, lambda f: f.f_code.co_filename.startswith(self._torch_dir) or f.f_code.co_filename == WRAPPER_FILENAME)
-        by_user = frame is not None and is_user_file(frame.f_code.co_filename)
-        site = Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name) if by_user else None
+        found = walk_out(frame, lambda f: f.f_code.co_filename.startswith(self._torch_dir) or f.f_code.co_filename == WRAPPER_FILENAME)
+        by_user = found is not None and is_user_file(found.f_code.co_filename)
+        site = Frame(found.f_code.co_filename, found.f_lineno, found.f_code.co_name) if found is not None and by_user else None
         import torch
 
         module = target if isinstance(target, torch.nn.Module) else getattr(target, "__self__", None)
@@ -117,7 +123,7 @@ class TorchApiProbe(WatchedFunctions, Probe):
         info = FunctionInfo(fid, name, definition(wrapped) if wrapped is not None else None, None)
         self._watch(fid, result, info, site, by_user, api=api, target=self._token(key))
 
-    def _token(self, key) -> int | None:
+    def _token(self, key: object) -> int | None:
         """The same small int for the same code object or module while it lives."""
         if key is None:
             return None
@@ -130,7 +136,7 @@ class TorchApiProbe(WatchedFunctions, Probe):
             return None
 
 
-def _code_of(fn):
+def _code_of(fn: object) -> CodeType | None:
     for _ in range(8):
         code = getattr(fn, "__code__", None)
         if code is not None:

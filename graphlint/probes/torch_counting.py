@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextlib
 import inspect
 import sys
-from typing import Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from graphlint.probes._base import internal_error_line
 
+if TYPE_CHECKING:
+    from types import CodeType
 
-def compiled_code(compiled):
+
+def compiled_code(compiled: object) -> CodeType | None:
     """The code object torch.compile's dynamo compiles for ``compiled`` (a function or module
     ``torch.compile`` returned), or ``None``."""
     original = getattr(compiled, "_torchdynamo_orig_callable", None)
@@ -29,7 +32,7 @@ def compiled_code(compiled):
     return getattr(original, "__code__", None)
 
 
-def is_compiled(fn) -> bool:
+def is_compiled(fn: object) -> bool:
     """Whether ``fn`` is what ``torch.compile`` returns (without importing torch)."""
     return (
         getattr(fn, "_torchdynamo_orig_callable", None) is not None
@@ -38,7 +41,7 @@ def is_compiled(fn) -> bool:
     )
 
 
-def _hooks_of(compiled):
+def _hooks_of(compiled: object) -> object:
     """The ``Hooks`` of the torch.compile call that made ``compiled`` (each call has its own)."""
     ctx = getattr(compiled, "dynamo_ctx", None)
     fn = getattr(compiled, "_compiled_call_impl", None) or compiled
@@ -52,7 +55,7 @@ def _hooks_of(compiled):
 
 
 @contextlib.contextmanager
-def counting_compiles(compiled) -> Iterator[list[int]]:
+def counting_compiles(compiled: object) -> Iterator[list[int]]:
     """Count dynamo's compiles of the function or module ``compiled`` in the block: of its own
     frame (``forward`` for a module; for a module of torch's own, the frame dynamo wraps its call
     in), not of the frames that resume it after a graph break: ``counter[0]``.
@@ -70,7 +73,7 @@ def counting_compiles(compiled) -> Iterator[list[int]]:
     signature = inspect.signature(original)
     said: list[BaseException] = []
 
-    def _compile(*args, **kwargs):
+    def _compile(*args: Any, **kwargs: Any) -> Any:
         result = original(*args, **kwargs)  # (the recompile limit raises: not a compile)
         try:
             bound = signature.bind(*args, **kwargs).arguments

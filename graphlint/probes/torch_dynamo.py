@@ -27,13 +27,19 @@ import inspect
 import sys
 import threading
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.events import Guard
 from graphlint.probes import _torch_values as values
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions
 from graphlint.stacks import Frame, is_user_file
+
+if TYPE_CHECKING:
+    from types import CodeType
+
+    from graphlint.dispatch import Hooks
+    from graphlint.events import Argument
 
 __tracebackhide__ = True
 
@@ -59,12 +65,16 @@ class _Compile:
 
     __slots__ = ("frame_code", "info", "locals", "closure", "globals", "arguments", "guard", "limit", "count", "site")
 
-    def __init__(self, code, info, f_locals, closure, f_globals, count, site):
+    def __init__(
+        self, code: CodeType, info: FunctionInfo, f_locals: dict[str, Any] | None, closure: tuple[Any, ...] | None,
+        f_globals: dict[str, Any] | None, count: int, site: Frame | None,
+    ) -> None:
         self.frame_code, self.info, self.count, self.site = code, info, count, site
         self.locals, self.closure, self.globals = f_locals, closure, f_globals
-        self.arguments: tuple = ()
-        self.guard = None
-        self.limit = None  # (limit_type, limit, compiles) once dynamo refused to compile again
+        self.arguments: tuple[Argument, ...] = ()
+        self.guard: Guard | None = None
+        # (limit_type, limit, compiles) once dynamo refused to compile again
+        self.limit: tuple[str, int | None, int] | None = None
 
 
 class DynamoProbe(WatchedFunctions, Probe):
@@ -74,7 +84,7 @@ class DynamoProbe(WatchedFunctions, Probe):
     library = "torch"
     framework = "torch"
 
-    def __init__(self, hook, warn: Callable[[str], None] | None = None):
+    def __init__(self, hook: Hooks, warn: Callable[[str], None] | None = None) -> None:
         super().__init__(hook, warn)
         self._functions: dict[int, FunctionInfo] = {}  # id(code) -> the frame's function
         self._compiling = threading.local()
@@ -93,7 +103,7 @@ class DynamoProbe(WatchedFunctions, Probe):
             return
         super().install()
 
-    def steps(self):
+    def steps(self) -> list[tuple[str, Callable[[], None]]]:
         return [
             ("torch.compile's compiles", self._patch_compile),
             ("dynamo's failed guards", self._patch_reasons),
@@ -104,14 +114,14 @@ class DynamoProbe(WatchedFunctions, Probe):
     def forget(self) -> None:
         self._functions.clear()
 
-    def _stack(self) -> list:
+    def _stack(self) -> list[_Compile | None]:
         stack = getattr(self._compiling, "stack", None)
         if stack is None:
             stack = self._compiling.stack = []
         return stack
 
     # -- each compile of a frame ---------------------------------------------------------------
-    def _patch_compile(self):
+    def _patch_compile(self) -> None:
         from torch._dynamo import convert_frame
 
         signature = inspect.signature(convert_frame._compile)
@@ -120,8 +130,8 @@ class DynamoProbe(WatchedFunctions, Probe):
             raise AttributeError(f"_compile has no {', '.join(sorted(missing))}")
         probe = self
 
-        def wrap(original):
-            def _compile(*args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _compile(*args: Any, **kwargs: Any) -> Any:
                 if not probe.active:
                     return original(*args, **kwargs)
                 record = probe._begin(signature, args, kwargs)
@@ -141,27 +151,28 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         self.patcher.patch(convert_frame, "_compile", wrap)
 
-    def _begin(self, signature, args, kwargs) -> _Compile | None:
+    def _begin(self, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Compile | None:
         try:
             bound = signature.bind(*args, **kwargs).arguments
             code, cache_size = bound["code"], bound["cache_size"]
             count = getattr(cache_size, "num_cache_entries_with_same_id_matched_objs", 0)
             site = values.calling_site(sys._getframe(2), code)
             info = self._frame(code, getattr(cache_size, "num_cache_entries", count), site)
-            record = _Compile(code, info, bound["locals"], bound["closure"], bound["globals"], count + 1, site)
+            f_locals = bound["locals"]
+            record = _Compile(code, info, f_locals, bound["closure"], bound["globals"], count + 1, site)
             import torch
 
             record.arguments = tuple(
-                values.summarize_value(name, record.locals[name], torch.Tensor)
+                values.summarize_value(name, f_locals[name], torch.Tensor)
                 for name in values.argument_names(code)
-                if name in record.locals
+                if name in f_locals
             )
             return record
         except Exception as exc:  # never break the program's compile
             self.internal(exc, "compile")
             return None
 
-    def _frame(self, code, entries: int, site) -> FunctionInfo:
+    def _frame(self, code: CodeType, entries: int, site: Frame | None) -> FunctionInfo:
         """The function for ``code``: a new one the first time, and when dynamo's cache of it
         was emptied since (``torch._dynamo.reset()``): its compiles start again from one."""
         info = self._functions.get(id(code))
@@ -208,7 +219,7 @@ class DynamoProbe(WatchedFunctions, Probe):
         finally:
             record.locals = record.closure = record.globals = None
 
-    def _guarded(self, record: _Compile) -> tuple:
+    def _guarded(self, record: _Compile) -> tuple[Argument, ...]:
         """The current value of what the failed guard guards, unless it is an argument."""
         guard = record.guard
         if guard is None or guard.source is None:
@@ -224,13 +235,13 @@ class DynamoProbe(WatchedFunctions, Probe):
         return (values.summarize_value(name, value, torch.Tensor),)
 
     # -- why it compiled again, and when it stopped -------------------------------------------
-    def _patch_reasons(self):
+    def _patch_reasons(self) -> None:
         from torch._dynamo import convert_frame
 
         probe = self
 
-        def wrap(original):
-            def get_and_maybe_log_recompilation_reasons(*args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def get_and_maybe_log_recompilation_reasons(*args: Any, **kwargs: Any) -> Any:
                 reasons = original(*args, **kwargs)
                 if probe.active and reasons:
                     stack = probe._stack()
@@ -245,13 +256,13 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         self.patcher.patch(convert_frame, "get_and_maybe_log_recompilation_reasons", wrap)
 
-    def _patch_limit(self):
+    def _patch_limit(self) -> None:
         from torch._dynamo import config, convert_frame
 
         probe = self
 
-        def wrap(original):
-            def exceeds_recompile_limit(cache_size, *args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def exceeds_recompile_limit(cache_size: Any, *args: Any, **kwargs: Any) -> Any:
                 result = original(cache_size, *args, **kwargs)
                 if probe.active and result and result[0]:
                     stack = probe._stack()
@@ -269,13 +280,13 @@ class DynamoProbe(WatchedFunctions, Probe):
         self.patcher.patch(convert_frame, "exceeds_recompile_limit", wrap)
 
     # -- graph breaks ----------------------------------------------------------------------------
-    def _patch_graph_breaks(self):
+    def _patch_graph_breaks(self) -> None:
         from torch._dynamo.symbolic_convert import InstructionTranslatorBase
 
         probe = self
 
-        def wrap(original):
-            def log_graph_break(self, code_options, reason, exc, *args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def log_graph_break(self: Any, code_options: Any, reason: Any, exc: Any, *args: Any, **kwargs: Any) -> Any:
                 if probe.active and not getattr(exc, "logged", True):
                     probe._graph_break(exc)
                 return original(self, code_options, reason, exc, *args, **kwargs)
@@ -284,23 +295,23 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         self.patcher.patch(InstructionTranslatorBase, "log_graph_break", wrap)
 
-    def _graph_break(self, exc) -> None:
+    def _graph_break(self, exc: Any) -> None:
         try:
             stack = self._stack()
             record = stack[-1] if stack else None
             if record is None:
                 return
-            site = None
+            found = None  # the user's line in dynamo's stack of the break
             for summary in reversed(list(getattr(exc, "real_stack", None) or ())):
                 if is_user_file(summary.filename):
-                    site = Frame(summary.filename, summary.lineno, values.resumed_name(summary.name))
+                    found = Frame(summary.filename, summary.lineno, values.resumed_name(summary.name))
                     break
-            site = site or record.site
+            site = found or record.site
             reason, explanation, hints = _break_reason(getattr(exc, "msg", None) or str(exc))
             self._fire(
                 self.hook.graphlint_graph_break,
                 function_id=record.info.fid,
-                name=site.function if site is not record.site else record.info.name,
+                name=found.function if found is not None else record.info.name,
                 site=site,
                 call_site=record.site,
                 reason=reason,
