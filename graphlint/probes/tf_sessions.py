@@ -8,6 +8,7 @@ fetch/feed signature, or the graph grew); identical runs are only counted.
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -257,7 +258,7 @@ class SessionPatches:
             sess.graph,
             saver_names=saver_names,
             checkpoint_names=checkpoint_names,
-            save_path=save_path,
+            save_path=os.fsdecode(save_path),  # TensorFlow takes bytes too; the event's is text
             site=user_site_from(caller),
         )
 

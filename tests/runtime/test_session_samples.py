@@ -88,6 +88,36 @@ def test_checkpoint_mismatch_names_missing_variables_and_minimize_site(name):
     assert all(r.location.path == str(path) for r in finding.related)
 
 
+def test_checkpoint_mismatch_names_a_bytes_path_as_text(tmp_path):
+    """TensorFlow's Saver.restore takes the path as bytes too: the finding still names it as
+    the user wrote it, not as `b'...'`."""
+    path = _program(
+        tmp_path,
+        """
+        import os, shutil, tempfile
+        d = tempfile.mkdtemp()
+        try:
+            w = tf1.get_variable("w", [2], initializer=tf1.ones_initializer())
+            init = tf1.global_variables_initializer()
+            with tf1.Session() as sess:
+                sess.run(init)
+                saved = tf1.train.Saver().save(sess, os.path.join(d, "m.ckpt"))
+            loss = tf.reduce_sum(w * w)
+            train_op = tf1.train.AdamOptimizer(0.1).minimize(loss)
+            with tf1.Session() as sess:
+                tf1.train.Saver().restore(sess, os.fsencode(saved))
+        finally:
+            shutil.rmtree(d)
+        """,
+    )
+    findings, outcome = run_in_process(path)
+    assert outcome.failed  # the Adam slots are not in the checkpoint
+    (finding,) = [f for f in findings if f.code == "GL401"]
+    assert finding.location.line == line_of(path, ".restore(")
+    assert "checkpoint '/" in finding.message and "m.ckpt'" in finding.message, finding.message
+    assert "b'" not in finding.message, finding.message
+
+
 def test_checkpoint_mismatch_silent_with_var_list(tmp_path):
     path = _program(
         tmp_path,

@@ -17,7 +17,7 @@ class Runtime(CheckpointMismatch, SeesVariables):
     """CheckpointMismatch at runtime: the hooks, and the state they keep."""
 
     def graphlint_checkpoint_restore(
-        self, graph_id: int, saver_names: list[str], checkpoint_names: list[str], save_path: object, site: Frame | None
+        self, graph_id: int, saver_names: list[str], checkpoint_names: list[str], save_path: str, site: Frame | None
     ) -> None:
         stored = set(checkpoint_names)
         missing = [name for name in saver_names if name not in stored]
