@@ -27,7 +27,7 @@ looking fast.
     .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile] [--baseline DIR] [--only corpus]
 
 ``--baseline DIR`` also times the graphlint package in DIR (``git archive REV graphlint | tar -x
--C DIR``) in the same rounds: before -> after in one run.
+-C DIR``) in the same rounds: before -> after in one run (for one file, its ``--version`` too).
 
 ruff is not a test dependency: ``.venv/bin/pip install ruff``.
 """
@@ -296,14 +296,19 @@ def main() -> None:
             if args.baseline:  # before and after started alike (the launcher of baseline_command)
                 before, env = baseline_command(args.baseline)
                 one["baseline"] = (before + g_cold[1:] + [ONE_FILE], env)
+                one["baseline version"] = (before + ["--version"], env)
                 after, env = baseline_command(ROOT)
                 one["after"] = (after + g_cold[1:] + [ONE_FILE], env)
+                one["after version"] = (after + ["--version"], env)
             r = Rounds(one, ROOT, max(n, 10))
             print(f"one file   graphlint check --no-cache FILE  {r.line('graphlint')}  (goal <= 0.10 s wall, bar <= 0.15 s)")
             if args.baseline:
                 print(f"one file   baseline ({args.baseline})  {r.line('baseline')}")
                 print(f"one file   this tree, started as the baseline is  {r.line('after')}")
             print(f"one file   graphlint --version             {r.line('version')}")
+            if args.baseline:
+                print(f"one file   baseline --version               {r.line('baseline version')}")
+                print(f"one file   this tree --version, started alike  {r.line('after version')}")
             print(f"one file   python -c pass                  {r.line('python')}")
             print(f"one file   ruff check --no-cache FILE       {r.line('ruff')}")
             print(f"one file   vs graphlint --version: {r.ratio('graphlint', 'version')}")
@@ -311,6 +316,7 @@ def main() -> None:
             if args.baseline:
                 print(f"one file   baseline vs --version:  {r.ratio('baseline', 'version')}")
                 print(f"one file   this tree vs the baseline, started alike: {r.ratio('after', 'baseline')}")
+                print(f"one file   --version, this tree vs the baseline:      {r.ratio('after version', 'baseline version')}")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall times)")
     finally:
         shutil.rmtree(caches, ignore_errors=True)

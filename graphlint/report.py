@@ -9,10 +9,10 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from graphlint.findings import Finding
 from graphlint.text import plural
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the findings are only formatted here: `graphlint --version` builds none
+    from graphlint.findings import Finding
     from graphlint.registry import RuleDescription
 
 def _count_suffix(f: Finding) -> str:

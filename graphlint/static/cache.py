@@ -24,6 +24,7 @@ read, rewritten or pruned.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -122,7 +123,11 @@ def _stat_key(path: str) -> list:
         return [path, None]
 
 
+@functools.cache
 def _own_files() -> list:
+    """graphlint's own source files (name, mtime, size) as they were when this process first
+    opened a cache, right after it imported graphlint: the code that runs is the code that was
+    imported, whatever happens to the files later. Not at import: ``--no-cache`` stats none."""
     import graphlint
 
     package = os.path.dirname(os.path.abspath(graphlint.__file__))
@@ -131,11 +136,6 @@ def _own_files() -> list:
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         own += [_stat_key(os.path.join(directory, n)) for n in sorted(names) if n.endswith(".py")]
     return own
-
-
-#: graphlint's own source files as they were when it was imported: the code that runs is the
-#: code that was imported, whatever happens to the files later.
-_OWN = _own_files()
 
 
 def _code_fingerprint(rules: list[type[StaticRule]]) -> list:
@@ -148,7 +148,7 @@ def _code_fingerprint(rules: list[type[StaticRule]]) -> list:
         module = sys.modules.get(cls.__module__)
         path = getattr(module, "__file__", None)
         plugins.append([cls.code, cls.__module__, cls.__qualname__, _stat_key(path) if path else None])
-    return [graphlint.__version__, _OWN, plugins]
+    return [graphlint.__version__, _own_files(), plugins]
 
 
 def context_key(rules: list[type[StaticRule]], config) -> str:
