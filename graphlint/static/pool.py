@@ -69,6 +69,8 @@ def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config
     # a worker (or the pool's resource tracker) that is a fresh interpreter must not find the
     # checked folder first on its path: they all start here, with the pool and its batches
     fresh = context.get_start_method() != "fork"
+    if not fresh:
+        _import_for_workers(rule_classes, paths)
     before = set(multiprocessing.active_children())
     pool = None
     try:
@@ -91,6 +93,23 @@ def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config
         raise
     pool.shutdown()
     return results
+
+
+def _import_for_workers(rules: list[type[StaticRule]], paths: list[str]) -> None:
+    """Import here, once, what each forked worker would otherwise import on its first files:
+    the model's builder, the built-in rules' static forms, the notebook reader when there
+    are notebooks, and hashlib (a large file's digest). The workers inherit them. A plugin's
+    form is left to the workers, as it was: what its import starts (a thread) must not be
+    forked."""
+    import hashlib  # noqa: F401
+
+    from graphlint.static.model import build  # noqa: F401
+
+    for cls in rules:
+        if cls.__module__.startswith("graphlint.rules."):
+            cls.static_form()
+    if any(path.endswith(".ipynb") for path in paths):
+        from graphlint.static import notebook  # noqa: F401
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from graphlint.static.model import project
 from graphlint.static.model.api import CLEAR_SESSION, is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import is_model, kept, model_classes
 from graphlint.static.model.names import keras_api
-from graphlint.static.model.repeats import guarded, memoized, per_call, runs_at_most
+from graphlint.static.model.repeats import guarded, memoized, per_call_by_kind, runs_at_most
 from graphlint.static.model.scopes import ClassInfo, Function
 from graphlint.static.model.values import folds
 
@@ -83,16 +83,17 @@ def _per_call_builds(module, classes) -> list[Hit]:
     for fn in module.functions:
         if fn.name in _NOT_PER_CALL or memoized(fn) or _clears_in(fn):
             continue
-        reason = None
+        # per call by what it is (a handler, ``predict``); one called from a loop is
+        # reported at the loop's call
+        reason = per_call_by_kind(module, fn)
+        if reason is None:
+            continue
         for call in fn.calls:
             if call.loops or guarded(call.ifs, module) or call.under_graph_default():
                 continue  # a loop's own finding; a first-time build; its own graph
             path = _built_by(module, call, classes)
             if path is None:
                 continue
-            reason = reason or per_call(module, fn)
-            if reason is None or reason.site is not None:
-                break  # not per call; or called from a loop: reported there
             direct = len(path) == 1
             what = "a new Keras model is built" if direct else f"{_callee(module, call)} builds a new Keras model"
             found.append(

@@ -423,12 +423,8 @@ def per_call(module: Module, fn: Function) -> Reason | None:
     reason = None
     if fn.name in ONCE_METHODS:
         pass
-    elif fn.is_method and fn.name in PER_CALL_METHODS:
-        reason = Reason("is a per-call method of a long-lived object")
-    elif _serves_requests(fn):
-        reason = Reason("serves a web request (`@app.route`, `@router.get`...): it runs once per request")
-    elif _django_view(module, fn):
-        reason = Reason("is a Django view (`def view(request)`): it runs once per request")
+    elif (own := per_call_by_kind(module, fn)) is not None:
+        reason = own
     elif id(fn) in _thread_targets(module):
         site = _thread_targets(module)[id(fn)]
         reason = Reason(f"runs in a thread started in a loop (line {site.line})", site)
@@ -444,6 +440,21 @@ def per_call(module: Module, fn: Function) -> Reason | None:
                 break
     memo[key] = reason
     return reason
+
+def per_call_by_kind(module: Module, fn: Function) -> Reason | None:
+    """Why ``fn`` runs again and again by what it is, whoever calls it: a per-call method of a
+    long-lived object, a web handler, a Django view (:func:`per_call`'s reasons that name no
+    call site). None for the others, and for a method that runs once (``__init__``)."""
+    if fn.name in ONCE_METHODS:
+        return None
+    if fn.is_method and fn.name in PER_CALL_METHODS:
+        return Reason("is a per-call method of a long-lived object")
+    if _serves_requests(fn):
+        return Reason("serves a web request (`@app.route`, `@router.get`...): it runs once per request")
+    if _django_view(module, fn):
+        return Reason("is a Django view (`def view(request)`): it runs once per request")
+    return None
+
 
 def _thread_targets(module: Module) -> dict:
     """The functions a loop starts a thread on (``Thread(target=self.handle)``
