@@ -3,6 +3,7 @@ from here too, for the tests that import them from conftest."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness import (  # noqa: F401  (re-exported)
+    BATCH_PROGRAMS,
     CHECK_BAD,
     DRIVER_ENV,
     FRAMEWORK_DRIVERS,
@@ -20,6 +22,7 @@ from harness import (  # noqa: F401  (re-exported)
     SAMPLES,
     STORY_BAD,
     STORY_FRAMEWORK,
+    BatchProgram,
     assert_exactly_markers,
     expected_markers,
     install_plugin,
@@ -140,13 +143,36 @@ def _batch_samples(kind: str) -> list[Path]:
     return [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
 
 
-def _sample_batch(tmp_path_factory, kind: str, paths: list[Path]) -> Path | None:
-    """The folder of the batch of ``kind`` samples ``paths`` (made once per test run: xdist's
-    workers share it), or None when there are none."""
-    if not paths:
+def _batch_writers(session, kind: str) -> dict:
+    """The writers of the programs test modules add to the ``kind`` batch (harness's
+    ``batch_programs``), of the modules with a selected test marked ``sample_batch(kind)``:
+    name -> writer. Every worker collects the same tests, so all choose the same."""
+    modules = {item.module.__name__ for item in session.items if hasattr(item, "module")
+               and any(mark.args[0] == kind for mark in item.iter_markers("sample_batch"))}
+    return {name: write for name, write in sorted(BATCH_PROGRAMS[kind].items()) if write.__module__ in modules}
+
+
+def _sample_batch(tmp_path_factory, kind: str, paths: list[Path], writers: dict) -> Path | None:
+    """The folder of the batch of ``kind``: samples ``paths``, then the programs ``writers``
+    write (made once per test run: xdist's workers share it), or None when there are none."""
+    if not paths and not writers:
         return None
-    return shared_folder(tmp_path_factory, f"samples-{kind}",
-                         lambda folder: run_driver(kind, paths, folder / "runs.json", start=_BATCH_START))
+
+    def make(folder: Path) -> None:
+        programs, names, options = list(paths), {}, {}
+        for name, write in writers.items():
+            names[name] = {}
+            for key, program in write(folder / "programs" / name).items():
+                if not isinstance(program, BatchProgram):
+                    program = BatchProgram(Path(program))
+                names[name][key] = str(program.path)
+                programs.append(program.path)
+                if program.sys_path or program.env:
+                    options[program.path] = {"sys_path": list(program.sys_path), "env": dict(program.env)}
+        (folder / "programs.json").write_text(json.dumps(names))
+        run_driver(kind, programs, folder / "runs.json", start=_BATCH_START, options=options)
+
+    return shared_folder(tmp_path_factory, f"samples-{kind}", make)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -159,7 +185,8 @@ def _sample_batches_started(request, tmp_path_factory):
                     for mark in item.iter_markers("sample_batch")})
     tmp_path_factory.getbasetemp()  # made here, once: never by two threads at a time
     # the samples are chosen here too, before any test runs (and patches what routing reads)
-    threads = [threading.Thread(target=_sample_batch, args=(tmp_path_factory, kind, _batch_samples(kind)), daemon=True)
+    threads = [threading.Thread(target=_sample_batch, daemon=True,
+                                args=(tmp_path_factory, kind, _batch_samples(kind), _batch_writers(request.session, kind)))
                for kind in kinds]
     for thread in threads:
         thread.start()
@@ -169,7 +196,21 @@ def _sample_batches_started(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def sample_runs(tmp_path_factory):
+def _batches(request, tmp_path_factory):
+    """``_batches(kind)``: the folder of the ``kind`` batch (``runs.json``, ``programs.json``),
+    or None; made once per test run, xdist's workers share it."""
+    done: dict[str, Path | None] = {}
+
+    def folder(kind: str) -> Path | None:
+        if kind not in done:
+            done[kind] = _sample_batch(tmp_path_factory, kind, _batch_samples(kind), _batch_writers(request.session, kind))
+        return done[kind]
+
+    return folder
+
+
+@pytest.fixture(scope="session")
+def sample_runs(_batches):
     """``sample_runs(kind)``: every sample of a subprocess driver (``tf2``, ``jax``, ``torch``)
     that this environment can run, run once per test run (xdist's workers share it): sample
     path -> result. A test that reads it is marked ``sample_batch(kind)``."""
@@ -177,8 +218,22 @@ def sample_runs(tmp_path_factory):
 
     def runs(kind: str) -> dict:
         if kind not in done:
-            folder = _sample_batch(tmp_path_factory, kind, _batch_samples(kind))
+            folder = _batches(kind)
             done[kind] = {} if folder is None else read_runs(folder / "runs.json")
         return done[kind]
+
+    return runs
+
+
+@pytest.fixture(scope="session")
+def batch_runs(_batches, sample_runs):
+    """``batch_runs(kind, name)``: the results of the programs a test module added to the
+    ``kind`` batch under ``name`` (harness's ``batch_programs``): key -> result (with its
+    ``path``). A test that reads them is marked ``sample_batch(kind)``."""
+
+    def runs(kind: str, name: str) -> dict:
+        everything = sample_runs(kind)
+        names = json.loads((_batches(kind) / "programs.json").read_text())[name]
+        return {key: {**everything[path], "path": path} for key, path in names.items()}
 
     return runs

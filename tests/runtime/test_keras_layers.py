@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from harness import SAMPLES
+from harness import SAMPLES, BatchProgram, batch_programs, write_program
 
 pytestmark = pytest.mark.sample_batch("tf2")  # its `runs` are sample_runs("tf2")
 
@@ -237,24 +237,30 @@ def test_runtime_gl505_also_finds_a_helper_that_call_uses(tmp_path):
     assert found == [("GL505", 6)]
 
 
-def test_tf_function_of_a_layer_converts_its_call_as_under_python(tmp_path):
+AUTOGRAPH_LAYER = """\
+import tensorflow as tf
+import keras
+
+class Double(keras.layers.Layer):
+    def call(self, x):
+        return x * 2.0
+
+print(tf.function(Double())(tf.constant([1.0, 2.0])).numpy().tolist())
+"""
+
+
+@batch_programs("tf2", "keras_layers")
+def _autograph_program(folder):
+    """AUTOGRAPH_LAYER under strict conversion (AutoGraph reads the variable at each
+    conversion: set for this program only)."""
+    return {"strict": BatchProgram(write_program(folder, AUTOGRAPH_LAYER), env=(("AUTOGRAPH_STRICT_CONVERSION", "1"),))}
+
+
+def test_tf_function_of_a_layer_converts_its_call_as_under_python(batch_runs):
     """tf.function(layer) has AutoGraph convert Layer.__call__ from its source; graphlint's
     wrapper of it keeps a findable source, so strict conversion (Sonnet's Keras conformance
     tests) works as under python instead of raising InaccessibleSourceCodeError."""
-    findings, proc = _run(
-        tmp_path,
-        """
-        import tensorflow as tf
-        import keras
-
-        class Double(keras.layers.Layer):
-            def call(self, x):
-                return x * 2.0
-
-        print(tf.function(Double())(tf.constant([1.0, 2.0])).numpy().tolist())
-        """,
-        env={"AUTOGRAPH_STRICT_CONVERSION": "1"},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.strip().splitlines()[-1] == "[2.0, 4.0]"
-    assert findings == []
+    result = batch_runs("tf2", "keras_layers")["strict"]
+    assert result["status"] == 0, result["stderr"][-3000:]
+    assert result["stdout"].strip().splitlines()[-1] == "[2.0, 4.0]"
+    assert result["findings"] == []
