@@ -239,9 +239,11 @@ def gl(*args, cwd=None, timeout=120, prefix=(), env=None, **kw):
 
 
 def one_line_error(proc, *fragments):
-    """Exit 2, stderr is exactly one ``graphlint: error:`` line containing each fragment."""
+    """Exit 2, stderr is exactly one ``graphlint: error:`` line containing each fragment
+    (``proc``: a finished subprocess, or the Result of :func:`cli`)."""
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    status = proc.returncode if hasattr(proc, "returncode") else proc.exit_code
+    assert status == 2, (status, proc.stderr[-2000:])
     assert len(lines) == 1 and lines[0].startswith("graphlint: error: "), proc.stderr[-2000:]
     for fragment in fragments:
         assert fragment in lines[0]
