@@ -3,13 +3,16 @@ from here too, for the tests that import them from conftest."""
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from harness import (  # noqa: F401  (re-exported)
+    BATCH_PROGRAMS,
     CHECK_BAD,
     DRIVER_ENV,
     FRAMEWORK_DRIVERS,
@@ -19,6 +22,7 @@ from harness import (  # noqa: F401  (re-exported)
     SAMPLES,
     STORY_BAD,
     STORY_FRAMEWORK,
+    BatchProgram,
     assert_exactly_markers,
     expected_markers,
     install_plugin,
@@ -38,6 +42,42 @@ from harness import (  # noqa: F401  (re-exported)
 )
 
 pytest_plugins = ["pytester"]
+
+
+def _bytecode_off() -> bool:
+    return sys.flags.dont_write_bytecode or bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+
+
+def _compile_the_tested_tree() -> None:
+    """With ``PYTHONDONTWRITEBYTECODE`` set, every Python the suite starts (some 320 in the fast
+    loop: the console script, LSP servers, sample drivers) would compile graphlint's modules
+    from source again: 0.2 s of CPU a process instead of 0.13. So the controller (or the one
+    process) compiles graphlint and the harness once, beside their sources, as an install or
+    a first import would; Python reads bytecode that exists whatever the variable says. Test
+    programs' folders and installed packages are left as they are."""
+    if not _bytecode_off() or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    import compileall
+    import importlib.util
+
+    for folder in importlib.util.find_spec("graphlint").submodule_search_locations:
+        compileall.compile_dir(folder, quiet=1)
+    compileall.compile_file(str(Path(__file__).with_name("harness.py")), quiet=1)
+
+
+_compile_the_tested_tree()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Collection keeps the test modules' rewritten bytecode (pytest's cache, beside them) even
+    with ``PYTHONDONTWRITEBYTECODE`` set, so that each worker does not rewrite every test
+    module's asserts anew (a few seconds a worker)."""
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = saved
 
 
 @pytest.fixture
@@ -103,13 +143,46 @@ def _batch_samples(kind: str) -> list[Path]:
     return [p for p in SAMPLE_PATHS if sample_driver(p) == kind and sample_needs(p) is None]
 
 
-def _sample_batch(tmp_path_factory, kind: str, paths: list[Path]) -> Path | None:
-    """The folder of the batch of ``kind`` samples ``paths`` (made once per test run: xdist's
-    workers share it), or None when there are none."""
-    if not paths:
+def _batch_writers(session, kind: str) -> dict:
+    """The writers of the programs test modules add to the ``kind`` batch (harness's
+    ``batch_programs``), of the modules with a selected test marked ``sample_batch(kind)``:
+    name -> writer. Every worker collects the same tests, so all choose the same."""
+    modules = {item.module.__name__ for item in session.items if hasattr(item, "module")
+               and any(mark.args[0] == kind for mark in item.iter_markers("sample_batch"))}
+    return {name: write for name, write in sorted(BATCH_PROGRAMS[kind].items()) if write.__module__ in modules}
+
+
+def _sample_batch(tmp_path_factory, kind: str, paths: list[Path], writers: dict) -> Path | None:
+    """The folder of the batch of ``kind``: samples ``paths``, then the programs ``writers``
+    write (made once per test run: xdist's workers share it), or None when there are none."""
+    if not paths and not writers:
         return None
-    return shared_folder(tmp_path_factory, f"samples-{kind}",
-                         lambda folder: run_driver(kind, paths, folder / "runs.json", start=_BATCH_START))
+
+    def make(folder: Path) -> None:
+        programs, names, options = list(paths), {}, {}
+        for name, write in writers.items():
+            names[name] = {}
+            for key, program in write(folder / "programs" / name).items():
+                if not isinstance(program, BatchProgram):
+                    program = BatchProgram(Path(program))
+                names[name][key] = str(program.path)
+                programs.append(program.path)
+                if program.sys_path or program.env:
+                    options[program.path] = {"sys_path": list(program.sys_path), "env": dict(program.env)}
+        (folder / "programs.json").write_text(json.dumps(names))
+        run_driver(kind, programs, folder / "runs.json", start=_BATCH_START, options=options)
+
+    return shared_folder(tmp_path_factory, f"samples-{kind}", make)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The tests that read a sample batch go last (in their order): the batches start once the
+    tests are collected and take a minute, so a worker that reached a reader early sat idle
+    waiting for it while the other did the work (50 s of the fast loop's wall)."""
+    readers = [item for item in items if item.get_closest_marker("sample_batch") is not None]
+    if readers:
+        chosen = set(map(id, readers))
+        items[:] = [item for item in items if id(item) not in chosen] + readers
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -122,7 +195,8 @@ def _sample_batches_started(request, tmp_path_factory):
                     for mark in item.iter_markers("sample_batch")})
     tmp_path_factory.getbasetemp()  # made here, once: never by two threads at a time
     # the samples are chosen here too, before any test runs (and patches what routing reads)
-    threads = [threading.Thread(target=_sample_batch, args=(tmp_path_factory, kind, _batch_samples(kind)), daemon=True)
+    threads = [threading.Thread(target=_sample_batch, daemon=True,
+                                args=(tmp_path_factory, kind, _batch_samples(kind), _batch_writers(request.session, kind)))
                for kind in kinds]
     for thread in threads:
         thread.start()
@@ -132,7 +206,21 @@ def _sample_batches_started(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def sample_runs(tmp_path_factory):
+def _batches(request, tmp_path_factory):
+    """``_batches(kind)``: the folder of the ``kind`` batch (``runs.json``, ``programs.json``),
+    or None; made once per test run, xdist's workers share it."""
+    done: dict[str, Path | None] = {}
+
+    def folder(kind: str) -> Path | None:
+        if kind not in done:
+            done[kind] = _sample_batch(tmp_path_factory, kind, _batch_samples(kind), _batch_writers(request.session, kind))
+        return done[kind]
+
+    return folder
+
+
+@pytest.fixture(scope="session")
+def sample_runs(_batches):
     """``sample_runs(kind)``: every sample of a subprocess driver (``tf2``, ``jax``, ``torch``)
     that this environment can run, run once per test run (xdist's workers share it): sample
     path -> result. A test that reads it is marked ``sample_batch(kind)``."""
@@ -140,8 +228,22 @@ def sample_runs(tmp_path_factory):
 
     def runs(kind: str) -> dict:
         if kind not in done:
-            folder = _sample_batch(tmp_path_factory, kind, _batch_samples(kind))
+            folder = _batches(kind)
             done[kind] = {} if folder is None else read_runs(folder / "runs.json")
         return done[kind]
+
+    return runs
+
+
+@pytest.fixture(scope="session")
+def batch_runs(_batches, sample_runs):
+    """``batch_runs(kind, name)``: the results of the programs a test module added to the
+    ``kind`` batch under ``name`` (harness's ``batch_programs``): key -> result (with its
+    ``path``). A test that reads them is marked ``sample_batch(kind)``."""
+
+    def runs(kind: str, name: str) -> dict:
+        everything = sample_runs(kind)
+        names = json.loads((_batches(kind) / "programs.json").read_text())[name]
+        return {key: {**everything[path], "path": path} for key, path in names.items()}
 
     return runs

@@ -239,9 +239,11 @@ def gl(*args, cwd=None, timeout=120, prefix=(), env=None, **kw):
 
 
 def one_line_error(proc, *fragments):
-    """Exit 2, stderr is exactly one ``graphlint: error:`` line containing each fragment."""
+    """Exit 2, stderr is exactly one ``graphlint: error:`` line containing each fragment
+    (``proc``: a finished subprocess, or the Result of :func:`cli`)."""
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    status = proc.returncode if hasattr(proc, "returncode") else proc.exit_code
+    assert status == 2, (status, proc.stderr[-2000:])
     assert len(lines) == 1 and lines[0].startswith("graphlint: error: "), proc.stderr[-2000:]
     for fragment in fragments:
         assert fragment in lines[0]
@@ -401,13 +403,19 @@ SAMPLE_PATHS = sorted(
 _SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
 
 
-def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False, start=None) -> dict:
+def run_driver(kind: str, paths, out: Path, env=None, timeout=900, plain: bool = False, start=None,
+               options: dict | None = None) -> dict:
     """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed.
 
     ``start``: ``(environment, folder)`` to start it with instead of this process's current ones
-    (a batch started in a background thread must not see what a running test has changed)."""
+    (a batch started in a background thread must not see what a running test has changed);
+    ``options``: program path -> what it alone runs with (``sys_path``, ``env``: the driver's
+    ``--options``)."""
     command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind, *(["--plain"] if plain else [])]
+    if options:
+        Path(f"{out}.options.json").write_text(json.dumps({str(p): o for p, o in options.items()}))
+        command += ["--options", f"{out}.options.json"]
     environ, cwd = start if start is not None else (os.environ, None)
     proc = subprocess.run(
         [*command, str(out), *map(str, paths)],
@@ -425,6 +433,33 @@ def read_runs(out: Path) -> dict:
     for result in data.values():
         result["findings"] = [finding_from_dict(f) for f in result["findings"]]
     return data
+
+
+@dataclass(frozen=True)
+class BatchProgram:
+    """A test module's program run in a sample batch: its path, and what it alone runs with
+    (folders first on ``sys.path``, environment variables)."""
+
+    path: Path
+    sys_path: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+#: The programs test modules add to a sample batch (its one TensorFlow import serves them
+#: too): kind -> name -> ``write(folder) -> {key: Path or BatchProgram}``, registered with
+#: :func:`batch_programs`; tests/conftest.py's ``batch_runs(kind, name)`` gives the results.
+BATCH_PROGRAMS: dict[str, dict[str, object]] = {"tf2": {}, "jax": {}, "torch": {}}
+
+
+def batch_programs(kind: str, name: str):
+    """Register ``write(folder)`` (a decorator): the programs it writes under ``folder`` run in
+    the ``kind`` sample batch, once per test run, after the samples. A test reading them is
+    marked ``sample_batch(kind)``."""
+    def register(write):
+        BATCH_PROGRAMS[kind][name] = write
+        return write
+
+    return register
 
 
 def shared_folder(tmp_path_factory, name: str, make) -> Path:

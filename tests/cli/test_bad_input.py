@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from harness import GRAPHLINT, ROOT, cli, gl, one_line_error, unprivileged
+from harness import GRAPHLINT, ROOT, check, cli, gl, one_line_error, unprivileged
 
 FIXABLE = "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
 
@@ -123,17 +123,23 @@ def test_help_and_version_still_work_after_the_usage_error_change():
 
 
 @pytest.mark.parametrize("value", ["3", '"graphlint"', "[1, 2]"])
-def test_tool_that_is_not_a_table_in_a_config_file_is_one_line_and_exit_2(tmp_path, value):
+def test_tool_that_is_not_a_table_in_a_config_file_is_one_line_and_exit_2(tmp_path, monkeypatch, value):
     """In pyproject.toml: test_bad_pyproject_is_one_line_and_exit_2_for_run_and_check."""
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "graphlint.toml").write_text(f"tool = {value}\n")
-    one_line_error(gl("check", "a.py", "--config", "graphlint.toml", cwd=tmp_path), "tool")
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "a.py", "--config", "graphlint.toml")
+    one_line_error(result, "tool")
+    assert result.stdout == ""
 
 @pytest.mark.parametrize("pattern", ["!", "a\\\\", "[z-a]"])
-def test_invalid_exclude_pattern_is_a_config_error(tmp_path, pattern):
+def test_invalid_exclude_pattern_is_a_config_error(tmp_path, monkeypatch, pattern):
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "pyproject.toml").write_text(f'[tool.graphlint]\nexclude = ["{pattern}"]\n')
-    one_line_error(gl("check", ".", cwd=tmp_path), "exclude")
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", ".")
+    one_line_error(result, "exclude")
+    assert result.stdout == ""
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
 def test_special_file_as_config_is_one_line(tmp_path, kind):
@@ -225,9 +231,9 @@ def test_per_file_ignores_match_walked_and_relative_paths_and_fix_leaves_them(tm
         "subdirectory": (["x.py"], tmp_path / "ign"),
         "absolute": ([str(tmp_path / "ign" / "x.py")], tmp_path),
     }[how]
-    proc = gl("check", *args, cwd=cwd)
-    assert proc.returncode == 0 and "GL103" not in proc.stdout, proc.stdout
-    gl("check", "--fix", *args, cwd=cwd)
+    status, out, _ = check(*args, cwd=cwd)
+    assert status == 0 and "GL103" not in out, out
+    assert check("--fix", *args, cwd=cwd)[0] == 0
     assert (tmp_path / "ign" / "x.py").read_text() == FIXABLE
 
 def test_pre_commit_hook_passes_files_after_double_dash(tmp_path):

@@ -17,18 +17,18 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from harness import (
     GRAPHLINT,
     TF_ENV,
+    BatchProgram,
+    batch_programs,
     install_plugin,
-    read_runs,
-    run_driver,
     run_in_process,
     run_linted,
-    shared_folder,
     tf_quiet,
     write_program,
 )
@@ -280,8 +280,9 @@ def test_every_hook_is_fault_injected():
     assert set(_hook_names()) == set(TF1_HOOKS) | set(TF2_HOOKS) | set(TORCH_HOOKS)
 
 #: The TF2 hooks' raising rules, one per hook (code -> hook), installed as a third-party
-#: distribution: the TF2 program runs once per hook, all in one eager subprocess, each run
-#: with its one raising rule selected (a ``graphlint.toml`` beside it ignores the others).
+#: distribution: the TF2 program runs once per hook, in the TF2 sample batch (one eager
+#: subprocess), each run with the distribution on its path and its one raising rule selected
+#: (a ``graphlint.toml`` beside it ignores the others).
 TF2_RAISING = {f"XY9{i:02d}": hook for i, hook in enumerate(TF2_HOOKS, 1)}
 RAISING_RULES = """\
 from graphlint import Rule
@@ -300,33 +301,34 @@ def raising(hook, code):
 """ + "".join(f"Raises_{hook} = raising({hook!r}, {code!r})\n" for code, hook in TF2_RAISING.items())
 
 
-@pytest.fixture(scope="module")
-def tf2_faults(tmp_path_factory):
-    """EVERY_TF2_EVENT run under graphlint once per TF2 hook with that hook's raising rule (in
-    one subprocess, once per test run): hook -> ``(path, result)``."""
-
-    def run(folder):
-        site = install_plugin(folder / "site", "raising_rules", RAISING_RULES,
-                              {code: f"Raises_{hook}" for code, hook in TF2_RAISING.items()})
-        for code, hook in TF2_RAISING.items():
-            write_program(folder / hook, EVERY_TF2_EVENT, "events.py")
-            others = ", ".join(f'"{other}"' for other in TF2_RAISING if other != code)
-            (folder / hook / "graphlint.toml").write_text(f"[graphlint]\nignore = [{others}]\n")
-        paths = [folder / hook / "events.py" for hook in TF2_HOOKS]
-        run_driver("tf2", paths, folder / "runs.json", env={"PYTHONPATH": str(site)})
-
-    folder = shared_folder(tmp_path_factory, "faults-tf2", run)
-    runs = read_runs(folder / "runs.json")
-    return {hook: (folder / hook / "events.py", runs[str(folder / hook / "events.py")]) for hook in TF2_HOOKS}
+@batch_programs("tf2", "faults")
+def _tf2_fault_programs(folder):
+    """EVERY_TF2_EVENT once per TF2 hook, with that hook's raising rule: hook -> program."""
+    site = install_plugin(folder / "site", "raising_rules", RAISING_RULES,
+                          {code: f"Raises_{hook}" for code, hook in TF2_RAISING.items()})
+    programs = {}
+    for code, hook in TF2_RAISING.items():
+        programs[hook] = BatchProgram(write_program(folder / hook, EVERY_TF2_EVENT, "events.py"), sys_path=(str(site),))
+        others = ", ".join(f'"{other}"' for other in TF2_RAISING if other != code)
+        (folder / hook / "graphlint.toml").write_text(f"[graphlint]\nignore = [{others}]\n")
+    return programs
 
 
-@pytest.mark.parametrize("hook", TF1_HOOKS + TF2_HOOKS)
+@pytest.fixture
+def tf2_faults(batch_runs):
+    """EVERY_TF2_EVENT run under graphlint once per TF2 hook with that hook's raising rule:
+    hook -> result."""
+    return batch_runs("tf2", "faults")
+
+
+@pytest.mark.parametrize("hook", TF1_HOOKS + [pytest.param(hook, marks=pytest.mark.sample_batch("tf2")) for hook in TF2_HOOKS])
 def test_a_rule_raising_in_any_hook_becomes_gl000_and_the_others_carry_on(request, tmp_path, hook):
     from graphlint.registry import discover_rules
 
     if hook in TF2_HOOKS:  # eager execution: not in this process, where TF1 programs turned it off
-        path, result = request.getfixturevalue("tf2_faults")[hook]
+        result = request.getfixturevalue("tf2_faults")[hook]
         status, findings = result["status"], result["findings"]
+        path = Path(result["path"])
         (code,) = [code for code, raising in TF2_RAISING.items() if raising == hook]
     else:
         path = write_program(tmp_path, EVERY_EVENT, "events.py")

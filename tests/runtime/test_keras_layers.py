@@ -1,6 +1,7 @@
 """GL505 layer-created-in-call: Keras 3 and tf-keras layers that create layers or variables in
-`call()` — the runtime probe on real Keras (samples in one eager subprocess; tf-keras through
-`TF_USE_LEGACY_KERAS=1` in its own subprocess) — and GL201's Keras form: two layers of one
+`call()` — the runtime probe on real Keras (samples and this module's programs in the TF2
+sample batch, one eager subprocess; tf-keras through `TF_USE_LEGACY_KERAS=1` and Keras on JAX
+each in a subprocess of its own) — and GL201's Keras form: two layers of one
 model given the same name. Their static forms: tests/static/test_keras_static.py."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import textwrap
 
 import pytest
 
-from harness import SAMPLES
+from harness import SAMPLES, BatchProgram, batch_programs, write_program
 
 pytestmark = pytest.mark.sample_batch("tf2")  # its `runs` are sample_runs("tf2")
 
@@ -97,18 +98,20 @@ x = np.ones((1, 3), dtype="float32")
 """
 
 
-@pytest.mark.slow
+def _batched(batch_runs, key: str):
+    """``(found, result)`` of this module's program ``key`` run in the TF2 sample batch."""
+    result = batch_runs("tf2", "keras_layers")[key]
+    assert result["status"] == 0, result["stderr"][-3000:]
+    return [(f.code, f.location.line) for f in result["findings"]], result
+
+
 @pytest.mark.parametrize("calls, reported", [(1, False), (2, True)])
-def test_first_call_may_create_the_second_may_not(tmp_path, calls, reported):
-    found, _ = _run(tmp_path, LAYER + f"for _ in range({calls}):\n    block(x)\n")
+def test_first_call_may_create_the_second_may_not(batch_runs, calls, reported):
+    found, result = _batched(batch_runs, f"layer-{calls}")
     assert found == ([("GL505", 7)] if reported else [])
 
 
-@pytest.mark.slow
-def test_keras_fit_predict_evaluate_of_a_well_built_model_is_clean(tmp_path):
-    found, proc = _run(
-        tmp_path,
-        """
+FIT = """
         import numpy as np
         import keras
 
@@ -130,9 +133,12 @@ def test_keras_fit_predict_evaluate_of_a_well_built_model_is_clean(tmp_path):
             model.predict(x, verbose=0)
             model(x[:3]); model(x[:5])
         print("ok")
-        """,
-    )
-    assert found == [] and proc.stdout.strip() == "ok"
+        """
+
+
+def test_keras_fit_predict_evaluate_of_a_well_built_model_is_clean(batch_runs):
+    found, result = _batched(batch_runs, "fit")
+    assert found == [] and result["stdout"].strip() == "ok"
 
 
 @pytest.mark.slow
@@ -204,21 +210,16 @@ ok = keras.Sequential([keras.layers.Dense(4, name="e", input_shape=(3,)), keras.
 """
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("flavor", ["keras", "tf_keras"])
-def test_gl201_keras_names_both_lines_where_keras_refuses_the_model(tmp_path, flavor):
+def test_gl201_keras_names_both_lines_where_keras_refuses_the_model(batch_runs, flavor):
     if flavor == "tf_keras" and not HAS_TF_KERAS:
         pytest.skip("tf-keras is not installed")
-    found, proc = _run(tmp_path, DUPLICATES.format(keras=flavor))
-    assert proc.stdout.split() == ["refused", "refused"]
-    assert found == [("GL201", 7), ("GL201", 14)], proc.stderr[-2000:]
+    found, result = _batched(batch_runs, f"duplicates-{flavor}")
+    assert result["stdout"].split() == ["refused", "refused"]
+    assert found == [("GL201", 7), ("GL201", 14)], result["stderr"][-2000:]
 
 
-@pytest.mark.slow
-def test_runtime_gl505_also_finds_a_helper_that_call_uses(tmp_path):
-    found, _ = _run(
-        tmp_path,
-        """
+HELPER = """
         import numpy as np
         import keras
 
@@ -232,29 +233,47 @@ def test_runtime_gl505_also_finds_a_helper_that_call_uses(tmp_path):
         block = Block()
         for _ in range(3):
             block(np.ones((1, 3), dtype="float32"))
-        """,
-    )
+        """
+
+
+def test_runtime_gl505_also_finds_a_helper_that_call_uses(batch_runs):
+    found, result = _batched(batch_runs, "helper")
     assert found == [("GL505", 6)]
 
 
-def test_tf_function_of_a_layer_converts_its_call_as_under_python(tmp_path):
+AUTOGRAPH_LAYER = """\
+import tensorflow as tf
+import keras
+
+class Double(keras.layers.Layer):
+    def call(self, x):
+        return x * 2.0
+
+print(tf.function(Double())(tf.constant([1.0, 2.0])).numpy().tolist())
+"""
+
+
+@batch_programs("tf2", "keras_layers")
+def _programs(folder):
+    """This module's Keras programs, run in the TF2 sample batch (eager TensorFlow, Keras 3 or
+    tf-keras imported by name): key -> program. AUTOGRAPH_LAYER runs under strict conversion
+    (AutoGraph reads the variable at each conversion: set for that program only)."""
+    sources = {"layer-1": LAYER + "for _ in range(1):\n    block(x)\n",
+               "layer-2": LAYER + "for _ in range(2):\n    block(x)\n",
+               "fit": FIT, "helper": HELPER, "duplicates-keras": DUPLICATES.format(keras="keras")}
+    if HAS_TF_KERAS:
+        sources["duplicates-tf_keras"] = DUPLICATES.format(keras="tf_keras")
+    programs = {key: write_program(folder / key, source) for key, source in sources.items()}
+    programs["strict"] = BatchProgram(write_program(folder / "strict", AUTOGRAPH_LAYER),
+                                      env=(("AUTOGRAPH_STRICT_CONVERSION", "1"),))
+    return programs
+
+
+def test_tf_function_of_a_layer_converts_its_call_as_under_python(batch_runs):
     """tf.function(layer) has AutoGraph convert Layer.__call__ from its source; graphlint's
     wrapper of it keeps a findable source, so strict conversion (Sonnet's Keras conformance
     tests) works as under python instead of raising InaccessibleSourceCodeError."""
-    findings, proc = _run(
-        tmp_path,
-        """
-        import tensorflow as tf
-        import keras
-
-        class Double(keras.layers.Layer):
-            def call(self, x):
-                return x * 2.0
-
-        print(tf.function(Double())(tf.constant([1.0, 2.0])).numpy().tolist())
-        """,
-        env={"AUTOGRAPH_STRICT_CONVERSION": "1"},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.strip().splitlines()[-1] == "[2.0, 4.0]"
-    assert findings == []
+    result = batch_runs("tf2", "keras_layers")["strict"]
+    assert result["status"] == 0, result["stderr"][-3000:]
+    assert result["stdout"].strip().splitlines()[-1] == "[2.0, 4.0]"
+    assert result["findings"] == []

@@ -2,17 +2,15 @@
 the docs say so in one wording; GL501 tells values apart whole, not by their shortened text.
 
 Each program runs with its configuration as `graphlint run --config` reads it (``load``): the
-TF1 programs in this process, the TF2 ones (they need eager execution) all in one eager
-subprocess (tests/sample_driver.py, started once per test run)."""
+TF1 programs in this process, the TF2 ones (they need eager execution) in the TF2 sample
+batch, after the samples (tests/sample_driver.py, started once per test run)."""
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
 from graphlint.config import load
-from harness import ROOT, read_runs, run_driver, run_linted, shared_folder, write_program
+from harness import ROOT, batch_programs, run_linted, write_program
 
 TF1 = "import tensorflow as tf\ntf1 = tf.compat.v1\ntf1.disable_eager_execution()\n"
 
@@ -60,8 +58,10 @@ def _is_tf2(program: str) -> bool:
     return not program.startswith(TF1)
 
 
+@batch_programs("tf2", "thresholds")
 def _tf2_programs(folder):
-    """Every TF2 program of this module, written under ``folder``: name -> path."""
+    """Every TF2 program of this module, written under ``folder``: name -> path (they run in
+    the TF2 sample batch, each with its configuration)."""
     paths = {f"strings-{where}": write_program(folder / where, _tag_program(value), "x.py")
              for where, value in LONG_STRINGS.items()}
     for code, option, value, others, program in THRESHOLDS:
@@ -71,24 +71,15 @@ def _tf2_programs(folder):
     return paths
 
 
-@pytest.fixture(scope="module")
-def tf2_runs(tmp_path_factory):
-    """Every TF2 program of this module run under graphlint in one eager subprocess (once per
-    test run), each with its configuration: name -> result."""
-
-    def run(folder):
-        paths = _tf2_programs(folder)
-        (folder / "names.json").write_text(json.dumps({name: str(path) for name, path in paths.items()}))
-        run_driver("tf2", paths.values(), folder / "runs.json")
-
-    folder = shared_folder(tmp_path_factory, "thresholds-tf2", run)
-    runs = read_runs(folder / "runs.json")
-    return {name: runs[path] for name, path in json.loads((folder / "names.json").read_text()).items()}
+@pytest.fixture
+def tf2_runs(batch_runs):
+    """Every TF2 program of this module run under graphlint: name -> result."""
+    return batch_runs("tf2", "thresholds")
 
 
-def _fires(tmp_path, tf2_runs, code, option, value, others, program, n) -> bool:
-    if _is_tf2(program):
-        result = tf2_runs[f"{code}-{option}-{n}"]
+def _fires(request, tmp_path, code, option, value, others, program, n) -> bool:
+    if _is_tf2(program):  # (a TF1 case waits for no batch)
+        result = request.getfixturevalue("tf2_runs")[f"{code}-{option}-{n}"]
         findings, status = result["findings"], result["status"]
     else:
         path = _program(tmp_path, code, option, value, others, program, n)
@@ -100,11 +91,13 @@ def _fires(tmp_path, tf2_runs, code, option, value, others, program, n) -> bool:
 
 
 @pytest.mark.parametrize("at", ["boundary", "just-below"])
-@pytest.mark.parametrize("code, option, value, others, program", THRESHOLDS, ids=[f"{t[0]}-{t[1]}" for t in THRESHOLDS])
-def test_threshold_option_fires_at_its_boundary_and_not_just_below(tmp_path, tf2_runs, code, option, value, others,
+@pytest.mark.parametrize("code, option, value, others, program", [
+    pytest.param(*t, id=f"{t[0]}-{t[1]}", marks=[pytest.mark.sample_batch("tf2")] if _is_tf2(t[4]) else [])
+    for t in THRESHOLDS])
+def test_threshold_option_fires_at_its_boundary_and_not_just_below(request, tmp_path, code, option, value, others,
                                                                    program, at):
     n = value + 1 if at == "boundary" else value
-    assert _fires(tmp_path, tf2_runs, code, option, value, others, program, n) is (at == "boundary")
+    assert _fires(request, tmp_path, code, option, value, others, program, n) is (at == "boundary")
 
 @pytest.mark.parametrize("code, option", sorted({(t[0], t[1]) for t in THRESHOLDS}))
 def test_readme_and_rule_docs_say_the_same_about_each_threshold(code, option):
@@ -136,6 +129,7 @@ def _tag_program(value: str) -> str:
     )
 
 
+@pytest.mark.sample_batch("tf2")
 @pytest.mark.parametrize("where", sorted(LONG_STRINGS))
 def test_gl501_tells_long_strings_apart_beyond_their_shortened_text(tf2_runs, where):
     (finding,) = [f for f in tf2_runs[f"strings-{where}"]["findings"] if f.code == "GL501"]

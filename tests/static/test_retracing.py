@@ -1,22 +1,20 @@
 """Retracing visible in the source: the static GL501, and GL502 across calls.
 
 Every GL501/GL502 sample is checked statically (its markers, nothing else of those codes) and
-run under graphlint in one eager subprocess (``tests/sample_driver.py tf2``): both engines must
-report the same (code, line) pairs. Behaviours are specified on small programs, checked statically.
+run under graphlint in the TF2 sample batch (one eager subprocess, ``tests/sample_driver.py
+tf2``; the samples beside another module and two bound programs added to it): both engines
+must report the same (code, line) pairs. Behaviours are specified on small programs, checked statically.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from harness import ROOT, SAMPLES, expected_markers, line_of, write_program
+from harness import SAMPLES, batch_programs, expected_markers, line_of, write_program
 from graphlint.config import Config
 from graphlint.rules.function_recreated import FunctionRecreated
 from graphlint.rules.function_retraced import FunctionRetraced
@@ -59,26 +57,21 @@ def source(tmp_path):
     return write
 
 
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory):
-    """The samples and the bound programs run under graphlint in one eager subprocess."""
-    tmp = tmp_path_factory.mktemp("retracing")
-    bounds = []
+@batch_programs("tf2", "retracing")
+def _programs(folder):
+    """The GL501/GL502 samples beside another module (not among the batch's samples) and the
+    programs at and just over ``max-traces``: key -> path."""
+    programs = {str(path): path for path in BAD + GOOD if path.parent == ACROSS}
     for n in (5, 6):
-        path = tmp / f"loop_{n}.py"
-        path.write_text(HEADER + LOOP.format(n=n))
-        bounds.append(path)
-    out = tmp / "runs.json"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "sample_driver.py"), "tf2", str(out), *map(str, BAD + GOOD + bounds)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(out.read_text())
-    return {path: {(f["location"][0], f["code"], f["location"][1]) for f in run["findings"]} for path, run in data.items()}
+        programs[f"loop_{n}"] = write_program(folder, LOOP.format(n=n), f"loop_{n}.py", header=HEADER)
+    return programs
+
+
+@pytest.fixture
+def runtime(sample_runs, batch_runs):
+    """What graphlint run reported for each sample and bound program: path -> {(path, code, line)}."""
+    runs = {**sample_runs("tf2"), **{result["path"]: result for result in batch_runs("tf2", "retracing").values()}}
+    return {path: {(f.location.path, f.code, f.location.line) for f in run["findings"]} for path, run in runs.items()}
 
 
 # -- samples, both engines -------------------------------------------------------------------
@@ -97,7 +90,7 @@ def test_good_sample_is_clean_statically(path):
     assert static(path) == []
 
 
-@pytest.mark.slow
+@pytest.mark.sample_batch("tf2")
 @pytest.mark.parametrize("path", BAD + GOOD, ids=lambda p: p.name)
 def test_runtime_and_static_agree_on_every_sample(runtime, path):
     ran = {(c, n) for p, c, n in runtime[str(path)] if c in CODES and p == str(path)}
@@ -110,7 +103,7 @@ def test_runtime_and_static_agree_on_every_sample(runtime, path):
     assert ran == {(c, n) for c, n in pairs(static(path)) if not elsewhere or c != elsewhere[0]}
 
 
-@pytest.mark.slow
+@pytest.mark.sample_batch("tf2")
 @pytest.mark.parametrize("n, fires", [(5, False), (6, True)])
 def test_literal_loop_at_and_just_below_max_traces_in_both_engines(runtime, tmp_path, n, fires):
     path = next(Path(p) for p in runtime if p.endswith(f"loop_{n}.py"))
