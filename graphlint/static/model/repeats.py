@@ -441,6 +441,7 @@ def per_call(module: Module, fn: Function) -> Reason | None:
     memo[key] = reason
     return reason
 
+
 def per_call_by_kind(module: Module, fn: Function) -> Reason | None:
     """Why ``fn`` runs again and again by what it is, whoever calls it: a per-call method of a
     long-lived object, a web handler, a Django view (:func:`per_call`'s reasons that name no
