@@ -186,7 +186,9 @@ def _check(
             return [_too_large(path, exc.size, exc.limit)]
         except OSError as exc:
             return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
-    result.read = Inputs(digest(data))
+    # what the result was computed from, for a cache or an editor (none records nothing)
+    result.read = Inputs(digest(data)) if project.record else None
+    raw = data  # the file's bytes (a notebook's data become its cells' source)
     report_unused = config.is_selected(UNUSED_NOQA_CODE)
     if report_unused and not full and b"noqa" in data.lower():
         full = True  # every directive judged: the file is analysed even if no rule could report
@@ -198,7 +200,8 @@ def _check(
             return cells  # its GL001, or nothing for a notebook in another language
         data = cells
     plain = rules and result.notebook is None and data.isascii()  # decoded alike everywhere
-    loaded = project.loaded(path, result.read.digest) if plain else None  # already a module of the tree
+    key = (result.read.digest if result.read is not None else data) if plain else None  # Project.key of the bytes
+    loaded = project.loaded(path, key) if key is not None else None  # already a module of the tree
     scanned = None
     if loaded is None and result.notebook is None and not full:
         scanned = _scan(path, data, rules, result, project)
@@ -215,7 +218,9 @@ def _check(
     if not rules:
         return []
     if scanned is None:  # (else the scan found it relevant, with its look-ups)
-        relevant, result.read.probes = prefilter.decide(path, tree, data, project)  # a module that appears counts
+        relevant, probes = prefilter.decide(path, tree, data, project)  # a module that appears counts
+        if result.read is not None:
+            result.read.probes = probes
         if not full and not relevant:
             return []
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
@@ -225,16 +230,19 @@ def _check(
             module = loaded.relocated(path) if loaded is not None else Module(path, text, tree, project)
         except RecursionError:
             return [syntax_error(path, "too deeply nested to analyse")]
-        if plain:
-            project.checked(path, result.read.digest, module)
+        if key is not None:
+            project.checked(path, key, module)
         sink = FileSink(path)
         _run_rules(module, rules, config, sink)
     found = without_noqa(sink.found, text, path, report_unused=report_unused)
-    probes, result.read.deps = reached(project, path)
-    result.read.probes += probes
+    if result.read is not None:
+        probes, result.read.deps = reached(project, path)
+        result.read.probes += probes
     if module.edits:
         result.edits = list(module.edits)
-        result.digest = result.read.digest if result.notebook is None else digest(data)
+        result.digest = result.read.digest if result.read is not None else digest(raw)  # the file's: the fixes check it
+        if result.notebook is not None:
+            result.notebook.digest = result.digest  # (what _check_file gives the result)
         result.encoding = encoding
     return found
 
@@ -264,9 +272,9 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, project: Proj
         nodes = prefilter.scan_imports(data)
         if nodes is None:
             return None
-        read = result.read
-        assert read is not None, "_check sets it before the scan"
-        relevant, read.probes = prefilter.decide_imports(path, nodes, data, project)
+        relevant, probes = prefilter.decide_imports(path, nodes, data, project)
+        if result.read is not None:
+            result.read.probes = probes
         if relevant:
             return True
     if _compiled(path, data):
@@ -350,7 +358,7 @@ def check_files(
     With a ``cache`` (graphlint.static.cache), unchanged files' results come from it and the
     others' go into it. The run reads the files as they are now: a :class:`Project` of its own
     (each worker process one)."""
-    project = Project()
+    project = Project(record=cache is not None)  # no cache: nothing to record of what was read
     if cache is None:
         return _check_files(paths, rule_classes, config, jobs, progress, project)
     return cache.check(paths, lambda todo: _check_files(todo, rule_classes, config, jobs, progress, project), FileResult, progress, project)
@@ -369,7 +377,7 @@ def _check_files(
         return on_deep_stack(_check_in_turn, paths, rule_classes, config, progress, project)
     from graphlint.static import pool  # here: one file (pre-commit) never starts a pool
 
-    return pool.check_in_pool(paths, rule_classes, config, jobs, progress)
+    return pool.check_in_pool(paths, rule_classes, config, jobs, progress, record=project.record)
 
 
 def _check_in_turn(

@@ -30,7 +30,7 @@ BATCHES_PER_JOB = 10
 _worker_state: tuple[list[type[StaticRule]], Config, Project] | None = None
 
 
-def _init_worker(rules: list[type[StaticRule]], config: Config) -> None:
+def _init_worker(rules: list[type[StaticRule]], config: Config, record: bool = True) -> None:
     global _worker_state
     import gc
     import signal
@@ -41,7 +41,7 @@ def _init_worker(rules: list[type[StaticRule]], config: Config) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):  # blocked from its start until now (check_in_pool)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _worker_state = (rules, config, Project())
+    _worker_state = (rules, config, Project(record=record))
 
 
 def _work(paths: list[str]) -> list[FileResult]:
@@ -58,8 +58,11 @@ def _work_on(paths: list[str]) -> list[FileResult]:
     return out
 
 
-def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config: Config, jobs: int, progress) -> list[FileResult]:
-    """Every file's result, the files checked over ``jobs`` worker processes, in batches."""
+def check_in_pool(
+    paths: list[str], rule_classes: list[type[StaticRule]], config: Config, jobs: int, progress, *, record: bool = True
+) -> list[FileResult]:
+    """Every file's result, the files checked over ``jobs`` worker processes, in batches.
+    ``record``: whether each result carries what it was computed from (for a cache)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -75,7 +78,7 @@ def check_in_pool(paths: list[str], rule_classes: list[type[StaticRule]], config
     pool = None
     try:
         with safe_path_for_children() if fresh else contextlib.nullcontext(), _sigint_held():
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config))
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rule_classes, config, record))
             done = pool.map(_work, batches)
         for batch in done:
             results.extend(batch)

@@ -64,13 +64,17 @@ class Project:
     #: The last files the engine analysed (:meth:`checked`), kept for :meth:`load` to reuse.
     RECENT = 32
 
-    def __init__(self) -> None:
+    def __init__(self, *, record: bool = True) -> None:
+        #: Whether what the analyses read is recorded for a cache or an editor (each look-up
+        #: made, and the digests of the files read: :func:`graphlint.static.cache.reached`). A
+        #: run with neither (``check --no-cache``) records nothing.
+        self.record = record
         self._modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unreadable)
         self._found: dict[tuple[str, str], str | None] = {}  # (directory, dotted) -> file path
         #: The engine's models of the files it analysed last, by absolute path, with the digest
         #: of their bytes: a module of the tree found among them is not parsed again.
-        self._recent: dict[str, tuple[str, Module]] = {}
-        self._digests: dict[str, str] = {}  # absolute path -> digest of the bytes :meth:`load` parsed
+        self._recent: dict[str, tuple[str | bytes, Module]] = {}
+        self._digests: dict[str, str | bytes] = {}  # absolute path -> :meth:`key` of the bytes :meth:`load` parsed
         self._roots_of: dict[str, list[str]] = {}
         self._looked_up: dict[tuple[str, int, str], Resolved | None] = {}
         #: Editors' buffers (graphlint.server): absolute path -> the bytes that stand for the file's.
@@ -94,7 +98,7 @@ class Project:
         try:
             if path in self._sources or os.path.getsize(path) <= MAX_BYTES:
                 data = self._read(path)
-                data_digest = digest(data) if data.isascii() else None
+                data_digest = self.key(data) if data.isascii() else None
                 recent = self._recent.get(path)
                 if recent is not None and data_digest is not None and recent[0] == data_digest:
                     module = recent[1].relocated(path)  # the same bytes the engine just analysed
@@ -115,14 +119,19 @@ class Project:
             data = read_regular(path, MAX_BYTES)  # never blocks (a FIFO, /proc/kmsg)
         return data
 
-    def loaded(self, path: str, data_digest: str) -> Module | None:
-        """The model :meth:`load` made of ``path`` from bytes of this digest (ASCII: decoded
-        as the engine decodes them), or None: the engine then need not parse the file again."""
+    def key(self, data: bytes) -> str | bytes:
+        """What names a file's bytes here (:meth:`loaded`, :meth:`checked`): their digest when
+        the project records it, else the bytes themselves (compared, not hashed)."""
+        return digest(data) if self.record else data
+
+    def loaded(self, path: str, data_digest: str | bytes) -> Module | None:
+        """The model :meth:`load` made of ``path`` from bytes of this :meth:`key` (ASCII:
+        decoded as the engine decodes them), or None: the engine then need not parse the file again."""
         path = os.path.abspath(path)
         return self._modules.get(path) if self._digests.get(path) == data_digest else None
 
-    def checked(self, path: str, data_digest: str, module: Module) -> None:
-        """The engine analysed ``module`` (of ASCII bytes of this digest): kept among the last
+    def checked(self, path: str, data_digest: str | bytes, module: Module) -> None:
+        """The engine analysed ``module`` (of ASCII bytes of this :meth:`key`): kept among the last
         :data:`RECENT`, for :meth:`load` to reuse when a later file imports it."""
         path = os.path.abspath(path)
         if path not in self._modules:
@@ -133,8 +142,8 @@ class Project:
     def forget(self) -> None:
         """Drop what was read of the files (the editor's buffers stay)."""
         for memo in (
-            self._modules, self._found, self._roots_of, self._looked_up, self.resolutions, self._recent, self._digests,
-            self._importers,
+            self._modules, self._found, self._roots_of, self._looked_up, self.resolutions, self._recent,
+            self._digests, self._importers,
         ):
             memo.clear()
 
