@@ -19,7 +19,7 @@ from graphlint.rules.function_recreated.jax_jit import jit_recreated
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
-from graphlint.static.model.project import resolve_function
+from graphlint.static.model.project import reaches_elsewhere, resolve_function
 from graphlint.static.model.repeats import guarded, isolated, loops_run_at_most
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function
 from graphlint.static.model.tf_functions import traced_at_trace_time
@@ -148,7 +148,9 @@ def _recreated_elsewhere(module: Module, limit: int) -> list[Hit]:
     """Calls, again and again, of a function of the user's module beside this one that applies
     ``tf.function`` on every call: reported at the calling line, the application related. Only
     a call in a loop or in a function that runs again and again is resolved."""
-    out = []
+    out: list[Hit] = []
+    if not reaches_elsewhere(module):
+        return out  # its calls lead to no other module
     for site in module.calls:
         if site.target is not None or site.decorator or not isinstance(site.node, ast.Call):
             continue

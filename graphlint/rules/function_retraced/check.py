@@ -25,7 +25,7 @@ from graphlint.static.hits import Hit
 from graphlint.static.model.module import Module
 from graphlint.static.model.scopes import CallSite
 from graphlint.static.model.repeats import isolated
-from graphlint.static.model.tf_functions import TfFunction, callee, traced_at_trace_time
+from graphlint.static.model.tf_functions import TfFunction, callee, may_call_tf_function, traced_at_trace_time
 from graphlint.static.model.tf_functions import params as tf_params
 from graphlint.static.model.values import Var, assignments
 
@@ -71,7 +71,9 @@ class Retrace:
 
 def retraced_calls(module: Module, max_traces: int) -> list[Retrace]:
     """Calls of a tf.function in a loop that pass a Python value changing per iteration."""
-    out = []
+    out: list[Retrace] = []
+    if not may_call_tf_function(module):
+        return out
     for site in module.calls:
         if site.decorator or not isinstance(site.node, ast.Call):
             continue

@@ -31,8 +31,10 @@ def rebuilt_elsewhere(module: Module) -> list[Hit]:
     """Calls, in a loop, of a function of another module of the checked tree that builds a
     model and runs it: reported at the calling line (the other file may not be checked).
     Cheap tests first: how many times the loop runs is asked only of the calls that lead to
-    such a function."""
-    found = []
+    such a function. A module whose calls lead to no other module has none."""
+    found: list[Hit] = []
+    if not project.reaches_elsewhere(module):
+        return found
     for loop in module.loops:
         if loop.is_comprehension or project.loop_starts_fresh(module, loop):
             continue

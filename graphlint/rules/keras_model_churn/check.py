@@ -37,6 +37,8 @@ def keras_model_churn(module, options: dict) -> list[Hit]:
     """The Keras models built in a loop that never calls ``clear_session()``, and those built
     on every call of a web handler or a per-call method."""
     classes = model_classes(module)
+    if not project.reaches_elsewhere(module) and not any(_builds(call, classes) for call in module.calls):
+        return []  # every path ends at a build (_built_by): none in the file, and no call leads out of it
     clears: dict = {}  # id(loop) -> whether something in it calls clear_session()
     found = []
     limit = options.get("max-per-site", 2)

@@ -194,6 +194,7 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
     by_line: dict[int, _Line] = {}
     done = set()
     every_step = "on every step of a loop that runs a session"
+    elsewhere = project.reaches_elsewhere(module)  # (else no call leads to another module's step)
 
     def add(node, what, related=(), why=every_step):
         entry = by_line.setdefault(node.lineno, _Line(node, why))
@@ -202,7 +203,11 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
         entry.related.extend(related)
 
     for loop in module.loops:
-        if loop.is_comprehension or project.loop_starts_fresh(module, loop):
+        if loop.is_comprehension:
+            continue
+        if not elsewhere and not _runs(module, loop):
+            continue  # a loop that runs no session reports only another module's step: none is reached
+        if project.loop_starts_fresh(module, loop):
             continue
         runs_here = _runs(module, loop)
         for call in loop.calls:  # how many times the loops run it is asked last: the dearest

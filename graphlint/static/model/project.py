@@ -67,10 +67,12 @@ class Project:
     def __init__(self, *, record: bool = True) -> None:
         #: Whether what the analyses read is recorded for a cache or an editor (each look-up
         #: made, and the digests of the files read: :func:`graphlint.static.cache.reached`). A
-        #: run with neither (``check --no-cache``) records nothing.
+        #: run with neither (``check --no-cache``) records nothing, and the analyses may skip
+        #: look-ups that can only miss (:func:`reaches_elsewhere`).
         self.record = record
         self._modules: dict[str, Module | None] = {}  # file path -> parsed module (None: unreadable)
         self._found: dict[tuple[str, str], str | None] = {}  # (directory, dotted) -> file path
+        self._tops: dict[tuple[str, str], bool] = {}  # (directory, top package) -> a file or folder is there
         #: The engine's models of the files it analysed last, by absolute path, with the digest
         #: of their bytes: a module of the tree found among them is not parsed again.
         self._recent: dict[str, tuple[str | bytes, Module]] = {}
@@ -142,7 +144,7 @@ class Project:
     def forget(self) -> None:
         """Drop what was read of the files (the editor's buffers stay)."""
         for memo in (
-            self._modules, self._found, self._roots_of, self._looked_up, self.resolutions, self._recent,
+            self._modules, self._found, self._tops, self._roots_of, self._looked_up, self.resolutions, self._recent,
             self._digests, self._importers,
         ):
             memo.clear()
@@ -175,6 +177,20 @@ class Project:
                     break
             self._found[key] = hit
         return self._found[key]
+
+    def top_exists(self, here: str, top: str) -> bool:
+        """Whether a file ``top.py`` or a folder ``top`` lies in a folder that an absolute
+        import in the file ``here`` (absolute) is looked for in: else no ``import top...``
+        there finds a user's module (:meth:`module_file`)."""
+        for root in self._roots(here):
+            key = (root, top)
+            found = self._tops.get(key)
+            if found is None:
+                base = os.path.join(root, top)
+                found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
+            if found:
+                return True
+        return False
 
     def module_file(self, path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
         """The file :meth:`find_module` reads for ``import dotted`` in the file ``path``
@@ -331,6 +347,7 @@ class Project:
         paths = {os.path.abspath(p) for p in paths}
         if appeared:
             self._found.clear()
+            self._tops.clear()
             self._roots_of.clear()
         affected = self.dependents(paths)
         for path in paths:
@@ -407,6 +424,29 @@ def _dotted_of(module: Module, expr: ast.expr) -> tuple[int, str] | None:
         attrs.reverse()
         return level, base + "." + ".".join(attrs)
     return level, base
+
+
+def reaches_elsewhere(module: Module) -> bool:
+    """Whether a call of ``module`` may lead to another module of the tree: False only when
+    :func:`resolve_call` can find nothing but the file's own functions, so that an analysis
+    may skip what it asks only of other modules. Every module :meth:`Project.lookup` is asked
+    for is named from a relative import (``from .x import f``) or from a name an import binds
+    (an alias of one names the same module): its dotted name starts with the top package of
+    an import (a canonical TensorFlow or Keras name starts with a library's, never followed),
+    and it is found only where that top is a file (``top.py``) or a folder in a folder imports
+    are looked for in (:meth:`Project._roots`). So a module that has no relative import and
+    none of whose imports' tops is there reaches no other. In a project that records its
+    look-ups (a cache's or an editor's), always True: each look-up a call asks for is made
+    and recorded as before (a folder that appears later can change its answer)."""
+    project = module.project
+    if project.record:
+        return True
+    found = module.cache.get("reaches-elsewhere")
+    if found is None:
+        tops = {dotted.partition(".")[0] for dotted in module.bindings.names.values()} - LIBRARIES
+        found = bool(_relative_names(module)) or any(project.top_exists(absolute(module), top) for top in tops)
+        module.cache["reaches-elsewhere"] = found
+    return found
 
 
 def resolve_call(module: Module, site: CallSite) -> Resolved | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
-from graphlint.static.model.project import resolve_function
+from graphlint.static.model.project import reaches_elsewhere, resolve_function
 from graphlint.static.model.scopes import CallSite, ClassInfo, Function
 
 #: Keras methods that Keras itself traces (``fit``/``evaluate``/``predict``, ``model(x)`` in a graph).
@@ -206,6 +206,12 @@ def callee(module: Module, site: CallSite) -> TfFunction | None:
             fn = _method(module, module.classes.get(next(iter(labels))[6:]), func.attr)
             return decorated(module, fn) if fn is not None else None
     return None
+
+
+def may_call_tf_function(module: Module) -> bool:
+    """Whether :func:`callee` may find a tf.function for some call of ``module``: the file has
+    one of its own, or its calls may lead to another module (where a decorated one may be)."""
+    return reaches_elsewhere(module) or _has_tf_functions(module)
 
 
 def _has_tf_functions(module: Module) -> bool:
