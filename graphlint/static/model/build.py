@@ -9,7 +9,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from graphlint.static.model.module import origin_key
-from graphlint.static.model.scopes import COMPS, FUNCS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem, passed_for
+from graphlint.static.model.scopes import COMPS, GRAPH, NESTED, CallSite, ClassInfo, Function, Loop, WithItem, passed_for
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
@@ -46,6 +46,22 @@ def _expr_children(node: ast.AST) -> list:
     return out
 
 
+#: An expression class's fields that hold expressions: ``(name, a list of them)`` (see _parts_of).
+_parts: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _parts_of(node: ast.expr) -> tuple[tuple[str, bool], ...]:
+    """The fields of ``node``'s class that hold expressions, in order, each with whether it
+    is a list. In a parsed tree an expression's other fields (all but :data:`_NOT_EXPR`, and
+    the calls, attributes, lambdas and comprehensions :meth:`_Builder._exprs` takes apart
+    itself) hold an expression or None, or a list of them (``expr?``, ``expr*`` in the
+    grammar): which one a field is, every node of the class shows alike. A name or a
+    constant (a comprehension's part, pushed as it is) holds none."""
+    if type(node) in _LEAVES:
+        return ()
+    return tuple((name, type(getattr(node, name, None)) is list) for name in type(node)._fields if name not in _NOT_EXPR)
+
+
 def build(module: Module, tree: ast.Module) -> None:
     """Fill ``module``'s calls, loops, withs, functions, classes and origins from ``tree``."""
     builder = _Builder(module)
@@ -67,6 +83,9 @@ class _Builder:
         self.functions, self.classes, self.module_functions = module.functions, module.classes, module.module_functions
         self._origins = module._origins
         self.in_tests = module.in_tests
+        #: Whether a name was assigned an object of a class of the file (a ``class:`` origin):
+        #: else no call is linked through the object it is made on (``agent.act(s)``).
+        self.objects = False
 
     def _collect_bindings(self, body: list[ast.stmt]) -> None:
         """Imports and module-wide aliases (``tf1 = tf.compat.v1``), wherever they are."""
@@ -125,6 +144,7 @@ class _Builder:
         if name is not None:
             return name
         if isinstance(call.func, ast.Name) and call.func.id in self.classes:
+            self.objects = True
             return "class:" + call.func.id
         if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
             inner = self.bindings.resolve(call.func.value.func)
@@ -163,32 +183,20 @@ class _Builder:
             if children:
                 children.reverse()
                 self._exprs(children)
-        elif isinstance(node, FUNCS):
-            self._function(node, ctx)
-        elif isinstance(node, ast.ClassDef):
-            for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
-                self._expr(e, ctx)
-            info = ClassInfo(node, tuple(self.bindings.resolve(b) for b in node.bases))
-            if ctx.scope is None and ctx.cls is None:
-                self.classes[node.name] = info
-            self._stmts(node.body, ctx.child(cls=info))
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
+        elif cls is ast.If:
+            self._expr(node.test, ctx)
+            self._stmts(node.body, ctx.child(ifs=ctx.ifs + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
+            self._stmts(node.orelse, ctx.child(ifs=ctx.ifs + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
+        elif cls is ast.For or cls is ast.AsyncFor:
             self._expr(node.iter, ctx)
             inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
             self._assign_origin(node.target, None, inner, "?")
             self._expr(node.target, inner)
             self._stmts(node.body, inner)
             self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
-        elif isinstance(node, ast.While):
-            inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
-            self._expr(node.test, inner)
-            self._stmts(node.body, inner)
-            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
-        elif isinstance(node, ast.If):
-            self._expr(node.test, ctx)
-            self._stmts(node.body, ctx.child(ifs=ctx.ifs + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
-            self._stmts(node.orelse, ctx.child(ifs=ctx.ifs + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
+        elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+            self._function(node, ctx)
+        elif cls is ast.With or cls is ast.AsyncWith:
             items = []
             for item in node.items:
                 first = len(self.calls)
@@ -209,7 +217,7 @@ class _Builder:
             if not all(w.is_scope for w in items):
                 block = block + ((id(node), "with"),)
             self._stmts(node.body, ctx.child(withs=ctx.withs + tuple(items), block=block))
-        elif isinstance(node, _TRIES):
+        elif cls in _TRIES:
             self._stmts(node.body, ctx.child(trys=ctx.trys + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
             for handler in node.handlers:
                 if handler.type is not None:
@@ -220,7 +228,19 @@ class _Builder:
                 )
             self._stmts(node.orelse, ctx.child(trys=ctx.trys + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
             self._stmts(node.finalbody, ctx.child(trys=ctx.trys + ((node, "finalbody"),)))
-        elif isinstance(node, ast.Match):
+        elif cls is ast.ClassDef:
+            for e in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+                self._expr(e, ctx)
+            info = ClassInfo(node, tuple(self.bindings.resolve(b) for b in node.bases))
+            if ctx.scope is None and ctx.cls is None:
+                self.classes[node.name] = info
+            self._stmts(node.body, ctx.child(cls=info))
+        elif cls is ast.While:
+            inner = ctx.child(loops=self._loop(node, ctx), block=ctx.block + ((id(node), "body"),))
+            self._expr(node.test, inner)
+            self._stmts(node.body, inner)
+            self._stmts(node.orelse, ctx.child(block=ctx.block + ((id(node), "orelse"),)))
+        elif cls is ast.Match:
             self._expr(node.subject, ctx)
             for case in node.cases:
                 if case.guard is not None:
@@ -329,18 +349,18 @@ class _Builder:
                     push((node.value, inner, None))
                 else:
                     push((node.elt, inner, None))
-            else:
+            else:  # as _expr_children, without its list
                 keep = parent if cls is _STARRED else None
-                names = _fields.get(cls)
-                if names is None:
-                    names = _fields[cls] = tuple(f for f in cls._fields if f not in _NOT_EXPR)
-                for name in names:  # as _expr_children, without its list
-                    value = getattr(node, name, None)
-                    if type(value) is list:
+                spec = _parts.get(cls)
+                if spec is None:
+                    spec = _parts[cls] = _parts_of(node)
+                for name, many in spec:
+                    value = getattr(node, name)
+                    if many:
                         for item in value:
-                            if type(item) not in _LEAVES and isinstance(item, _EXPR):
+                            if item is not None and type(item) not in _LEAVES:
                                 push((item, c, keep))
-                    elif type(value) not in _LEAVES and isinstance(value, _EXPR):
+                    elif value is not None and type(value) not in _LEAVES:
                         push((value, c, keep))
 
     def _link_calls(self) -> None:
@@ -366,7 +386,7 @@ class _Builder:
                         site.local_class = self.classes[func.id]
             elif cls is _ATTRIBUTE and type(func.value) is _NAME and func.value.id == "self" and site.cls is not None:
                 target = site.cls.methods.get(func.attr)
-            elif cls is _ATTRIBUTE and origin_key(func.value, site.scope) is not None:
+            elif cls is _ATTRIBUTE and self.objects and origin_key(func.value, site.scope) is not None:
                 # ``agent.act(s)``, ``self.brain.predict(s)``: an object of one class of the file
                 labels = self.module.origins(func.value, site.scope)
                 if len(labels) == 1:
@@ -384,8 +404,8 @@ class _Builder:
         """``agent.act(s)`` where ``agent`` is a parameter that every caller of its function
         passes an object of one class of the file (``play_one(env, agent)`` after ``agent =
         Agent()``): that class's method. A few rounds, as each link can give a function the
-        callers the next one needs."""
-        for _ in range(3):
+        callers the next one needs. (Without an object of a class of the file, none.)"""
+        for _ in range(3 if self.objects else 0):
             linked = False
             for site in self.calls:
                 func: Any = site.node.func if type(site.node) is _CALL else None
