@@ -342,13 +342,16 @@ _fields: dict[type, tuple[str, ...]] = {}
 def _stored_chains(module: Module) -> set:
     """Every name and attribute chain (``("args", "ckpt")``) the file stores a value in, but
     for ``x = None`` (and ``= False``): once per module, in one walk of the tree (each node
-    before the nodes under it, so an ``x = None`` is seen before its target)."""
+    before the nodes under it, so an ``x = None`` is seen before its target). A name (the
+    commonest node: it holds no other) is judged where it is met, a constant skipped: neither
+    is pushed."""
     found = module.cache.get("stored-chains")
     if found is None:
         cleared: set[int] = set()
         found = set()
         stack: list[Any] = [module.tree]
         pop, push, node_type, fields_of = stack.pop, stack.append, ast.AST, _fields
+        name_type, constant, store = ast.Name, ast.Constant, ast.Store
         while stack:
             node = pop()
             cls = type(node)
@@ -356,7 +359,7 @@ def _stored_chains(module: Module) -> set:
                 value = node.value
                 if type(value) is ast.Constant and value.value in (None, False):
                     cleared.update(id(t) for t in node.targets)
-            elif (cls is ast.Name or cls is ast.Attribute) and type(node.ctx) is ast.Store and id(node) not in cleared:
+            elif cls is ast.Attribute and type(node.ctx) is store and id(node) not in cleared:
                 chain = _chain(node)
                 if chain is not None:
                     found.add(chain)
@@ -364,13 +367,15 @@ def _stored_chains(module: Module) -> set:
             if names is None:
                 names = fields_of[cls] = tuple(f for f in cls._fields if f not in _NO_STORES)
             for name in names:
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    for item in value:
-                        if isinstance(item, node_type):
-                            push(item)
-                elif isinstance(value, node_type):
-                    push(value)
+                part = getattr(node, name, None)
+                item: Any
+                for item in part if type(part) is list else (part,):
+                    kind = type(item)
+                    if kind is name_type:
+                        if type(item.ctx) is store and id(item) not in cleared:
+                            found.add((item.id,))  # (_chain of a name)
+                    elif kind is not constant and isinstance(item, node_type):
+                        push(item)
         module.cache["stored-chains"] = found
     return found
 
