@@ -18,7 +18,7 @@ from graphlint.rules._torch import recreated_fix
 from graphlint.rules.function_recreated.jax_jit import jit_recreated
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import TF_FUNCTION
-from graphlint.static.model.module import Module
+from graphlint.static.model.module import Module, spells
 from graphlint.static.model.project import reaches_elsewhere, resolve_function
 from graphlint.static.model.repeats import guarded, isolated, loops_run_at_most
 from graphlint.static.model.scopes import ONCE_METHODS, PER_CALL_METHODS, CallSite, Function
@@ -224,7 +224,9 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
     (``model = Net(cfg)`` beside it, the loop's own item) is compiled once each, as a sweep
     over models is, and a parameter's object is not known: neither is reported."""
     limit = options.get("max-per-site", 2)
-    out = []
+    out: list[Hit] = []
+    if not spells(module, "torch"):
+        return out
     for call in module.calls:
         name = call.name
         cost = _TORCH_COSTS.get(name) if name is not None else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from graphlint.static.hits import Hit
+from graphlint.static.model.module import spells
 from graphlint.static.model.repeats import per_call
 
 JAX_JIT = "jax.jit"
@@ -55,7 +56,10 @@ def _effect(module, call) -> str:
 
 def jit_recreated(module) -> list[Hit]:
     """``jax.jit`` applied in a loop, or in a function that runs again and again."""
-    found = []
+    found: list[Hit] = []
+    if not spells(module, "jax"):
+        return found
+
     for call, what, effect in _jit_creations(module):
         if call.loops:
             found.append(Hit(call.node, f"{what} inside a loop: {effect} on every iteration"))

@@ -26,7 +26,7 @@ from graphlint.findings import Severity
 from graphlint.rules._torch import module_int_fix, number_fix, shape_fix
 from graphlint.rules.function_retraced.values import distinct_keys, values_around
 from graphlint.static.hits import Hit
-from graphlint.static.model.module import Module
+from graphlint.static.model.module import Module, spells
 from graphlint.static.model.repeats import times_run
 from graphlint.static.model.torch_compiled import (
     MARK_DYNAMIC, Compiled, compiled_callee, compiled_defs, method,
@@ -45,7 +45,7 @@ _RESHAPES = frozenset({"view", "reshape", "expand", "new_zeros", "new_ones", "ne
 
 def recompiled_calls(module: Module, options: dict) -> list[Hit]:
     """The hits of GL501's PyTorch form in ``module``."""
-    if "torch" not in module.text:
+    if not spells(module, "torch"):
         return []
     limit = options.get("max-traces", 5)
     inside = {id(c.fn) for c in compiled_defs(module)}

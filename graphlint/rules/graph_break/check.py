@@ -20,7 +20,7 @@ import ast
 from graphlint.findings import Severity
 from graphlint.rules._torch import BRANCH_FIX, CONVERT_FIX, LOGGING_FIX, PRINT_FIX, SCALAR_FIX
 from graphlint.static.hits import Hit, once_per_line
-from graphlint.static.model.module import Module
+from graphlint.static.model.module import Module, spells
 from graphlint.static.model.scopes import Function, resolve_name
 from graphlint.static.model.torch_compiled import Compiled, compiled_defs, method
 from graphlint.static.model.values import assignments, dotted_name
@@ -56,7 +56,7 @@ _NOT_ONE_TENSOR = frozenset({
 
 
 def check(module: Module, options) -> list[Hit]:
-    if "torch" not in module.text:
+    if not spells(module, "torch"):
         return []
     out: list[Hit] = []
     for compiled in compiled_defs(module):

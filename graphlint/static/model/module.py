@@ -133,6 +133,14 @@ class Module:
 _NAME, _ATTRIBUTE = ast.Name, ast.Attribute
 
 
+def spells(module: Module, word: str) -> bool:
+    """Whether a name of ``module`` may be bound to something named ``word`` (``torch``,
+    ``jax``): every name an import binds is spelled in the source, so an ASCII source without
+    the word binds none. A source with other characters may: the parser reads identifiers in
+    NFKC (``import ｊａｘ`` imports ``jax``). A cheap test before a check looks at every call."""
+    return not module.text.isascii() or word in module.text
+
+
 def origin_key(expr: Any, scope: Function | None) -> tuple | None:
     """The key :meth:`Module.origins` files a name (or ``self.attr``) under, or None.
     (``expr``: an ``ast.expr``; ``type(expr) is _NAME``, faster than isinstance, does not narrow it.)"""
