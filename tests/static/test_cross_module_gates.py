@@ -137,3 +137,20 @@ def test_the_file_s_own_builds_and_tf_functions_are_still_reported(tmp_path):
     assert not project.reaches_elsewhere(module)
     hits = _hits(module)
     assert (hits["GL501"], hits["GL502"], hits["GL503"]) == ([9], [10], [11])
+
+
+def test_a_module_is_looked_for_only_under_a_top_that_is_there(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("")  # a namespace package: no __init__.py
+    (tmp_path / "single.py").write_text("")
+    here = str(tmp_path / "main.py")
+    found = Project()
+    assert found.module_file(here, "pkg.mod") == str(tmp_path / "pkg" / "mod.py")
+    assert found.module_file(here, "single") == str(tmp_path / "single.py")
+    assert found.module_file(here, "pkg") is None  # a folder without __init__.py is no module file
+    assert found.module_file(here, "absent.mod") is None
+    assert found.module_file(here, "single.mod") is None
+    (tmp_path / "absent").mkdir()
+    (tmp_path / "absent" / "mod.py").write_text("")
+    assert found.module_file(here, "absent.mod") is None  # remembered, as every look-up is
+    assert Project().module_file(here, "absent.mod") == str(tmp_path / "absent" / "mod.py")

@@ -169,28 +169,32 @@ class Project:
     def _file_for(self, directory: str, dotted: str) -> str | None:
         key = (directory, dotted)
         if key not in self._found:
-            base = os.path.join(directory, *dotted.split("."))
             hit = None
-            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if os.path.isfile(candidate):
-                    hit = candidate
-                    break
+            parts = dotted.split(".")
+            if self._top_in(directory, parts[0]):  # (else no file under it: two looks fewer a name)
+                base = os.path.join(directory, *parts)
+                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        hit = candidate
+                        break
             self._found[key] = hit
         return self._found[key]
+
+    def _top_in(self, directory: str, top: str) -> bool:
+        """Whether a file ``top.py`` or a folder ``top`` is in ``directory``: else no module
+        ``top`` nor ``top.x...`` is found there."""
+        key = (directory, top)
+        found = self._tops.get(key)
+        if found is None:
+            base = os.path.join(directory, top)
+            found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
+        return found
 
     def top_exists(self, here: str, top: str) -> bool:
         """Whether a file ``top.py`` or a folder ``top`` lies in a folder that an absolute
         import in the file ``here`` (absolute) is looked for in: else no ``import top...``
         there finds a user's module (:meth:`module_file`)."""
-        for root in self._roots(here):
-            key = (root, top)
-            found = self._tops.get(key)
-            if found is None:
-                base = os.path.join(root, top)
-                found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
-            if found:
-                return True
-        return False
+        return any(self._top_in(root, top) for root in self._roots(here))
 
     def module_file(self, path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
         """The file :meth:`find_module` reads for ``import dotted`` in the file ``path``
