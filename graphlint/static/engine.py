@@ -120,11 +120,7 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
             encoding = "utf-8"
             tree = ast.parse(data, filename=path)
     except SyntaxError as exc:
-        reason = exc.msg or "invalid syntax"
-        if "encoding" in reason or "codec" in reason or "unicode error" in reason:
-            return None, None, syntax_error(path, f"cannot decode the file: {reason}", exc.lineno or 1)
-        column = exc.offset or 1
-        return None, None, syntax_error(path, f"SyntaxError: {reason}", exc.lineno or 1, column)
+        return None, None, _syntax_error(path, exc)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         return None, None, syntax_error(path, f"cannot decode the file as {exc.encoding}: {exc.reason} (byte {exc.start})", line)
@@ -135,6 +131,13 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     except ValueError as exc:
         return None, None, syntax_error(path, f"cannot parse: {exc}")
     return text, tree, encoding
+
+
+def _syntax_error(path: str, exc: SyntaxError) -> Finding:
+    reason = exc.msg or "invalid syntax"
+    if "encoding" in reason or "codec" in reason or "unicode error" in reason:
+        return syntax_error(path, f"cannot decode the file: {reason}", exc.lineno or 1)
+    return syntax_error(path, f"SyntaxError: {reason}", exc.lineno or 1, exc.offset or 1)
 
 
 def check_file(
@@ -210,21 +213,30 @@ def _check(
         decode = bool(rules) and _RELEVANT.search(data) is not None
         source = result.notebook.source if result.notebook is not None else None
         text, tree, encoding = _parse(path, data, decode=decode, source=source)
+    broken: list[Finding] = []  # a notebook's cells that do not parse: the others are checked
+    if tree is None and result.notebook is not None and not result.notebook.python2:  # (Python 2's: one GL001)
+        repaired = result.notebook.without_broken_cells(path)
+        if repaired is not None:
+            notebook, errors = repaired
+            text2, tree2, encoding2 = _parse(path, data, decode=decode, source=notebook.source)
+            if tree2 is not None:
+                result.notebook, text, tree, encoding = notebook, text2, tree2, encoding2
+                broken = [_syntax_error(path, exc) for _, exc in errors]
     if tree is None:
         return [encoding]  # the GL001 finding
     if not rules:
-        return []
+        return broken
     if scanned is None:  # (else the scan found it relevant, with its look-ups)
         relevant, result.read.probes = prefilter.decide(path, tree, data, project)  # a module that appears counts
         if not full and not relevant:
-            return []
+            return broken
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
     with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
         try:
             module = loaded.relocated(path) if loaded is not None else Module(path, text, tree, project)
         except RecursionError:
-            return [syntax_error(path, "too deeply nested to analyse")]
+            return broken + [syntax_error(path, "too deeply nested to analyse")]
         if plain:
             project.checked(path, result.read.digest, module)
         sink = FileSink(path)
@@ -236,7 +248,7 @@ def _check(
         result.edits = list(module.edits)
         result.digest = result.read.digest if result.notebook is None else digest(data)
         result.encoding = encoding
-    return found
+    return broken + found
 
 
 def _run_rules(module: Module, rules: list[type[StaticRule]], config: Config, sink: FileSink) -> None:
