@@ -45,8 +45,10 @@ RUNTIME_SIDE = re.compile(
 )
 #: Rule discovery reads entry_points.txt itself (graphlint.registry).
 ENTRY_POINT_MACHINERY = re.compile(r"(importlib\.metadata|email)(\.|$)")
-#: One file is checked in this process: no pool, no other reporter than the one asked for.
-NOT_FOR_ONE_FILE = re.compile(r"graphlint\.(static\.pool|sarif|fix_view)$|(multiprocessing|concurrent)(\.|$)")
+#: One file is checked in this process: no pool, no other reporter than the one asked for, and
+#: no TOML reader (this repository's pyproject.toml names graphlint, but holds no
+#: ``[tool.graphlint]``: graphlint.config_files does not parse it).
+NOT_FOR_ONE_FILE = re.compile(r"graphlint\.(static\.pool|sarif|fix_view)$|(multiprocessing|concurrent|tomllib)(\.|$)")
 
 
 def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
