@@ -151,7 +151,7 @@ _SEVERITY_NAMES = ", ".join(s.value for s in Severity)
 
 def malformed(cls) -> str | None:
     """What is wrong with a rule class's declaration (its code, name, severity, texts,
-    options, frameworks), or None: a rule that says this is skipped, the others run."""
+    options, frameworks, static words), or None: a rule that says this is skipped, the others run."""
     code = getattr(cls, "code", None)
     if not isinstance(code, str) or not code or code != code.strip() or " " in code:
         return f"`code` must be a word such as 'XY100', not {code!r}"
@@ -168,6 +168,9 @@ def malformed(cls) -> str | None:
     frameworks = getattr(cls, "frameworks", None)
     if not isinstance(frameworks, (tuple, list)) or not all(isinstance(f, str) for f in frameworks):
         return f"`frameworks` must be a tuple of framework names, not {frameworks!r}"
+    words = getattr(cls, "static_words", ())
+    if not isinstance(words, (tuple, list)) or not all(isinstance(w, str) for w in words):
+        return f"`static_words` must be a tuple of words, not {words!r}"
     return None
 
 

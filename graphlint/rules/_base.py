@@ -72,6 +72,10 @@ class Rule:
     #: enumerates cases (graphlint.conventions.is_test_module). At runtime each test is judged
     #: on what it really repeated, with its own thresholds (``@pytest.mark.graphlint``).
     repetition: ClassVar[bool] = False
+    #: Words one of which a module's source must hold for the static form to find anything in
+    #: it (the form's own first test, declared): ``graphlint check`` neither runs nor imports
+    #: the form for any other module (:meth:`may_report_on`). () for every module.
+    static_words: ClassVar[tuple[str, ...]] = ()
 
     #: The rule unit this class is (or inherits from): its package and the package's files.
     _unit: ClassVar[tuple[str, frozenset[str]]] = ("", frozenset())
@@ -117,6 +121,12 @@ class Rule:
                 form = importlib.import_module(cls._unit[0] + ".check").check
             cls._forms["static"] = form
         return cls._forms["static"]
+
+    @classmethod
+    def may_report_on(cls, text: str) -> bool:
+        """Whether the static form can find anything in a module of source ``text``
+        (:attr:`static_words`), answered without importing the form."""
+        return not cls.static_words or any(word in text for word in cls.static_words)
 
     @classmethod
     def kernel_form(cls) -> "type[KernelRule] | None":

@@ -19,7 +19,6 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphlint.rules.function_retraced.torch_compile import recompiled_calls
 from graphlint.rules.function_retraced.values import distinct_keys, values_around
 from graphlint.static.hits import Hit
 from graphlint.static.model.module import Module
@@ -46,6 +45,11 @@ def check(module: Module, options: dict[str, Any]) -> list[Hit]:
                 _static_fix(found),
             )
         )
+    if "torch" not in module.text:  # (the PyTorch form's own first test)
+        return hits
+    # imported for a file that names torch: with the torch model it needs, ~9M instructions
+    from graphlint.rules.function_retraced.torch_compile import recompiled_calls
+
     return hits + recompiled_calls(module, options)
 
 
