@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "graphlint"
 _SECTION = "[" + ENTRY_POINT_GROUP + "]"
 _NORMALIZE = re.compile(r"[-_.]+")
+_METADATA = (".dist-info", ".egg-info")
 
 
 def plugins_disabled() -> bool:
@@ -66,17 +67,20 @@ def _declared() -> Iterator[tuple[str, str, str]]:
     seen: set[str] = set()
     for entry in path:
         try:
-            with os.scandir(entry) as listing:
-                names = sorted(e.name for e in listing if e.name.endswith((".dist-info", ".egg-info")))
+            names = sorted([name for name in os.listdir(entry) if name.endswith(_METADATA)])
         except OSError:
             continue
+        folder = os.path.join(entry, "")
         for name in names:
             dist = _NORMALIZE.sub("-", name.rsplit(".", 1)[0].split("-", 1)[0]).lower()
             if dist in seen:  # the first on sys.path wins, as for imports
                 continue
             seen.add(dist)
+            file = f"{folder}{name}{os.sep}entry_points.txt"
+            if not os.access(file, os.R_OK):  # (most distributions have none: no exception raised)
+                continue
             try:
-                with open(os.path.join(entry, name, "entry_points.txt"), encoding="utf-8") as fh:
+                with open(file, encoding="utf-8") as fh:
                     text = fh.read()
             except (OSError, UnicodeDecodeError):
                 continue
