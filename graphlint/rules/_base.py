@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     #: A rule's static form: the hits it finds in one module model, with the rule's options.
     StaticCheck = Callable[[Module, dict[str, Any]], Iterable[Hit]]
 
-_SECTION = re.compile(r"^## (.+)$", re.M)
+#: A docstring section's title line (compiled at first use: only reports and docs read them).
+_SECTION = r"(?m)^## (.+)$"
 
 
 class Rule:
@@ -192,11 +193,12 @@ def _unit(cls: type[Rule]) -> tuple[str, frozenset[str]] | None:
 
 
 def _hooks(cls: type[Rule]) -> bool:
-    """Whether the class has hook methods (``graphlint_*``) of its own or inherited."""
+    """Whether the class has hook methods (``graphlint_*``) of its own or inherited (``Rule``
+    itself has none)."""
     return any(
         attr.startswith("graphlint_") and callable(value)
         for klass in cls.__mro__
-        if klass is not object
+        if klass is not object and klass is not Rule
         for attr, value in vars(klass).items()
     )
 
@@ -211,7 +213,7 @@ def _engines(cls: type[Rule]) -> tuple[str, ...]:
 
 
 def parse_docs(text: str) -> dict[str, str]:
-    parts = _SECTION.split(text)
+    parts = re.split(_SECTION, text)
     sections = {"": parts[0].strip()}
     for title, body in zip(parts[1::2], parts[2::2]):
         sections[title.strip()] = body.strip()
