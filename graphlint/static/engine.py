@@ -11,7 +11,6 @@ import ast
 import io
 import os
 import re
-import symtable
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
@@ -283,6 +282,8 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, project: Proj
             return True
     if _compiled(path, data):
         return _SYNTAX_ONLY
+    import symtable  # (here: a file a rule can report on is parsed instead)
+
     try:
         symtable.symtable(data, path, "exec")  # type: ignore[arg-type]  # bytes, as compile() takes
     except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001
