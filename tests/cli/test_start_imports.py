@@ -45,10 +45,12 @@ RUNTIME_SIDE = re.compile(
 )
 #: Rule discovery reads entry_points.txt itself (graphlint.registry).
 ENTRY_POINT_MACHINERY = re.compile(r"(importlib\.metadata|email)(\.|$)")
-#: One file is checked in this process: no pool, no other reporter than the one asked for, and
-#: no TOML reader (this repository's pyproject.toml names graphlint, but holds no
-#: ``[tool.graphlint]``: graphlint.config_files does not parse it).
-NOT_FOR_ONE_FILE = re.compile(r"graphlint\.(static\.pool|sarif|fix_view)$|(multiprocessing|concurrent|tomllib)(\.|$)")
+#: One file is checked in this process: no pool, no other reporter than the one asked for, no
+#: other command (graphlint.cli.COMMANDS) and no TOML reader (this repository's pyproject.toml
+#: names graphlint, but holds no ``[tool.graphlint]``: graphlint.config_files does not parse it).
+NOT_FOR_ONE_FILE = re.compile(
+    r"graphlint\.(static\.pool|sarif|fix_view|cli_run|cli_commands)$|(multiprocessing|concurrent|tomllib)(\.|$)"
+)
 #: The static forms' PyTorch parts and the model they need, for a file that names torch only
 #: (GL506 declares ``static_words``; GL501 and GL502 import theirs when a file names torch).
 TORCH_PARTS = re.compile(
@@ -95,7 +97,7 @@ def test_checking_a_torch_file_imports_the_torch_parts(tmp_path):
 def test_the_version_imports_no_rule_no_static_engine_no_finding(tmp_path):
     proc, modules = imported(tmp_path, "--version")
     assert proc.returncode == 0 and proc.stdout == f"graphlint, version {__version__}\n"
-    start = re.compile(r"graphlint\.(registry|rules|static|findings|config_files)(\.|$)|tomllib$")
+    start = re.compile(r"graphlint\.(registry|rules|static|findings|config_files|check_command|cli_run|cli_commands)(\.|$)|tomllib$")
     assert matching(start, modules) == []
     assert matching(RUNTIME_SIDE, modules) == []
     assert matching(ENTRY_POINT_MACHINERY, modules) == []
