@@ -18,13 +18,16 @@ other work shares, the wall time also counts the waits for a core).
   and ``--cache-dir`` in a temporary folder).
 * one file: ``graphlint check --no-cache FILE`` on one sample (the pre-commit case), wall time
   against the 0.10 s goal, and as ratios against ``graphlint --version`` (the CLI's own start)
-  and ``python -c pass`` (the interpreter's) in the same rounds.
+  and ``python -c pass`` (the interpreter's) in the same rounds. ``--instructions`` also counts
+  each one-file command's instructions under ``valgrind --tool=callgrind`` (``PYTHONHASHSEED=0``):
+  the same to 0.001% from run to run, whatever else the machine runs.
 
 Every timed command's exit status is checked: graphlint and ruff run with ``--exit-zero``, so a
 command that crashes or reports a usage error (anything but 0) stops the benchmark instead of
 looking fast.
 
     .venv/bin/python bench/static_speed.py [--pairs 3] [--corpus DIR] [--no-compile] [--baseline DIR] [--only corpus]
+        [--instructions]
 
 ``--baseline DIR`` also times the graphlint package in DIR (``git archive REV graphlint | tar -x
 -C DIR``) in the same rounds: before -> after in one run (for one file, its ``--version`` too).
@@ -138,6 +141,24 @@ class Rounds:
         return f"wall {wall:5.2f}x  cpu {cpu:5.2f}x"
 
 
+def instructions(cmd: list[str], cwd: str, env: dict | None = None) -> int:
+    """The instructions ``cmd`` executes, counted by callgrind (hash randomisation off: the same
+    count run after run); its exit status is checked as :func:`timed` checks it."""
+    env = dict(env or ENV, PYTHONHASHSEED="0")
+    with tempfile.TemporaryDirectory(prefix="static_speed.") as out:
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.path.join(out, 'callgrind.out')}", *cmd],
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+        )
+    err = proc.stderr.decode(errors="replace")
+    if proc.returncode != 0:
+        sys.exit(f"static_speed: {shlex.join(cmd)} under callgrind exited {proc.returncode}: {err.strip()[-300:]}")
+    found = [line for line in err.splitlines() if "Collected :" in line]
+    if not found:
+        sys.exit(f"static_speed: no instruction count from callgrind for {shlex.join(cmd)}")
+    return int(found[-1].rsplit(":", 1)[1])
+
+
 def baseline_command(directory: str) -> tuple[list[str], dict]:
     """``graphlint`` from the package in ``directory`` (first on ``PYTHONPATH``), and its env."""
     env = dict(ENV, PYTHONPATH=os.pathsep.join(filter(None, [directory, ENV.get("PYTHONPATH")])))
@@ -209,6 +230,10 @@ def main() -> None:
     parser.add_argument(
         "--only", choices=["corpus", "tensorflow", "one-file"], action="append",
         help="time only this target (repeatable; default: all three)",
+    )
+    parser.add_argument(
+        "--instructions", action="store_true",
+        help="also count the one-file commands' instructions under valgrind --tool=callgrind (needs valgrind)",
     )
     parser.add_argument("--parse-only", metavar="DIR", help=argparse.SUPPRESS)  # the floor: see above
     parser.add_argument("--no-analysis", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)  # see no_analysis
@@ -317,6 +342,15 @@ def main() -> None:
                 print(f"one file   baseline vs --version:  {r.ratio('baseline', 'version')}")
                 print(f"one file   this tree vs the baseline, started alike: {r.ratio('after', 'baseline')}")
                 print(f"one file   --version, this tree vs the baseline:      {r.ratio('after version', 'baseline version')}")
+            if args.instructions:
+                if shutil.which("valgrind") is None:
+                    sys.exit("static_speed: --instructions needs valgrind")
+                counted = {label: instructions(cmd, ROOT, env) for label, (cmd, env) in one.items() if label != "ruff"}
+                for label, count in counted.items():
+                    print(f"one file   instructions  {label:18s} {count / 1e6:9.2f}M")
+                if args.baseline:
+                    change = counted["after"] / counted["baseline"] - 1
+                    print(f"one file   instructions, this tree vs the baseline, started alike: {change:+.1%}")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall times)")
     finally:
         shutil.rmtree(caches, ignore_errors=True)

@@ -15,14 +15,18 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import TYPE_CHECKING
 
 from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, _own_file
+
+if TYPE_CHECKING:
+    from graphlint.config import Config
 
 _ENTRY = re.compile(r"^[0-9a-f]{24}\.json$")
 _IGNORE_HEADER = "# Automatically created by graphlint."
 
 
-def cache_folder(config, given: str | None = None) -> str:
+def cache_folder(config: Config, given: str | None = None) -> str:
     """The cache folder for the files ``config`` applies to."""
     if given:
         return os.path.abspath(given)

@@ -1,5 +1,8 @@
-"""The command line: ``graphlint run``, ``graphlint check`` (:mod:`graphlint.check_command`),
-``graphlint rules``, ``graphlint rule CODE``, ``graphlint clean``, ``graphlint server``.
+"""The command line: the ``graphlint`` group, its errors and exit codes, and the report's way
+out. The commands are in their modules (:data:`COMMANDS`): ``graphlint check``
+(:mod:`graphlint.check_command`), ``graphlint run`` (:mod:`graphlint.cli_run`), ``graphlint
+rules``, ``graphlint rule CODE``, ``graphlint clean`` and ``graphlint server``
+(:mod:`graphlint.cli_commands`).
 
 Shell completion is click's: ``eval "$(_GRAPHLINT_COMPLETE=bash_source graphlint)"`` (``zsh_source``,
 ``fish_source`` for those shells).
@@ -8,6 +11,7 @@ Shell completion is click's: ``eval "$(_GRAPHLINT_COMPLETE=bash_source graphlint
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import sys
 from typing import NoReturn  # click imports typing already: no cost at start
@@ -15,10 +19,9 @@ from typing import NoReturn  # click imports typing already: no cost at start
 import click
 
 from graphlint import __version__
-from graphlint.check_command import check
-from graphlint.cli_options import VALUED, command_line_layer, shared_options, use_color, view, warn
+from graphlint.cli_options import command_line_layer, shared_options, use_color, view
 from graphlint.config import Config, ConfigError, env_flag
-from graphlint.output import check_writable, flush, fresh_line, write_report
+from graphlint.output import flush, write_report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -40,9 +43,38 @@ def _config(config_file, start, select, extend_select, ignore) -> Config:
 selection_options = shared_options
 
 
+#: The subcommands, ``module:attribute`` each: a command's module is imported when it runs, or
+#: when ``--help`` or shell completion lists the commands (click's lazily loaded subcommands),
+#: so ``graphlint check`` makes no option of the other commands and ``--version`` none at all.
+COMMANDS = {
+    "check": "graphlint.check_command:check",
+    "clean": "graphlint.cli_commands:clean_command",
+    "rule": "graphlint.cli_commands:rule_command",
+    "rules": "graphlint.cli_commands:rules_command",
+    "run": "graphlint.cli_run:run",
+    "server": "graphlint.cli_commands:server_command",
+}
+
+
 class _Main(click.Group):
-    """Click's usage errors as one line (``graphlint: error: ...``) and exit 2, like every
-    other error graphlint reports."""
+    """The commands of :data:`COMMANDS`; click's usage errors as one line (``graphlint: error:
+    ...``) and exit 2, like every other error graphlint reports."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] not in COMMANDS:  # a wrong name: click suggests names from the commands it holds
+            for name in COMMANDS:
+                self.add_command(self.get_command(ctx, name), name)  # type: ignore[arg-type]
+        return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
@@ -131,110 +163,6 @@ def main(verbose=False):
     set_verbose(verbose)
 
 
-main.add_command(check)
-
-
-class _RunCommand(click.Command):
-    """``run -m MODULE ARGS``: everything after MODULE belongs to the module, as with
-    ``python -m`` (``run -m mod --help`` is the module's help, not graphlint's)."""
-
-    _VALUED = VALUED | {"-X", "-W"}  # and the options passed to the program's python
-
-    def parse_args(self, ctx, args):
-        args = list(args)
-        i = 0
-        while i < len(args):
-            arg = args[i]
-            if arg == "--" or arg == "-" or not arg.startswith("-"):
-                if arg == "-":  # the script on stdin: the rest is its own
-                    args[i:i] = ["--"]
-                break  # the script: the rest is its own
-            if arg == "-m" and i + 1 < len(args):
-                args[i:] = ["-m", args[i + 1], "--", *args[i + 2 :]]
-                break
-            if arg.startswith("-m") and len(arg) > 2:  # -mMODULE
-                args[i:] = ["-m", arg[2:], "--", *args[i + 1 :]]
-                break
-            i += 2 if arg in self._VALUED else 1
-        return super().parse_args(ctx, args)
-
-
-@main.command(cls=_RunCommand, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("-m", "module", metavar="MODULE", help="Run a library module as a script, like python -m.")
-@click.option("-X", "xoptions", multiple=True, metavar="OPT", help="Give the program's python -X OPT.")
-@click.option("-W", "warnoptions", multiple=True, metavar="ARG", help="Give the program's python -W ARG.")
-@selection_options
-@click.argument("script", required=False)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(module, xoptions, warnoptions, script, args, select, extend_select, ignore, fmt, output, exit_zero,
-        statistics, config_file, no_plugins):
-    """Run SCRIPT (or -m MODULE, or - for stdin) under instrumentation and report its findings.
-
-    The program runs as `python SCRIPT ARGS`, in a Python of its own; its output is untouched
-    and the findings go to stderr (or --output FILE) once it has ended. graphlint exits with
-    the program's status when it failed, else 1 if there are findings (0 with --exit-zero).
-    """
-    from graphlint.instrument import require_framework
-    from graphlint.registry import discover_rules
-    from graphlint.runner import LaunchError, Program, ProgramNotFound
-    from graphlint.runner import run as run_program
-
-    if module is None and script is None:
-        _fail("give a SCRIPT to run, or -m MODULE")
-    if module is None and script != "-" and script.startswith("-") and not os.path.exists(script):
-        _fail(f"no such option: {script} (see `graphlint run --help`)")
-    if module is not None and script is not None:
-        args = (script, *args)
-        script = None
-    program = Program(script, module, tuple(args), tuple(xoptions), tuple(warnoptions))
-    if output:
-        output = os.path.abspath(output)
-    warned: list[str] = []
-
-    def warn(message: str) -> None:
-        warned.append(message)
-        click.echo(message, err=True)
-
-    try:
-        program.check()
-        start = os.path.dirname(os.path.abspath(script)) if script and script != "-" else os.getcwd()
-        config = _config(config_file, start, select, extend_select, ignore)
-        rules = discover_rules(plugins=not no_plugins, warn=warn)
-        config.validate(rules)
-        require_framework()
-        if output:
-            check_writable(output)
-        outcome = run_program(program, config, plugins=not no_plugins)
-    except (ConfigError, ProgramNotFound, LaunchError) as exc:
-        _fail(str(exc))
-    for message in outcome.warnings:
-        if message not in warned:
-            click.echo(message, err=True)
-    if not outcome.watched:
-        _fail(f"graphlint could not watch the program ({outcome.error or 'no report: its Python did not start graphlint'})")
-    if not output:
-        fresh_line(sys.stderr)
-    _emit(outcome.findings, fmt, output, rules, statistics, sys.stderr, program=outcome)
-    _end_run(outcome, outcome.exit_code(exit_zero))
-
-
-def _end_run(outcome, code: int) -> NoReturn:
-    """graphlint's exit; as its own process, a program killed by a signal kills it by the same
-    signal, once the report is out (so that a shell sees what it would have seen)."""
-    signum = outcome.signal
-    if _OWN_PROCESS and signum is not None:
-        import signal
-
-        for stream in (sys.stdout, sys.stderr):
-            flush(stream)
-        try:
-            signal.signal(signum, signal.SIG_DFL)
-        except (OSError, ValueError):  # SIGKILL, SIGSTOP: never handled
-            pass
-        os.kill(os.getpid(), signum)
-    sys.exit(code)
-
-
 #: Set by :func:`console`: graphlint is the whole process (not a test's CliRunner, not a caller).
 _OWN_PROCESS = False
 
@@ -289,72 +217,6 @@ def _emit(findings, fmt, output, rules, statistics, stream, fixes=None, program=
             _fail(f"cannot write --output {output}: {exc.strerror}")
     elif text:
         write_report(text, stream)
-
-
-@main.command("rules")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--no-plugins", is_flag=True, help="Only graphlint's built-in rules.")
-def rules_command(fmt, no_plugins):
-    """List every rule: code, name, severity, engines, summary."""
-    from graphlint.registry import describe, discover_rules
-    from graphlint.report import rule_list
-
-    try:
-        rules = discover_rules(plugins=not no_plugins, warn=warn)
-    except ConfigError as exc:
-        _fail(str(exc))
-    click.echo(rule_list(describe(rules).values(), fmt), nl=False)
-
-
-@main.command("rule")
-@click.argument("code")
-def rule_command(code):
-    """Print the documentation of rule CODE (or its name)."""
-    from graphlint.registry import describe, discover_rules
-    from graphlint.report import rule_doc
-
-    try:
-        rules = describe(discover_rules(warn=lambda m: click.echo(m, err=True)))
-    except ConfigError as exc:
-        _fail(str(exc))
-    wanted = code.strip()
-    rule = rules.get(wanted.upper()) or next((r for r in rules.values() if r.name == wanted.lower()), None)
-    if rule is None:
-        _fail(f"unknown rule {code!r} (see `graphlint rules`)")
-    click.echo(rule_doc(rule), nl=False)
-
-
-@main.command("clean")
-@click.argument("paths", nargs=-1, type=click.Path(file_okay=False))
-@click.option("--cache-dir", type=click.Path(file_okay=False), help="Clean this cache folder.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="The configuration that says where the cache is.")
-def clean_command(paths, cache_dir, config_file):
-    """Remove the cache of the projects of PATHS (default .): only the files graphlint wrote."""
-    from graphlint.cache_dir import cache_folder, clean
-    from graphlint.config_files import Resolver
-    from graphlint.text import plural
-
-    try:
-        resolver = Resolver(config_file)
-        folders = sorted({cache_folder(resolver.for_path(p), cache_dir) for p in (paths or (".",))})
-    except ConfigError as exc:
-        _fail(str(exc))
-    for folder in folders:
-        removed = clean(folder)
-        warn(f"graphlint: removed {plural(removed, 'cache file')} from {folder}")
-
-
-@main.command("server")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", show_default=True, help="What the server logs to stderr (the editor's log of it).")
-def server_command(log_level):
-    """Run the language server (LSP over stdio): findings in the editor as you type (docs/editors.md)."""
-    from graphlint.server import ServerUnavailable, serve
-
-    try:
-        status = serve(log_level)
-    except ServerUnavailable as exc:
-        _fail(str(exc))
-    _end(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

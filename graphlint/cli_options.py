@@ -10,7 +10,6 @@ them.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 import click
 
@@ -24,9 +23,10 @@ VALUED = frozenset({"--select", "--extend-select", "--ignore", "--extend-ignore"
 _VIEW = "graphlint.view"
 
 
-@dataclass
 class View:
-    """How findings are shown (nothing of what is found)."""
+    """How findings are shown (nothing of what is found): these defaults, each replaced on the
+    instance by its option (:func:`_store`). A plain class: a dataclass costs ~2M instructions
+    to create, at every start."""
 
     quiet: bool = False
     color: str = "auto"

@@ -6,13 +6,17 @@ import contextlib
 import importlib.util
 import sys
 import threading
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from graphlint.config import Config, ConfigError
 
 if TYPE_CHECKING:  # the engine (pluggy, entry points) is imported when a block is entered
-    from graphlint.probes._base import Probe
     from graphlint.linter import Linter
+    from graphlint.probes._base import Probe
+    from graphlint.probes.lazy import ProbeSet
+
+#: where a probe's warning goes (stderr unless the caller says otherwise)
+Warn = Callable[[str], None]
 
 _active = threading.Lock()
 
@@ -30,7 +34,7 @@ def _available(module: str) -> bool:
         return False
 
 
-def _tf_probes(linter: Linter, warn) -> list:
+def _tf_probes(linter: Linter, warn: Warn) -> list[Probe]:
     from graphlint.probes.keras_layers import TFVariableProbe
     from graphlint.probes.tf_function import FunctionProbe
     from graphlint.probes.tf_graph import GraphProbe
@@ -42,7 +46,7 @@ def _tf_probes(linter: Linter, warn) -> list:
     ]
 
 
-def _keras_probes(linter: Linter, warn, flavor: str) -> list:
+def _keras_probes(linter: Linter, warn: Warn, flavor: str) -> list[Probe]:
     from graphlint.probes.keras_layers import KerasLayerProbe
 
     probes: list[Probe] = [KerasLayerProbe(linter.hook, flavor=flavor, warn=warn)]
@@ -53,19 +57,19 @@ def _keras_probes(linter: Linter, warn, flavor: str) -> list:
     return probes
 
 
-def _jax_probes(linter: Linter, warn) -> list:
+def _jax_probes(linter: Linter, warn: Warn) -> list[Probe]:
     from graphlint.probes.jax_jit import JaxProbe
 
     return [JaxProbe(linter.hook, warn=warn)]
 
 
-def _torch_probes(linter: Linter, warn) -> list:
+def _torch_probes(linter: Linter, warn: Warn) -> list[Probe]:
     from graphlint.probes.torch_api import TorchApiProbe
 
     return [TorchApiProbe(linter.hook, warn=warn)]
 
 
-def _dynamo_probes(linter: Linter, warn) -> list:
+def _dynamo_probes(linter: Linter, warn: Warn) -> list[Probe]:
     from graphlint.probes.torch_dynamo import DynamoProbe
 
     return [DynamoProbe(linter.hook, warn=warn)]
@@ -80,7 +84,7 @@ def require_framework() -> None:
         )
 
 
-def _probes(linter: Linter, warn):
+def _probes(linter: Linter, warn: Warn) -> ProbeSet:
     """The probes of each framework, installed when the program imports it (at once if it has)."""
     from graphlint.probes.lazy import ProbeSet
 
@@ -100,7 +104,9 @@ def _probes(linter: Linter, warn):
 
 
 @contextlib.contextmanager
-def instrument(linter: Linter | None = None, *, config: Config | None = None, warn=None) -> Iterator[Linter]:
+def instrument(
+    linter: Linter | None = None, *, config: Config | None = None, warn: Warn | None = None
+) -> Iterator[Linter]:
     """Install the probes for the duration of the ``with`` block.
 
     The probes of TensorFlow (and Keras), of JAX and of PyTorch are installed when the block
@@ -141,7 +147,7 @@ def instrument(linter: Linter | None = None, *, config: Config | None = None, wa
         _active.release()
 
 
-def watch_process(linter: Linter, warn) -> bool:
+def watch_process(linter: Linter, warn: Warn) -> bool:
     """Install the probes for the rest of this process, on ``linter`` (``graphlint run``'s
     child, graphlint.child): what ``instrument()`` does for a block, never undone. A block the
     program opens itself nests under it. False when the program's own block is already open
@@ -154,7 +160,7 @@ def watch_process(linter: Linter, warn) -> bool:
 
 
 #: The linter of the active outermost ``instrument()`` block, whose probes are installed.
-_outermost: list = []
+_outermost: list[Linter] = []
 
 
 @contextlib.contextmanager

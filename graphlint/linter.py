@@ -18,7 +18,7 @@ import threading
 import traceback
 import types
 from dataclasses import replace
-from typing import Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, cast
 
 import pluggy
 
@@ -42,7 +42,7 @@ class _PluginManager(pluggy.PluginManager):
         super().__init__("graphlint")
         self.linter = linter
 
-    def register(self, plugin, name=None):
+    def register(self, plugin: object, name: str | None = None) -> str | None:
         if self.linter._scope_of(plugin) is not None:
             raise ValueError(f"Plugin already registered in a rule scope: {plugin!r}")
         registered = super().register(plugin, name)
@@ -54,34 +54,34 @@ class _PluginManager(pluggy.PluginManager):
                 raise
         return registered
 
-    def unregister(self, plugin=None, name=None):
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
         if plugin is not None and name is None and self.get_name(plugin) is None:
             scope = self.linter._scope_of(plugin)
-            if scope is not None:  # a scope's rule (the notebook extension drops a cell's)
+            if scope is not None and isinstance(plugin, Rule):  # a scope's rule (the notebook extension drops a cell's)
                 scope._drop(plugin)
                 return plugin
         removed = super().unregister(plugin, name)
         self.linter._plugins_changed(None, removed=removed)
         return removed
 
-    def add_hookspecs(self, module_or_class):
+    def add_hookspecs(self, module_or_class: types.ModuleType | type) -> None:
         super().add_hookspecs(module_or_class)
         self.linter._specs_changed(
             [name for name in dir(module_or_class) if self.parse_hookspec_opts(module_or_class, name) is not None]
         )
 
-    def parse_hookimpl_opts(self, plugin, name):
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
         if not name.startswith("graphlint_"):
             # Hook implementations carry the hook's name; skipping the rest up front keeps
             # learning a rule class cheap.
             return None
         opts = super().parse_hookimpl_opts(plugin, name)
         if opts is None and isinstance(plugin, Rule) and callable(getattr(plugin, name, None)):
-            return {}
+            return {}  # type: ignore[return-value]  # pluggy fills in the defaults (normalize_hookimpl_opts)
         return opts
 
 
-def _priority(impl) -> int:
+def _priority(impl: pluggy.HookImpl) -> int:
     return TRYFIRST if impl.tryfirst else TRYLAST if impl.trylast else NORMAL
 
 
@@ -108,6 +108,10 @@ def _unchanged(template: "_Template", cls: type) -> bool:
     return template.shape == _class_shape(cls) and all(
         vars(klass).get(attr) is value for klass, attr, value in template.attributes
     )
+
+
+#: a hook method as the dispatcher takes it: (hook name, function, argument names, priority)
+_Method = tuple[str, Callable[..., Any], tuple[str, ...], int]
 
 
 class _Template(NamedTuple):
@@ -220,7 +224,7 @@ class Linter:
         rules: Iterable[type[Rule]] | None = None,
         plugins: bool = True,
         scoped: bool = False,
-        warn=None,
+        warn: Callable[[str], None] | None = None,
     ):
         self.config = config or Config()
         self.warn = warn or (lambda msg: print(msg, file=sys.stderr))
@@ -267,7 +271,7 @@ class Linter:
         """Tell the rules the run is over and return every finding, in report order."""
         return self._main().finish(exit_status)
 
-    def relay(self, other: "Linter"):
+    def relay(self, other: "Linter") -> Callable[[], None]:
         """Deliver every event of this linter's hooks to ``other``'s hooks as well (an
         ``instrument()`` inside another: the outer one's probes serve both), until the
         returned function is called."""
@@ -301,7 +305,7 @@ class Linter:
         if entry is not None and entry[0] is rule:
             del self._scoped[id(rule)]
 
-    def _scope_of(self, plugin) -> RuleScope | None:
+    def _scope_of(self, plugin: object) -> RuleScope | None:
         """The open scope ``plugin`` is a rule of, if it is one."""
         entry = self._scoped.get(id(plugin))
         return entry[1] if entry is not None and entry[0] is plugin else None
@@ -317,7 +321,8 @@ class Linter:
             if template is None or template.generation != self._generation or not _unchanged(template, cls):
                 learnt = self._learn(rule)
                 template = _Template(_hook_attributes(cls), _class_shape(cls), self._generation, tuple(
-                    (hook, call.__func__, argnames, priority) for hook, call, argnames, priority in learnt
+                    (hook, cast(types.MethodType, call).__func__, argnames, priority)
+                    for hook, call, argnames, priority in learnt
                 )) if all(_bound_to(call, rule) for _, call, _, _ in learnt) else None
                 self._templates[cls] = template
                 methods = learnt
@@ -326,7 +331,7 @@ class Linter:
                            for hook, function, argnames, priority in template.methods]
         return Member(rule, methods, rule.report_internal_error)
 
-    def _learn(self, plugin) -> list[tuple]:
+    def _learn(self, plugin: Rule) -> list[_Method]:
         """What pluggy registers for ``plugin``: it validates it (unknown hooks, arguments the
         spec lacks, ``check_pending``), and is asked which methods implement which hook."""
         with self._lock:
@@ -341,9 +346,9 @@ class Linter:
             finally:
                 self._learning = None
 
-    def _impls_of(self, plugin) -> list[tuple]:
+    def _impls_of(self, plugin: object) -> list[_Method]:
         """``plugin``'s hook methods on pm, each hook's in pluggy's order."""
-        methods = []
+        methods: list[_Method] = []
         for caller in self.pm.get_hookcallers(plugin) or ():
             if caller.name not in self._argnames:
                 continue  # (pending: check_pending says so)
@@ -358,7 +363,7 @@ class Linter:
         return methods
 
     # -- plugins registered on pm directly (test helpers, the notebook extension's rules) -----
-    def _plugins_changed(self, plugin, removed=None) -> None:
+    def _plugins_changed(self, plugin: object, removed: object = None) -> None:
         with self._lock:
             if self._learning is not None and (self._learning is plugin or self._learning is removed):
                 return  # a rule being learnt: it listens in its scope, not as a plugin of pm
@@ -389,7 +394,7 @@ class Linter:
         old, self._plugin_members = self._plugin_members, {id(m.plugin): m for m in members}
         self.dispatcher.replace(old.values(), members)
 
-    def _on_error(self, plugin):
+    def _on_error(self, plugin: object) -> Callable[[BaseException, str], None]:
         def failed(exc: BaseException, hook: str) -> None:
             self._failed.add(id(plugin))
             if isinstance(plugin, Rule):
@@ -403,5 +408,5 @@ class Linter:
         return failed
 
 
-def _bound_to(call, plugin) -> bool:
+def _bound_to(call: Callable[..., Any], plugin: object) -> bool:
     return isinstance(call, types.MethodType) and call.__self__ is plugin

@@ -23,7 +23,7 @@ _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x
 
 
 def text(
-    findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, color: bool = False,
+    findings: list[Finding], rules: Mapping[str, RuleDescription] | None = None, *, statistics: bool = False, color: bool = False,
     fixes: Mapping[Finding, Any] | None = None, quiet: bool = False, concise: bool = False, **_: Any,
 ) -> str:
     """ruff-like: ``path:line:col: CODE [*] message`` (``path:cell 3:line:col:`` in a notebook,
@@ -64,20 +64,22 @@ def text(
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def concise(findings: list[Finding], rules: dict | None = None, **kwargs: Any) -> str:
+def concise(findings: list[Finding], rules: Mapping[str, RuleDescription] | None = None, **kwargs: Any) -> str:
     """One line per finding (ruff's ``--output-format concise``)."""
     return text(findings, rules, concise=True, **kwargs)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+#: Compiled at its first use (``re``'s cache): a string :meth:`str.isprintable` passes holds
+#: none of these (~2.5M instructions to compile, at every start otherwise).
+_CONTROL = r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]"
 
 
 def _printable(value: str) -> str:
     """Control characters escaped (``\\n``, ``\\x1b``): a newline in a file name or a
     checkpoint path cannot forge a finding line, an escape sequence never reaches the terminal."""
-    if not _CONTROL.search(value):
+    if value.isprintable() or not re.search(_CONTROL, value):
         return value
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], value)
+    return re.sub(_CONTROL, lambda m: repr(m.group())[1:-1], value)
 
 
 def _statistics(findings: list[Finding]) -> dict[str, int]:
@@ -149,14 +151,14 @@ def statistics_list(findings: list[Finding]) -> list[dict]:
 
 
 def as_json(
-    findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, fixes: Mapping[Finding, Any] | None = None, **_: Any
+    findings: list[Finding], rules: Mapping[str, RuleDescription] | None = None, *, statistics: bool = False, fixes: Mapping[Finding, Any] | None = None, **_: Any
 ) -> str:
     import json
 
     return json.dumps(as_dict(findings, statistics=statistics, fixes=fixes), indent=2, ensure_ascii=True) + "\n"
 
 
-def as_sarif(findings: list[Finding], rules: dict | None = None, **kwargs: Any) -> str:
+def as_sarif(findings: list[Finding], rules: Mapping[str, RuleDescription] | None = None, **kwargs: Any) -> str:
     """SARIF 2.1.0 (:mod:`graphlint.sarif`)."""
     from graphlint.sarif import as_sarif as sarif
 
@@ -170,7 +172,7 @@ def _gh_escape(value: str, *, prop: bool = False) -> str:
     return value
 
 
-def as_github(findings: list[Finding], rules: dict | None = None, *, statistics: bool = False, **_: Any) -> str:
+def as_github(findings: list[Finding], rules: Mapping[str, RuleDescription] | None = None, *, statistics: bool = False, **_: Any) -> str:
     """GitHub Actions workflow commands: ``::warning file=...,line=...::message`` (in a
     notebook the message starts with ``cell 3, line 4:``); statistics as one ``::notice``."""
     lines = []
@@ -250,6 +252,6 @@ def rule_doc(rule: RuleDescription) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def render(fmt: str, findings: Iterable[Finding], rules: dict | None = None, **kwargs: Any) -> str:
+def render(fmt: str, findings: Iterable[Finding], rules: Mapping[str, RuleDescription] | None = None, **kwargs: Any) -> str:
     """``findings`` in format ``fmt``; ``rules``: code → :class:`graphlint.registry.RuleDescription`."""
     return FORMATTERS["full" if fmt == "text" else fmt](list(findings), rules, **kwargs)

@@ -142,7 +142,7 @@ def _fixes(finding: Finding, edits: Sequence[TextEdit] | None) -> list[dict[str,
     ]
 
 
-def as_sarif(findings: list[Finding], rules: dict[str, RuleDescription] | None = None, *, statistics: bool = False,
+def as_sarif(findings: list[Finding], rules: Mapping[str, RuleDescription] | None = None, *, statistics: bool = False,
              fixes: Mapping[Finding, Any] | None = None, line_text: Callable[[str, int], str] | None = None,
              **_: Any) -> str:
     """SARIF 2.1.0 as GitHub code scanning accepts it. In a notebook, ``startLine`` is the line

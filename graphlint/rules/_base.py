@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     #: A rule's static form: the hits it finds in one module model, with the rule's options.
     StaticCheck = Callable[[Module, dict[str, Any]], Iterable[Hit]]
 
-_SECTION = re.compile(r"^## (.+)$", re.M)
+#: A docstring section's title line (compiled at first use: only reports and docs read them).
+_SECTION = r"(?m)^## (.+)$"
 
 
 class Rule:
@@ -72,6 +73,10 @@ class Rule:
     #: enumerates cases (graphlint.conventions.is_test_module). At runtime each test is judged
     #: on what it really repeated, with its own thresholds (``@pytest.mark.graphlint``).
     repetition: ClassVar[bool] = False
+    #: Words one of which a module's source must hold for the static form to find anything in
+    #: it (the form's own first test, declared): ``graphlint check`` neither runs nor imports
+    #: the form for any other module (:meth:`may_report_on`). () for every module.
+    static_words: ClassVar[tuple[str, ...]] = ()
 
     #: The rule unit this class is (or inherits from): its package and the package's files.
     _unit: ClassVar[tuple[str, frozenset[str]]] = ("", frozenset())
@@ -117,6 +122,12 @@ class Rule:
                 form = importlib.import_module(cls._unit[0] + ".check").check
             cls._forms["static"] = form
         return cls._forms["static"]
+
+    @classmethod
+    def may_report_on(cls, text: str) -> bool:
+        """Whether the static form can find anything in a module of source ``text``
+        (:attr:`static_words`), answered without importing the form."""
+        return not cls.static_words or any(word in text for word in cls.static_words)
 
     @classmethod
     def kernel_form(cls) -> "type[KernelRule] | None":
@@ -182,11 +193,12 @@ def _unit(cls: type[Rule]) -> tuple[str, frozenset[str]] | None:
 
 
 def _hooks(cls: type[Rule]) -> bool:
-    """Whether the class has hook methods (``graphlint_*``) of its own or inherited."""
+    """Whether the class has hook methods (``graphlint_*``) of its own or inherited (``Rule``
+    itself has none)."""
     return any(
         attr.startswith("graphlint_") and callable(value)
         for klass in cls.__mro__
-        if klass is not object
+        if klass is not object and klass is not Rule
         for attr, value in vars(klass).items()
     )
 
@@ -201,7 +213,7 @@ def _engines(cls: type[Rule]) -> tuple[str, ...]:
 
 
 def parse_docs(text: str) -> dict[str, str]:
-    parts = _SECTION.split(text)
+    parts = re.split(_SECTION, text)
     sections = {"": parts[0].strip()}
     for title, body in zip(parts[1::2], parts[2::2]):
         sections[title.strip()] = body.strip()

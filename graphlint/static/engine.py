@@ -11,7 +11,6 @@ import ast
 import io
 import os
 import re
-import symtable
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
@@ -120,11 +119,7 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
             encoding = "utf-8"
             tree = ast.parse(data, filename=path)
     except SyntaxError as exc:
-        reason = exc.msg or "invalid syntax"
-        if "encoding" in reason or "codec" in reason or "unicode error" in reason:
-            return None, None, syntax_error(path, f"cannot decode the file: {reason}", exc.lineno or 1)
-        column = exc.offset or 1
-        return None, None, syntax_error(path, f"SyntaxError: {reason}", exc.lineno or 1, column)
+        return None, None, _syntax_error(path, exc)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         return None, None, syntax_error(path, f"cannot decode the file as {exc.encoding}: {exc.reason} (byte {exc.start})", line)
@@ -135,6 +130,13 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     except ValueError as exc:
         return None, None, syntax_error(path, f"cannot parse: {exc}")
     return text, tree, encoding
+
+
+def _syntax_error(path: str, exc: SyntaxError) -> Finding:
+    reason = exc.msg or "invalid syntax"
+    if "encoding" in reason or "codec" in reason or "unicode error" in reason:
+        return syntax_error(path, f"cannot decode the file: {reason}", exc.lineno or 1)
+    return syntax_error(path, f"SyntaxError: {reason}", exc.lineno or 1, exc.offset or 1)
 
 
 def check_file(
@@ -213,23 +215,32 @@ def _check(
         decode = bool(rules) and _RELEVANT.search(data) is not None
         source = result.notebook.source if result.notebook is not None else None
         text, tree, encoding = _parse(path, data, decode=decode, source=source)
+    broken: list[Finding] = []  # a notebook's cells that do not parse: the others are checked
+    if tree is None and result.notebook is not None and not result.notebook.python2:  # (Python 2's: one GL001)
+        repaired = result.notebook.without_broken_cells(path)
+        if repaired is not None:
+            notebook, errors = repaired
+            text2, tree2, encoding2 = _parse(path, data, decode=decode, source=notebook.source)
+            if tree2 is not None:
+                result.notebook, text, tree, encoding = notebook, text2, tree2, encoding2
+                broken = [_syntax_error(path, exc) for _, exc in errors]
     if tree is None:
         return [encoding]  # the GL001 finding
     if not rules:
-        return []
+        return broken
     if scanned is None:  # (else the scan found it relevant, with its look-ups)
         relevant, probes = prefilter.decide(path, tree, data, project)  # a module that appears counts
         if result.read is not None:
             result.read.probes = probes
         if not full and not relevant:
-            return []
+            return broken
     if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
         text = data.decode("ascii")
     with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
         try:
             module = loaded.relocated(path) if loaded is not None else Module(path, text, tree, project)
         except RecursionError:
-            return [syntax_error(path, "too deeply nested to analyse")]
+            return broken + [syntax_error(path, "too deeply nested to analyse")]
         if key is not None:
             project.checked(path, key, module)
         sink = FileSink(path)
@@ -244,7 +255,7 @@ def _check(
         if result.notebook is not None:
             result.notebook.digest = result.digest  # (what _check_file gives the result)
         result.encoding = encoding
-    return found
+    return broken + found
 
 
 def _run_rules(module: Module, rules: list[type[StaticRule]], config: Config, sink: FileSink) -> None:
@@ -279,6 +290,8 @@ def _scan(path: str, data: bytes, rules: list, result: FileResult, project: Proj
             return True
     if _compiled(path, data):
         return _SYNTAX_ONLY
+    import symtable  # (here: a file a rule can report on is parsed instead)
+
     try:
         symtable.symtable(data, path, "exec")  # type: ignore[arg-type]  # bytes, as compile() takes
     except Exception:  # SyntaxError, too deep, ...: _parse says which, as GL001

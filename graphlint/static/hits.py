@@ -38,6 +38,10 @@ class StaticRule(Protocol):
     def static_form(cls) -> Callable[[Module, dict[str, Any]], Iterable[Hit]] | None:
         """``check(module, options)``, or None when the rule has no static form."""
 
+    @classmethod
+    def may_report_on(cls, text: str) -> bool:
+        """Whether the static form can find anything in a module of source ``text``."""
+
     def __init__(self, sink: FindingSink, options: dict[str, Any] | None = None) -> None:
         """A plugin's rule with a ``check_module`` method is made as the runtime makes it."""
 

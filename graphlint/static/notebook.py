@@ -14,6 +14,7 @@ Nothing here imports IPython or Jupyter, and nothing is executed.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import json
 import re
@@ -25,6 +26,9 @@ SUFFIX = ".ipynb"
 #: Cell magics whose body is Python: only their first line is blanked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: "line 418" in a finding's text; a text naming a ``.py`` file speaks of that file's lines
+_LINE_REF = re.compile(r"\bline (\d+)\b")
+_NAMES_A_FILE = re.compile(r"\w\.py\b")
 # `%magic`, `!cmd`, `?obj`, `obj?`, `x = !cmd`, `x = %magic` (IPython's escapes and help)
 _ESCAPE = re.compile(r"^[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w.,()\[\] \t]+=[ \t]*[%!])")
 #: The same at the start of any line of a cell: a cell without one has no escape to blank.
@@ -80,15 +84,54 @@ class Notebook:
                        end_column=location.end_column if in_cell else None)
 
     def to_cells(self, findings: list) -> list:
-        """Findings (and their related sites) located by cell."""
+        """Findings (and their related sites) located by cell, and the lines their texts name
+        ("called in a loop (line 418)") as the cell and line the user sees."""
         out = []
         for f in findings:
-            related = tuple(replace(r, location=self.locate(r.location)) for r in f.related)
-            f = replace(f, location=self.locate(f.location), related=related)
+            related = tuple(
+                replace(r, location=self.locate(r.location), message=self._cell_lines(r.message)) for r in f.related
+            )
+            f = replace(f, location=self.locate(f.location), related=related,
+                        message=self._cell_lines(f.message), fix=self._cell_lines(f.fix))
             if self.python2 and f.code == "GL001" and f.message.startswith("SyntaxError"):
                 f = replace(f, message=f"{f.message} (the notebook's kernel is Python 2; graphlint reads Python 3)")
             out.append(f)
         return out
+
+    def _cell_lines(self, text: str) -> str:
+        """``text`` with each "line N" of the module of cells as "cell C, line L". A text that
+        names a Python file ("a loop of train.py (line 12)") speaks of that file's lines: kept."""
+        if "line " not in text or _NAMES_A_FILE.search(text):
+            return text
+
+        def in_cell(match: re.Match[str]) -> str:
+            line = int(match.group(1))
+            cell = self.cell_at(line)
+            return match.group(0) if cell is None else f"cell {cell.number}, line {line - cell.start}"
+
+        return _LINE_REF.sub(in_cell, text)
+
+    # -- cells that do not parse ----------------------------------------------------------------
+    def without_broken_cells(self, path: str) -> tuple[Notebook, list[tuple[int, SyntaxError]]] | None:
+        """The cells that do not parse on their own, and a notebook whose module has them blank
+        (every other line keeps its number): Jupyter runs every other cell, so every other cell
+        is checked. Each error's line is the module's. None when no cell fails on its own."""
+        broken: list[tuple[int, SyntaxError]] = []
+        lines = [f"{line}\n" for line in self.source.split("\n")[:-1]]  # (each ends in "\n")
+        for i, cell in enumerate(self.cells):
+            end = self.cells[i + 1].start if i + 1 < len(self.cells) else len(lines)
+            try:
+                ast.parse("\n" * cell.start + "".join(lines[cell.start:end]), filename=path)
+            except SyntaxError as exc:
+                broken.append((i, exc))
+            except (ValueError, RecursionError, MemoryError):
+                return None  # (the whole module's error says it)
+        if not broken:
+            return None
+        for i, _ in broken:
+            end = self.cells[i + 1].start if i + 1 < len(self.cells) else len(lines)
+            lines[self.cells[i].start:end] = ["\n"] * (end - self.cells[i].start)
+        return replace(self, source="".join(lines)), broken
 
     # -- fixes ----------------------------------------------------------------------------------
     def apply(self, body: str, edits: list) -> str:

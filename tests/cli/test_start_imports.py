@@ -45,8 +45,18 @@ RUNTIME_SIDE = re.compile(
 )
 #: Rule discovery reads entry_points.txt itself (graphlint.registry).
 ENTRY_POINT_MACHINERY = re.compile(r"(importlib\.metadata|email)(\.|$)")
-#: One file is checked in this process: no pool, no other reporter than the one asked for.
-NOT_FOR_ONE_FILE = re.compile(r"graphlint\.(static\.pool|sarif|fix_view)$|(multiprocessing|concurrent)(\.|$)")
+#: One file is checked in this process: no pool, no other reporter than the one asked for, no
+#: other command (graphlint.cli.COMMANDS) and no TOML reader (this repository's pyproject.toml
+#: names graphlint, but holds no ``[tool.graphlint]``: graphlint.config_files does not parse it).
+NOT_FOR_ONE_FILE = re.compile(
+    r"graphlint\.(static\.pool|sarif|fix_view|cli_run|cli_commands)$|(multiprocessing|concurrent|tomllib)(\.|$)"
+)
+#: The static forms' PyTorch parts and the model they need, for a file that names torch only
+#: (GL506 declares ``static_words``; GL501 and GL502 import theirs when a file names torch).
+TORCH_PARTS = re.compile(
+    r"graphlint\.(rules\._torch|rules\.graph_break\.check|rules\.function_retraced\.torch_compile"
+    r"|static\.model\.torch_compiled)$"
+)
 
 
 def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
@@ -71,12 +81,23 @@ def test_checking_one_file_imports_no_runtime_engine_framework_or_other_reporter
     assert matching(RUNTIME_SIDE, modules) == []
     assert matching(ENTRY_POINT_MACHINERY, modules) == []
     assert matching(NOT_FOR_ONE_FILE, modules) == []
+    assert matching(TORCH_PARTS, modules) == []
+
+
+def test_checking_a_torch_file_imports_the_torch_parts(tmp_path):
+    proc, modules = imported(tmp_path, "check", "--no-cache", str(SAMPLES / "torch" / "gl506_torch_bad.py"))
+    assert proc.returncode == 1 and "GL506" in proc.stdout, proc.stderr[-2000:]
+    assert sorted(matching(TORCH_PARTS, modules)) == [
+        "graphlint.rules._torch", "graphlint.rules.function_retraced.torch_compile",
+        "graphlint.rules.graph_break.check", "graphlint.static.model.torch_compiled",
+    ]
+    assert matching(RUNTIME_SIDE, modules) == []
 
 
 def test_the_version_imports_no_rule_no_static_engine_no_finding(tmp_path):
     proc, modules = imported(tmp_path, "--version")
     assert proc.returncode == 0 and proc.stdout == f"graphlint, version {__version__}\n"
-    start = re.compile(r"graphlint\.(registry|rules|static|findings|config_files)(\.|$)|tomllib$")
+    start = re.compile(r"graphlint\.(registry|rules|static|findings|config_files|check_command|cli_run|cli_commands)(\.|$)|tomllib$")
     assert matching(start, modules) == []
     assert matching(RUNTIME_SIDE, modules) == []
     assert matching(ENTRY_POINT_MACHINERY, modules) == []

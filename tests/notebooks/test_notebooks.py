@@ -250,11 +250,13 @@ def test_a_file_that_is_not_a_notebook_is_one_gl001(tmp_path, content, reason):
     assert finding["code"] == "GL001" and finding["message"].startswith(reason) and "cell" not in finding
 
 
-def test_a_cell_that_does_not_parse_is_one_gl001_naming_the_cell(tmp_path):
+def test_a_cell_that_does_not_parse_is_one_gl001_naming_the_cell_and_the_others_are_checked(tmp_path):
     path = notebook(tmp_path, HEADER, "x = 1\n", "print 'python 2'\n", SESSION_LOOP)
     result = check(path.name, cwd=tmp_path)
     lines = [line for line in result.stdout.splitlines() if " GL" in line]
-    assert len(lines) == 1 and lines[0].startswith("nb.ipynb:cell 4:1:1: GL001 SyntaxError: "), result.stdout
+    assert len(lines) == 2, result.stdout
+    assert lines[0].startswith("nb.ipynb:cell 4:1:1: GL001 SyntaxError: "), result.stdout
+    assert lines[1].startswith("nb.ipynb:cell 5:2:10: GL301 "), result.stdout
 
 
 def test_read_notebook_maps_every_module_line_back_to_its_cell():

@@ -14,7 +14,6 @@ import os
 from typing import Any, Container, Iterable
 
 from graphlint.rules._jax import RECREATED_FIX
-from graphlint.rules._torch import recreated_fix
 from graphlint.rules.function_recreated.jax_jit import jit_recreated
 from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import TF_FUNCTION
@@ -238,7 +237,7 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
                 continue
             out.append(Hit(
                 call.node, f"{_torch_what(call)} inside a loop: {cost}, on every iteration",
-                ((call.loops[-1].node, "the loop"),), fix=recreated_fix(name),
+                ((call.loops[-1].node, "the loop"),), fix=_recreated_fix(name),
             ))
             continue
         if call.scope is None or _made_each_pass(target, [call.scope.node], call, call.scope.params):
@@ -252,9 +251,16 @@ def torch_recreated(module: Module, options: dict) -> list[Hit]:
             related.append((loop, "in this loop"))
         out.append(Hit(
             call.node, f"{_torch_what(call)} in {call.scope.display}, which {text}: {cost}, on every call",
-            tuple(related), fix=recreated_fix(name),
+            tuple(related), fix=_recreated_fix(name),
         ))
     return out
+
+
+def _recreated_fix(api: str) -> str:
+    # torch's texts, imported for a finding only (with a dataclass of the runtime form: ~3M instructions)
+    from graphlint.rules._torch import recreated_fix
+
+    return recreated_fix(api)
 
 
 def _torch_what(call: CallSite) -> str:

@@ -19,10 +19,9 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphlint.rules.function_retraced.torch_compile import recompiled_calls
 from graphlint.rules.function_retraced.values import distinct_keys, values_around
 from graphlint.static.hits import Hit
-from graphlint.static.model.module import Module
+from graphlint.static.model.module import Module, spells
 from graphlint.static.model.scopes import CallSite
 from graphlint.static.model.repeats import isolated
 from graphlint.static.model.tf_functions import TfFunction, callee, may_call_tf_function, traced_at_trace_time
@@ -46,6 +45,11 @@ def check(module: Module, options: dict[str, Any]) -> list[Hit]:
                 _static_fix(found),
             )
         )
+    if not spells(module, "torch"):  # (the PyTorch form's own first test)
+        return hits
+    # imported for a file that names torch: with the torch model it needs, ~9M instructions
+    from graphlint.rules.function_retraced.torch_compile import recompiled_calls
+
     return hits + recompiled_calls(module, options)
 
 

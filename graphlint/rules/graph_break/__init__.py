@@ -61,3 +61,4 @@ class GraphBreak(Rule):
     summary = "a `torch.compile`d function split into several graphs (or run eagerly) at a line dynamo cannot trace"
     fix = "Move what dynamo cannot trace out of the compiled function, into the code that calls it."
     frameworks = ("torch",)
+    static_words = ("torch",)

@@ -11,7 +11,7 @@ class SyntaxErrorRule(Rule):
     Reports, once per file, why the static engine could not check it: a syntax error (with its
     line and column), text that is not in its declared encoding, a binary file, a file over the
     size limit (10 MiB) or one nested too deeply for Python's parser. The other files are still
-    checked.
+    checked; in a notebook, so are the other cells (one GL001 per cell).
 
     ## Why is this bad?
     Nothing in a file that cannot be parsed is checked, so its anti-patterns go unreported; and
@@ -31,7 +31,8 @@ class SyntaxErrorRule(Rule):
     or exclude generated and non-Python files with `[tool.graphlint] exclude`.
 
     ## Known exemptions
-    An empty file is valid Python and is not reported.
+    An empty file is valid Python and is not reported. A notebook whose kernel is Python 2 is one
+    GL001 and nothing else: its other cells are Python 2 too.
     """
 
     code = SYNTAX_ERROR_CODE

@@ -417,34 +417,75 @@ def isolated(site: CallSite, module: Module | None = None) -> bool:
     return any(loop_starts_fresh(module, loop) for loop in site.loops)
 
 def per_call(module: Module, fn: Function) -> Reason | None:
-    """Why ``fn`` runs again and again (a per-call method, called in a loop or from one)."""
+    """Why ``fn`` runs again and again (a per-call method, called in a loop or from one).
+
+    The answers are kept per module. Callers that call each other are followed once: a caller
+    whose question is still open counts for nothing, and an answer "no" that leaned on such an
+    open question is kept only if the first question asked comes out "no" too (else it is asked
+    again later): the answers never depend on the order they are asked in."""
     memo = module.cache.get("per-call")
     if memo is None:
         memo = module.cache["per-call"] = {}
+    query: _Query | None = module.cache.get("per-call-query")
     key = id(fn)
     if key in memo:
+        if query is not None and key in query.tentative:
+            query.cuts += 1
         return memo[key]
-    memo[key] = None  # recursion guard
-    reason = None
-    if fn.name in ONCE_METHODS:
-        pass
-    elif (own := per_call_by_kind(module, fn)) is not None:
-        reason = own
-    elif id(fn) in _thread_targets(module):
-        site = _thread_targets(module)[id(fn)]
-        reason = Reason(f"runs in a thread started in a loop (line {site.line})", site)
-    else:
-        for site in fn.callers:
-            if isolated(site, module) or guarded(site.ifs):
-                continue  # its own graph; or get-or-create: made once
-            if site.loops:
-                reason = Reason(f"is called in a loop (line {site.line})", site)
-                break
-            if site.scope is not None and site.scope is not fn and per_call(module, site.scope):
-                reason = Reason(f"is called from {site.scope.display} (line {site.line}), which runs per call", site)
-                break
+    outermost = query is None
+    if query is None:
+        query = module.cache["per-call-query"] = _Query()
+    elif key in query.open:
+        query.cuts += 1  # a cycle back to an open question: it adds no reason of its own
+        return None
+    query.open.add(key)
+    cuts = query.cuts
+    try:
+        reason = _per_call(module, fn)
+    finally:
+        query.open.discard(key)
+        if outermost:
+            del module.cache["per-call-query"]
     memo[key] = reason
+    if reason is None and query.cuts > cuts and not outermost:
+        query.tentative.add(key)
+    if outermost and reason is not None:
+        for tentative in query.tentative:  # each may have leaned on a question now answered "yes"
+            del memo[tentative]
     return reason
+
+
+class _Query:
+    """The outermost :func:`per_call` question being answered: the questions still open under
+    it, how many times an open (or tentative) answer was leaned on, and the "no" answers that
+    did (right if the outermost answer is "no": no open question came out "yes")."""
+
+    __slots__ = ("open", "cuts", "tentative")
+
+    def __init__(self) -> None:
+        self.open: set[int] = set()
+        self.cuts = 0
+        self.tentative: set[int] = set()
+
+
+def _per_call(module: Module, fn: Function) -> Reason | None:
+    if fn.name in ONCE_METHODS:
+        return None
+    own = per_call_by_kind(module, fn)
+    if own is not None:
+        return own
+    threads = _thread_targets(module)
+    if id(fn) in threads:
+        site = threads[id(fn)]
+        return Reason(f"runs in a thread started in a loop (line {site.line})", site)
+    for site in fn.callers:
+        if isolated(site, module) or guarded(site.ifs):
+            continue  # its own graph; or get-or-create: made once
+        if site.loops:
+            return Reason(f"is called in a loop (line {site.line})", site)
+        if site.scope is not None and site.scope is not fn and per_call(module, site.scope):
+            return Reason(f"is called from {site.scope.display} (line {site.line}), which runs per call", site)
+    return None
 
 
 def per_call_by_kind(module: Module, fn: Function) -> Reason | None:

@@ -1,0 +1,97 @@
+"""A notebook with a cell that does not parse: Jupyter runs every other cell, so graphlint
+checks every other cell and reports a GL001 for each cell that fails (it once reported the
+first and checked nothing else). The lines a finding's text names are the cell's and line's
+the user sees, never the line of the module graphlint joins the cells into."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from graphlint.cli import main
+from graphlint.static.notebook import read_notebook
+
+SETUP = "import numpy as np\nimport tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+STEP = "def step(x):\n    return model.predict(x)\n"
+LOOP = "for i in range(100):\n    step(np.zeros((1, 4)))\n"
+FIXABLE = "with tf.Graph():\n    pass\n"
+
+
+def write(path: Path, cells: list[str], kernel: str = "python3") -> Path:
+    doc = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# title"]}]
+        + [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": c} for c in cells],
+        "metadata": {"kernelspec": {"language": "python", "name": kernel}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
+
+
+def check(path: Path, *args: str) -> tuple[int, list[dict]]:
+    result = CliRunner().invoke(
+        main, ["check", "--no-cache", "--no-plugins", "--format", "json", *args, str(path)], catch_exceptions=False
+    )
+    return result.exit_code, json.loads(result.stdout)["findings"]
+
+
+def sites(findings: list[dict]) -> set[tuple[str, int | None, int]]:
+    return {(f["code"], f["cell"], f["line"]) for f in findings}
+
+
+def test_every_other_cell_is_checked_and_each_broken_cell_is_a_gl001(tmp_path):
+    path = write(tmp_path / "nb.ipynb", [SETUP, "s = 'unterminated\n", STEP, "%time x = 1\nprint(1 +)\n", LOOP])
+    code, findings = check(path)
+    assert code == 1
+    # cells are numbered on screen: the markdown title is cell 1
+    assert sites(findings) == {("GL001", 3, 1), ("GL504", 4, 2), ("GL001", 5, 2)}
+    by_code = {f["code"]: f for f in findings}
+    assert "unterminated string literal (detected at cell 3, line 1)" in [
+        f["message"] for f in findings if f["cell"] == 3
+    ][0]
+    assert "called in a loop (cell 6, line 2)" in by_code["GL504"]["message"]
+
+
+def test_a_notebook_whose_cells_all_parse_is_as_before(tmp_path):
+    path = write(tmp_path / "nb.ipynb", [SETUP, STEP, LOOP])
+    assert sites(check(path)[1]) == {("GL504", 3, 2)}
+
+
+def test_a_python_2_notebook_is_one_gl001(tmp_path):
+    """Its other cells are Python 2 too, whatever of them parses as Python 3."""
+    path = write(tmp_path / "nb.ipynb", [SETUP, "print 'hello'\n", STEP, "print 'again'\n", LOOP], kernel="python2")
+    (finding,) = check(path)[1]
+    assert (finding["code"], finding["cell"]) == ("GL001", 3) and "Python 2" in finding["message"]
+
+
+def test_fix_changes_only_the_fixed_text_beside_a_broken_cell(tmp_path):
+    path = write(tmp_path / "nb.ipynb", ["import tensorflow as tf\n", "s = 'unterminated\n", FIXABLE, "x = (\n"])
+    before = path.read_bytes()
+    result = CliRunner().invoke(main, ["check", "--fix", "--no-cache", "--no-plugins", str(path)], catch_exceptions=False)
+    assert result.exit_code == 1, result.stderr  # the two GL001 are left
+    assert path.read_bytes() == before.replace(b"with tf.Graph():", b"with tf.Graph().as_default():")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("is called in a loop (line 7)", "is called in a loop (cell 3, line 2)"),
+        ("see line 1 and line 9", "see cell 1, line 1 and cell 4, line 1"),
+        ("it is called in a loop of train.py (line 7)", "it is called in a loop of train.py (line 7)"),
+        ("no line here", "no line here"),
+        ("outline 7", "outline 7"),
+    ],
+)
+def test_the_lines_a_text_names_are_the_cells(text, expected):
+    doc = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": s}
+                  for s in ["a = 1\n", "b = 2\nc = 3\nd = 4\nx = 5\n", "e = 5\nf = 6\ng = 7\n", "h = 8\n"]],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    notebook = read_notebook(json.dumps(doc).encode())
+    assert notebook is not None
+    assert notebook._cell_lines(text) == expected
