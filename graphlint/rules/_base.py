@@ -126,8 +126,10 @@ class Rule:
     @classmethod
     def may_report_on(cls, text: str) -> bool:
         """Whether the static form can find anything in a module of source ``text``
-        (:attr:`static_words`), answered without importing the form."""
-        return not cls.static_words or any(word in text for word in cls.static_words)
+        (:attr:`static_words`), answered without importing the form. A source with characters
+        beyond ASCII may bind a word it does not spell (the parser normalises identifiers:
+        ``import ｔｏｒｃｈ`` imports torch): the form runs."""
+        return not cls.static_words or not text.isascii() or any(word in text for word in cls.static_words)
 
     @classmethod
     def kernel_form(cls) -> "type[KernelRule] | None":

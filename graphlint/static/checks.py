@@ -25,10 +25,8 @@ def run(module: Module, rules: Iterable[type[StaticRule]], config: Config, sink:
     """Run each rule's static form on ``module``, reporting into ``sink`` (``add`` and
     ``internal_error``, as :class:`graphlint.static.engine.FileSink`)."""
     for cls in rules:
-        if module.text.isascii() and not cls.may_report_on(module.text):
-            # (Rule.static_words: its form could find nothing here, and is not imported; a
-            # source with other characters may bind a word it does not spell: module.spells)
-            continue
+        if not cls.may_report_on(module.text):
+            continue  # (Rule.static_words: its form could find nothing here, and is not imported)
         try:
             form = cls.static_form()
             if form is not None:
