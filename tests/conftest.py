@@ -17,6 +17,7 @@ from harness import (  # noqa: F401  (re-exported)
     DRIVER_ENV,
     FRAMEWORK_DRIVERS,
     HEADER,
+    PYTEST_ENV,
     ROOT,
     SAMPLE_PATHS,
     SAMPLES,
@@ -78,6 +79,15 @@ def pytest_collection(session):
         return (yield)
     finally:
         sys.dont_write_bytecode = saved
+
+
+@pytest.fixture
+def pytester(pytester, monkeypatch):
+    """pytest's ``pytester``, its runs (in this process or a subprocess) without the unrelated
+    plugins of the test extra (harness's ``PYTEST_ENV``)."""
+    for name, value in PYTEST_ENV.items():
+        monkeypatch.setenv(name, value)
+    return pytester
 
 
 @pytest.fixture

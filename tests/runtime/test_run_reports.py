@@ -78,12 +78,12 @@ def test_a_zipapps_noqa_is_read_from_the_archive(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("module", ["pluggy", "click"])
-def test_graphlints_dependencies_imported_for_the_program_do_not_shadow_its_own(tmp_path, module):
-    source = f"import tensorflow as tf\nimport {module}\nprint({module}.MINE)\n" + GL103
-    py, ours = run_both(tmp_path, {"prog.py": source, f"{module}.py": "MINE = 'mine'\n"}, ["prog.py"], env=TF_ENV)
+def test_graphlints_dependencies_imported_for_the_program_do_not_shadow_its_own(tmp_path):
+    source = "import tensorflow as tf\nimport click\nimport pluggy\nprint(click.MINE, pluggy.MINE)\n" + GL103
+    files = {"prog.py": source, "click.py": "MINE = 'my click'\n", "pluggy.py": "MINE = 'my pluggy'\n"}
+    py, ours = run_both(tmp_path, files, ["prog.py"], env=TF_ENV)
     assert_same(py, ours, tf=True)
-    assert py.stdout == b"mine\n" and ours.codes == [("GL103", 4)]
+    assert py.stdout == b"my click my pluggy\n" and ours.codes == [("GL103", 5)]
 
 
 SUBPROCESSES = """\
@@ -177,9 +177,10 @@ def test_a_program_using_graphlint_instrument_nests_under_graphlint_run(tmp_path
 
 def test_exit_codes(tmp_path):
     """graphlint's exit code: the program's status when it failed, whatever was found (a shell
-    sees a death by signal as one); else 1 for findings (0 with --exit-zero); else 0."""
+    sees a death by signal as one); else 1 for findings (0 with --exit-zero); else 0. The
+    report goes to stderr, the program's stdout is its own."""
     cases = {
-        "findings.py": ("import tensorflow as tf\n" + GL103, 1, 0),
+        "findings.py": ("import tensorflow as tf\n" + GL103 + "print('computed', 2 + 2)\n", 1, 0),
         "clean.py": ("import tensorflow as tf\nprint(tf.constant(1.0).numpy())\n", 0, 0),
         "fails_with_findings.py": ("import sys\nimport tensorflow as tf\n" + GL103 + "sys.exit(4)\n", 4, 4),
         "raises.py": ("raise RuntimeError('boom')\n", 1, 1),
@@ -194,6 +195,13 @@ def test_exit_codes(tmp_path):
             assert proc.returncode == wanted, (name, options, proc.stderr[-2000:])
             if "GL103" in source:
                 assert b"GL103" in proc.stderr
+            if (name, options) == ("findings.py", ()):
+                assert proc.stdout == b"computed 4\n"
+                assert b"findings.py:2:1: GL103" in proc.stderr
+                assert b"fix: Write `with tf.Graph().as_default():`" in proc.stderr
+                assert proc.stderr.endswith(b"graphlint: found 1 finding (1 error).\n"), proc.stderr[-2000:]
+            if (name, options) == ("fails_with_findings.py", ()):
+                assert b"graphlint: the program exited with status 4." in proc.stderr, proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("how", ["sys.stdout.close()", "sys.stdout = None", "sys.stderr = io.StringIO()"])

@@ -615,26 +615,8 @@ def test_run_command_still_works(tmp_path):
     assert result.exit_code == 0 and "hello" in result.stdout
 
 
-# -- pre-commit ------------------------------------------------------------------------------
-@pytest.mark.slow
-def test_pre_commit_hook_runs_for_real(tmp_path, pre_commit_snapshot):
-    """`pre-commit try-repo` installs graphlint from this working tree into its own virtualenv
-    and runs the hook on a repository with one bad file and one good file."""
-    pre_commit, env, hook_repo = pre_commit_snapshot
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "bad.py").write_text(BAD)
-    (project / "good.py").write_text("import tensorflow as tf\nwith tf.Graph().as_default():\n    pass\n")
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
-        subprocess.run(cmd, cwd=project, check=True, env=env)
-    result = subprocess.run(
-        [str(pre_commit), "try-repo", str(hook_repo), "graphlint", "--all-files"],
-        cwd=project, capture_output=True, text=True, env=env, timeout=900,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 1, output
-    assert "bad.py:5:9: GL301" in output, output
-    assert "good.py" not in output.split("hook id: graphlint", 1)[-1], output
+# (pre-commit, `try-repo` on this working tree and the README's snippet, each installing graphlint
+# into a virtualenv of its own: tests/cli/test_conventions.py)
 
 
 @pytest.mark.parametrize("how", ["script", "module"])
