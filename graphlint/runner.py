@@ -240,7 +240,9 @@ def _copy(pipe: Any, stream: Any) -> None:
 
 def _hold_signals(holder: list[subprocess.Popen[bytes]], pending: list[int]) -> Callable[[], None]:
     """While the child runs: forwarded signals go to it, Ctrl-C is left to it. Python-level
-    handlers only (an exec resets them in the child; an ignored signal would stay ignored)."""
+    handlers only (an exec resets them in the child). A signal ignored when graphlint started
+    (``nohup``, ``trap '' INT``, a shell's background job) stays ignored here, so the program
+    inherits it ignored, as under ``python``."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
@@ -263,6 +265,8 @@ def _hold_signals(holder: list[subprocess.Popen[bytes]], pending: list[int]) -> 
             if signum is None:
                 continue
             try:
+                if signal.getsignal(signum) is signal.SIG_IGN:
+                    continue
                 saved.append((signum, signal.signal(signum, handler)))
             except (OSError, ValueError):
                 pass

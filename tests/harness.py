@@ -348,9 +348,11 @@ def write_folder(folder: Path, files: dict[str, str | bytes]) -> None:
 
 
 def run_both(tmp_path: Path, files: dict, args: list[str], *, stdin: bytes | None = None, env=None,
-             graphlint_options=(), prepare=None) -> tuple[Ran, Ran]:
+             graphlint_options=(), prepare=None, preexec_fn=None) -> tuple[Ran, Ran]:
     """``files`` written to a fresh folder, then ``python ARGS`` and ``graphlint run ARGS`` there,
-    each from the same starting files; ``prepare(folder)`` runs after the files are written."""
+    each from the same starting files; ``prepare(folder)`` runs after the files are written,
+    ``preexec_fn`` in each command's process before it starts (what a caller such as ``nohup``
+    leaves it)."""
     folder = tmp_path / "prog"
     report = tmp_path / "report.json"
     environ = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
@@ -366,7 +368,8 @@ def run_both(tmp_path: Path, files: dict, args: list[str], *, stdin: bytes | Non
         if report.exists():
             report.unlink()
         proc = subprocess.run(command, cwd=folder, input=stdin, capture_output=True, env=environ,
-                              timeout=HANG_GUARD, stdin=None if stdin is not None else subprocess.DEVNULL)
+                              timeout=HANG_GUARD, stdin=None if stdin is not None else subprocess.DEVNULL,
+                              preexec_fn=preexec_fn)
         runs.append(Ran(proc.stdout, proc.stderr, proc.returncode, snapshot(folder),
                         json.loads(report.read_text()) if report.exists() else None))
     return runs[0], runs[1]

@@ -95,6 +95,29 @@ def test_the_signal_table_is_pythons(tmp_path):
         """)
 
 
+IGNORED = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2")
+
+
+def _ignore_signals() -> None:
+    for name in IGNORED:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+def test_signals_the_caller_ignores_stay_ignored(tmp_path):
+    """``nohup graphlint run``, ``trap '' INT``, a shell's background job: the program starts
+    with them ignored, as under python, and one sent to it does nothing."""
+    ours = same(tmp_path, f"""\
+        import os, signal
+        for name in {IGNORED!r}:
+            print(name, signal.getsignal(getattr(signal, name)))
+        os.kill(os.getpid(), signal.SIGHUP)
+        os.kill(os.getpid(), signal.SIGINT)
+        print("still here")
+        """, preexec_fn=_ignore_signals)
+    # (SIG_IGN prints as 1)
+    assert ours.stdout.splitlines() == [f"{name} 1".encode() for name in IGNORED] + [b"still here"]
+
+
 def test_a_sigterm_handler_chained_through_getsignal_dies_by_sigterm(tmp_path):
     ours = same(tmp_path, """\
         import os, signal, time
