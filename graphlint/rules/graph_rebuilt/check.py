@@ -21,7 +21,7 @@ def check(module: Module, options: dict[str, Any]) -> list[Hit]:
             r.first.node,
             f"{r.function.display} builds graph ops each time it runs and {r.reason}: every run "
             "adds another copy to the default graph",
-            tuple((s.node, "called here") for s in r.sites[:3]),
+            tuple((s.node, "called here") for s in r.sites[:3]) + r.loop,
         )
         for r in rebuilds(module)
     ]))

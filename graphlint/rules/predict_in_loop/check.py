@@ -121,18 +121,18 @@ def _repeated_on_one_sample(module, call, arg, limit: int):
     if not params:
         if reason is None:
             return _called_across_modules(module, fn, limit)
-        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site) + reason.loop_sites()
     callers = [s for s in fn.callers if _reaches(module, fn, call.ifs, s)]
     passing = [s for s in callers if all(_passed_one_sample(module, fn, p, s) for p in params)]
     if reason is not None and reason.site is not None and callers and passing == callers:
-        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site) + reason.loop_sites()
     for site in passing:
         repeats = _repeats(module, site, limit)
         if repeats is not None:
             text, related = repeats
             return f"each time {fn.display} runs: it is called on one sample {text}", related
     if reason is not None and passing and (reason.site is None or reason.site in passing):
-        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site)
+        return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site) + reason.loop_sites()
     return None, False
 
 
@@ -231,7 +231,7 @@ def _repeats(module, site, limit: int):
     if site.scope is not None:
         reason = per_call(module, site.scope)
         if reason is not None:
-            related = ((site.node, "called here"),) + _called_here(reason.site)
+            related = ((site.node, "called here"),) + _called_here(reason.site) + reason.loop_sites()
             return f"from {site.scope.display} (line {site.line}), which {reason.text}", related
     return None
 

@@ -193,8 +193,9 @@ def session_churn(module: Module, options: dict) -> list[Hit]:
             continue
         reason = per_call(module, fn)
         if reason is not None and not _kept_or_shared(module, call):
-            related = ((reason.site.node, "called here"),) if reason.site else ()
-            found.append(
-                Hit(call.node, f"a new Session is created each time {fn.display} runs; it {reason.text}", related)
-            )
+            here: tuple[tuple[Any, str], ...] = ((reason.site.node, "called here"),) if reason.site else ()
+            found.append(Hit(
+                call.node, f"a new Session is created each time {fn.display} runs; it {reason.text}",
+                here + reason.loop_sites(),
+            ))
     return found

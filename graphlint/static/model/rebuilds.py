@@ -10,7 +10,7 @@ per object. Computed once per module (:func:`rebuilds`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from graphlint.static.model.api import PLACEHOLDERS, TF_FUNCTION, builds_model, builds_ops, is_minimize
 from graphlint.static.model.models import kept
@@ -24,12 +24,15 @@ if TYPE_CHECKING:
 
 
 class Rebuild:
-    """A function the static engine judges to rebuild its ops: where, and why."""
+    """A function the static engine judges to rebuild its ops: where, and why (``loop``: the
+    call in a loop and the loop a chain of callers starts from, :meth:`Reason.loop_sites`)."""
 
-    __slots__ = ("function", "first", "reason", "sites")
+    __slots__ = ("function", "first", "reason", "sites", "loop")
 
-    def __init__(self, function: Function, first: CallSite, reason: str, sites: list[CallSite]) -> None:
-        self.function, self.first, self.reason, self.sites = function, first, reason, sites
+    def __init__(
+        self, function: Function, first: CallSite, reason: str, sites: list[CallSite], loop: tuple = ()
+    ) -> None:
+        self.function, self.first, self.reason, self.sites, self.loop = function, first, reason, sites, loop
 
 
 def rebuilds(module: Module) -> list[Rebuild]:
@@ -47,12 +50,13 @@ def rebuilds(module: Module) -> list[Rebuild]:
         if builds is None or fn.name in ONCE_METHODS or fn.resets_state() or compiled(module, fn):
             continue
         callers = [s for s in fn.callers if not isolated(s, module) and not guarded(s.ifs)]
-        reason = None
+        reason: str | None = None
+        loop: tuple[tuple[Any, str], ...] = ()
         if any(is_session_run(module, c) for c in fn.calls):
             why = per_call(module, fn)
             same = _same_path(callers)
             if why is not None:
-                reason, sites = why.text, ([why.site] if why.site else []) + callers
+                reason, sites, loop = why.text, ([why.site] if why.site else []) + callers, why.loop_sites()
             elif len(same) >= 2:
                 reason, sites = f"is called {len(same)} times, and each call runs the model it built", same
         elif any(c.api in PLACEHOLDERS for c in builds) and any(
@@ -63,7 +67,7 @@ def rebuilds(module: Module) -> list[Rebuild]:
                 reason, sites = f"is called in a loop (line {in_loop.line})", callers
         if reason is not None:
             unique = list({id(s): s for s in sites}.values())
-            found.append(Rebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique))
+            found.append(Rebuild(fn, min(builds, key=lambda c: (c.line, c.node.col_offset)), reason, unique, loop))
     found += _instances_rebuilt(module, builds_of)
     module.cache["rebuilds"] = found
     return found
@@ -91,7 +95,8 @@ def _instances_rebuilt(module: Module, builds_of: dict[int, list[CallSite]]) -> 
         if not whole:
             continue
         sites: list[CallSite] = []
-        reason = None
+        reason: str | None = None
+        loop: tuple[tuple[Any, str], ...] = ()
         for site in made.get(id(cls), ()):
             if guarded(site.ifs) or isolated(site, module):
                 continue
@@ -102,11 +107,12 @@ def _instances_rebuilt(module: Module, builds_of: dict[int, list[CallSite]]) -> 
             elif not site.loops and site.scope is not None:
                 why = per_call(module, site.scope)
                 if why is not None:
-                    reason = reason or f"`{cls.name}` is made in {site.scope.display}, which {why.text}"
+                    if reason is None:
+                        reason, loop = f"`{cls.name}` is made in {site.scope.display}, which {why.text}", why.loop_sites()
                     sites.append(site)
         if reason is not None:
             first = min(builds, key=lambda c: (c.line, c.node.col_offset))
-            found.append(Rebuild(init, first, reason, sites))
+            found.append(Rebuild(init, first, reason, sites, loop))
     return found
 
 

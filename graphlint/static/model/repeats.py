@@ -477,14 +477,17 @@ def _per_call(module: Module, fn: Function) -> Reason | None:
     threads = _thread_targets(module)
     if id(fn) in threads:
         site = threads[id(fn)]
-        return Reason(f"runs in a thread started in a loop (line {site.line})", site)
+        return Reason(f"runs in a thread started in a loop (line {site.line})", site, site)
     for site in fn.callers:
         if isolated(site, module) or guarded(site.ifs):
             continue  # its own graph; or get-or-create: made once
         if site.loops:
-            return Reason(f"is called in a loop (line {site.line})", site)
-        if site.scope is not None and site.scope is not fn and per_call(module, site.scope):
-            return Reason(f"is called from {site.scope.display} (line {site.line}), which runs per call", site)
+            return Reason(f"is called in a loop (line {site.line})", site, site)
+        if site.scope is not None and site.scope is not fn:
+            caller = per_call(module, site.scope)
+            if caller is not None:
+                text = f"is called from {site.scope.display} (line {site.line}), which runs per call"
+                return Reason(text, site, caller.origin)
     return None
 
 

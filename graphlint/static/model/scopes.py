@@ -290,10 +290,21 @@ class Edit:
 
 @dataclass(frozen=True)
 class Reason:
-    """Why a function runs again and again: the words and the call site that shows it."""
+    """Why a function runs again and again: the words and the call site that shows it, and the
+    call in a loop the repetition starts from (``origin``: for a chain of callers, the first
+    caller's call in its loop; None when it runs per call by what it is, a web handler...)."""
 
     text: str
     site: "CallSite | None" = None
+    origin: "CallSite | None" = None
+
+    def loop_sites(self) -> tuple[tuple[Any, str], ...]:
+        """The related locations of :attr:`origin` when it is not :attr:`site`: the call in
+        the loop and the loop (a finding names the loop that repeats, not only the caller)."""
+        origin = self.origin
+        if origin is None or origin is self.site or not origin.loops:
+            return ()
+        return ((origin.node, "called here, in a loop"), (origin.loops[-1].node, "the loop"))
 
 
 # -- where a name is bound --------------------------------------------------------------------
