@@ -118,8 +118,8 @@ class Notebook:
         is checked. Each error's line is the module's. None when no cell fails on its own."""
         broken: list[tuple[int, SyntaxError]] = []
         lines = [f"{line}\n" for line in self.source.split("\n")[:-1]]  # (each ends in "\n")
-        for i, cell in enumerate(self.cells):
-            end = self.cells[i + 1].start if i + 1 < len(self.cells) else len(lines)
+        ends = [cell.start for cell in self.cells[1:]] + [len(lines)]
+        for i, (cell, end) in enumerate(zip(self.cells, ends)):
             try:
                 ast.parse("\n" * cell.start + "".join(lines[cell.start:end]), filename=path)
             except SyntaxError as exc:
@@ -129,8 +129,8 @@ class Notebook:
         if not broken:
             return None
         for i, _ in broken:
-            end = self.cells[i + 1].start if i + 1 < len(self.cells) else len(lines)
-            lines[self.cells[i].start:end] = ["\n"] * (end - self.cells[i].start)
+            start = self.cells[i].start
+            lines[start:ends[i]] = ["\n"] * (ends[i] - start)
         return replace(self, source="".join(lines)), broken
 
     # -- fixes ----------------------------------------------------------------------------------
