@@ -44,7 +44,7 @@ def f(x):
     return x
 
 for i in range(10):
-    g = j(f)
+    g = j(lambda x: f(x))
 """
 
 

@@ -49,6 +49,9 @@ class FunctionRecreated(Rule):
       memoized function, over a loop's own distinct functions, in a loop of no more literal
       passes than `max-per-site`, or in a loop that runs only while another `tf.function` is
       traced.
+    - For JAX: `jax.jit(f)` of a function defined once at module level or imported (`jnp.sum`):
+      the same function object every time, which JAX's compile cache finds (nothing is traced
+      again). A lambda, a nested `def` or a `partial(...)` is a new object and is reported.
     """
 
     code = "GL502"
