@@ -126,14 +126,43 @@ def _repeated_on_one_sample(module, call, arg, limit: int):
     passing = [s for s in callers if all(_passed_one_sample(module, fn, p, s) for p in params)]
     if reason is not None and reason.site is not None and callers and passing == callers:
         return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site) + reason.loop_sites()
-    for site in passing:
-        repeats = _repeats(module, site, limit)
-        if repeats is not None:
-            text, related = repeats
-            return f"each time {fn.display} runs: it is called on one sample {text}", related
+    direct = [_repeats(module, site, limit) for site in passing]
+    through = [_repeats_through(module, fn, params, site, limit, 0) for site in callers if site not in passing]
+    found = [repeats for repeats in direct + through if repeats is not None]
+    if found:
+        # one reason in words; every caller that repeats it on one sample among the locations
+        related = tuple(dict.fromkeys(loc for _, locs in found for loc in locs))
+        return f"each time {fn.display} runs: it is called on one sample {found[0][0]}", related
     if reason is not None and passing and (reason.site is None or reason.site in passing):
         return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site) + reason.loop_sites()
     return None, False
+
+
+def _repeats_through(module, fn, params: set, site, limit: int, depth: int):
+    """:func:`_repeats`'s ``(words, related)`` for a call ``site`` of ``fn`` that passes for
+    ``params`` parameters of its own function (``sample_action(self, state)`` calling
+    ``self.q.predict(state)``), when a caller of that function passes one sample for them and
+    runs again and again (``self.sample_action(state.reshape(1, -1))`` per step), though
+    another of its callers may not; else None."""
+    outer = site.scope
+    if outer is None or depth > 1:
+        return None
+    inner: set = set()
+    for p in params:
+        arg = _passed(fn, p, site)
+        if arg is None or not _one_sample(module, arg, outer, site.line, params=inner):
+            return None
+    if not inner:
+        return None
+    for caller in outer.callers:
+        if all(_passed_one_sample(module, outer, p, caller) for p in inner):
+            repeats = _repeats(module, caller, limit)
+        else:
+            repeats = _repeats_through(module, outer, inner, caller, limit, depth + 1)
+        if repeats is not None:
+            text, related = repeats
+            return f"from {outer.display} (line {site.line}), called on one sample {text}", ((site.node, "called here"),) + related
+    return None
 
 
 def _called_across_modules(module, fn, limit: int):
@@ -304,7 +333,7 @@ def _keras_model(module, call) -> bool:
         return True
     if call.cls is not None and isinstance(receiver, ast.Attribute) and _is_self(receiver.value):
         values = _attribute_values(module, call.cls, receiver.attr)
-        if _all_models(module, values):
+        if _all_models(module, values) or _all_models(module, [v for v in values if not _unused_setter(module, v)]):
             return True
         if not values and _copies_a_model(module, call.cls, receiver.attr):
             return True
@@ -357,6 +386,19 @@ def _copies_a_model(module, cls, attr: str) -> bool:
         if _all_models(module, _self_assignments(module, cls).get(source.func.value.attr)):
             return True
     return False
+
+
+def _unused_setter(module, value) -> bool:
+    """Whether an assignment (:func:`_self_assignments`) is ``self.attr = param`` of a method's
+    own parameter, in a method whose name no call of the file spells (``def update_model(self,
+    model): self.model = model``, never called): it says nothing of what the class builds there
+    itself, and a caller elsewhere would hand over the same kind of object."""
+    node, index, method, _ = value
+    return (
+        index is None and isinstance(node, ast.Name) and method is not None and node.id in method.params
+        and method.name != "__init__" and not method.callers
+        and not any(site.method == method.name for site in module.calls)
+    )
 
 
 def _all_models(module, values) -> bool:
@@ -894,6 +936,9 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
                 return False
             parts = args[:2] if appends else (args[0].elts if args and isinstance(args[0], (ast.List, ast.Tuple)) else [])
             return any(not isinstance(part, ast.Starred) and again(part) for part in parts)
+        if name in _STACK_COLUMNS:  # np.hstack([state, action.reshape(1, -1)]): its parts' rows
+            parts = args[0].elts if args and isinstance(args[0], (ast.List, ast.Tuple)) else []
+            return any(not isinstance(part, ast.Starred) and again(part) for part in parts)
         if name in _ARRAY:
             if args and isinstance(args[0], ast.List):  # np.array([x]): one row whatever x is
                 return len(args[0].elts) == 1 and not isinstance(args[0].elts[0], ast.Starred)
@@ -1012,6 +1057,8 @@ def _binding_before(module, scope, name: str, line: int):
 
 #: Calls that join arrays: along an axis other than the first, the rows stay as they were.
 _JOIN = frozenset({"numpy.append", "numpy.concatenate"})
+#: Calls that join arrays side by side: a result has the rows of each part.
+_STACK_COLUMNS = frozenset({"numpy.hstack", "numpy.column_stack"})
 #: Calls that make an array of the shape they are given, to be filled in place.
 _FILLED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 
