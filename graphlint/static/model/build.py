@@ -129,6 +129,11 @@ class _Builder:
             key = origin_key(target, ctx.scope)
             if key is None:
                 return
+            scope = ctx.scope
+            if type(value) is _NAME and scope is not None and scope.is_method and type(target.value) is _NAME and target.value.id == "self":
+                fn = scope.children.get(value.id)  # ``self.train = train`` after ``def train``
+                if fn is not None and scope.cls is not None:
+                    scope.cls.bound.setdefault(target.attr, fn)
         else:
             return
         if label is None:
@@ -385,7 +390,7 @@ class _Builder:
                     if target is None and func.id in self.classes:
                         site.local_class = self.classes[func.id]
             elif cls is _ATTRIBUTE and type(func.value) is _NAME and func.value.id == "self" and site.cls is not None:
-                target = site.cls.methods.get(func.attr)
+                target = site.cls.method(func.attr)
             elif cls is _ATTRIBUTE and self.objects and origin_key(func.value, site.scope) is not None:
                 # ``agent.act(s)``, ``self.brain.predict(s)``: an object of one class of the file
                 labels = self.module.origins(func.value, site.scope)
@@ -394,7 +399,7 @@ class _Builder:
                     if label.startswith("class:"):
                         owner = self.classes.get(label[6:])
                         if owner is not None:
-                            target = owner.methods.get(func.attr)
+                            target = owner.method(func.attr)
             if target is not None and type(target) is Function:
                 site.target = target
                 target.callers.append(site)
@@ -417,7 +422,7 @@ class _Builder:
                 ):
                     continue
                 owner = self._class_passed(scope, func.value.id)
-                target = owner.methods.get(func.attr) if owner is not None else None
+                target = owner.method(func.attr) if owner is not None else None
                 if target is not None and type(target) is Function:
                     site.target = target
                     target.callers.append(site)

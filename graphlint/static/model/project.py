@@ -484,12 +484,12 @@ def _resolve_call(module: Module, site: CallSite, func: ast.expr) -> Resolved | 
             (label,) = labels
             if label.startswith("class:"):  # ``self.net.step()`` with ``self.net = Net()``
                 cls = module.classes.get(label[6:])
-                method = cls.methods.get(func.attr) if cls is not None else None
+                method = cls.method(func.attr) if cls is not None else None
                 return (module, method) if method is not None else None
             if label != "?" and not label.startswith(("tensorflow", "keras")):
                 found = module.project.lookup(module, 0, label)
                 if found is not None and isinstance(found[1], ClassInfo):
-                    method = found[1].methods.get(func.attr)
+                    method = found[1].method(func.attr)
                     return (found[0], method) if method is not None else None
     return None
 

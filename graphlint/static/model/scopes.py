@@ -271,10 +271,18 @@ class ClassInfo:
     node: ast.ClassDef
     bases: tuple  # canonical names (or None) of its bases
     methods: dict = field(default_factory=dict)
+    #: Functions a method defines and binds to the object (``def train(...): ...`` then
+    #: ``self.train = train`` in ``__init__``, OpenAI baselines' shape): called as methods.
+    bound: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.node.name
+
+    def method(self, name: str) -> "Function | None":
+        """What ``obj.name(...)`` runs: the method, or the function bound under that name."""
+        found = self.methods.get(name)
+        return found if found is not None else self.bound.get(name)
 
 
 @dataclass(frozen=True)
