@@ -12,7 +12,7 @@ call is reported only when the source shows all three:
   filled in place, ``pad_sequences([seq])``, ``x[:1]``, and those cast, scaled by a number,
   preprocessed, sliced along another axis or joined along one, which keeps the rows
   (``.astype(...)``, ``np.float32(...)``, ``/ 255.0``, ``preprocess_input(...)``, a scaler's
-  ``transform([state])``, ``x[:, :, 0:3]``, ``np.append(frame, stack[..., :3], axis=3)``); a
+  ``transform([state])``, ``x[:, :, 0:3]``, ``np.append(frame, stack[..., :3], axis=3)``, ``np.hstack([state, a])``); a
   list of a model's inputs (``[token, h, c]``, ``[target] + states``) when one of them is;
 - the call runs again and again: in a loop the source does not bound to ``max-calls`` runs
   (and that does not wait for ``input()``), or in a function that runs per call.
@@ -33,7 +33,8 @@ assigned but given a Keras model's weights (``self.target.set_weights(self.model
 is a Keras model, and so is ``obj.model`` when ``obj`` is certainly an object of a class of
 another module of the tree whose methods make ``self.model`` only as Keras models; a
 ``self.model`` that stays ``None`` in its class is what the file assigns it from outside
-(``agent.model = Networks.dqn(...)``, a builder of another module).
+(``agent.model = Networks.dqn(...)``, a builder of another module); a setter no call of the
+file names (``def update_model(self, model): self.model = model``) says nothing of it.
 A parameter sample is judged by the callers that reach the call's branch (``if target:`` on a
 flag the caller fixes): every one passes one sample and the function runs per call, or one of
 them runs again and again itself (the agent's ``act(state)`` called per step) — so the batch
