@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from harness import check_json, found, line_of
+from harness import check_json, found, line_of, write_folder
 
 WRAPPER = """\
 import numpy as np
@@ -133,3 +133,55 @@ def test_a_wrapper_called_only_on_batches_is_not_reported(tmp_path):
     source = CHAIN.format(sample="np.zeros((32, 4))").replace("np.zeros(4).reshape(1, -1)", "np.zeros((32, 4))")
     path.write_text(source)
     assert found(path) == set()
+
+
+ACTOR = """\
+import numpy as np
+from tensorflow import keras
+
+
+class Actor:
+    def __init__(self):
+        self.model = keras.Sequential([keras.layers.Dense(4)])
+
+    def act(self, state):
+        return np.argmax(self.model.predict(state)[0])
+"""
+
+ENV = """\
+import numpy as np
+
+
+class Env:
+    def reset(self):
+        return np.zeros(8)
+
+    def preprocess(self, observation):
+        return np.array(observation).{shape}
+"""
+
+PLAY = """\
+from actor import Actor
+from env import Env
+
+env, actor = Env(), Actor()
+for episode in range(500):
+    state = env.preprocess(env.reset())
+    for step in range(200):
+        action = actor.act(state)
+        state = env.preprocess(env.reset())
+"""
+
+
+def test_a_sample_another_module_makes_is_followed_to_the_wrapper(tmp_path):
+    """The loop of one module passes the agent of a second the state a third one reshapes to
+    one row: the finding is at the agent's ``predict``, the loop and its call related; the same
+    tree with a batch of states stays silent."""
+    write_folder(tmp_path, {"actor.py": ACTOR, "env.py": ENV.format(shape="reshape(1, -1)"), "play.py": PLAY})
+    actor, play = tmp_path / "actor.py", tmp_path / "play.py"
+    _, findings = check_json(tmp_path)
+    assert [(f["code"], f["path"], f["line"]) for f in findings] == [("GL504", str(actor), line_of(actor, ".predict("))]
+    related = {(r["path"], r["line"], r["message"]) for r in findings[0]["related"]}
+    assert related == {(str(play), line_of(play, "actor.act("), "called here"), (str(play), line_of(play, "for step"), "the loop")}
+    write_folder(tmp_path, {"actor.py": ACTOR, "env.py": ENV.format(shape="reshape(32, -1)"), "play.py": PLAY})
+    assert check_json(tmp_path)[1] == []

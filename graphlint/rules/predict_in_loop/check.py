@@ -136,7 +136,7 @@ def _repeated_on_one_sample(module, call, arg, limit: int):
         return f"each time {fn.display} runs: it is called on one sample {found[0][0]}", related
     if reason is not None and passing and (reason.site is None or reason.site in passing):
         return f"each time {fn.display} runs: it {reason.text}", _called_here(reason.site) + reason.loop_sites()
-    return None, False
+    return _called_across_modules(module, fn, limit, params)
 
 
 def _repeats_through(module, fn, params: set, site, limit: int, depth: int):
@@ -166,11 +166,13 @@ def _repeats_through(module, fn, params: set, site, limit: int, depth: int):
     return None
 
 
-def _called_across_modules(module, fn, limit: int):
+def _called_across_modules(module, fn, limit: int, params: set | frozenset = frozenset()):
     """``(why, related)`` when another module of the checked tree that imports this one
     (:meth:`~graphlint.static.model.project.Project.importers`) calls ``fn`` again and again:
     in a loop that runs more than ``limit`` times, on what certainly is ``fn`` (``Agent``
-    imported from here, ``agent = Agent(...)``, then ``agent.choose_action(...)`` per step);
+    imported from here, ``agent = Agent(...)``, then ``agent.choose_action(...)`` per step),
+    passing one sample, as that module shows it, for each of ``params`` (``agent.act(state)``
+    after ``state = env.preprocess(obs)``, whose ``reshape(1, -1)`` may lie in a third module);
     ``(None, False)`` else. The related locations lie in that module."""
     here = (os.path.abspath(module.path), fn.node.lineno, fn.node.name)
     for importer in module.project.importers(module):
@@ -187,6 +189,8 @@ def _called_across_modules(module, fn, limit: int):
                 continue
             loop = site.loops[-1]
             if runs_at_most(importer, site, limit) or _waits_for_user(site, loop):
+                continue
+            if params and not all(_passed_one_sample(importer, target, p, site) for p in params):
                 continue
             name = os.path.basename(importer.path)
             related = ((importer.location(site.node), "called here"), (importer.location(loop.node), "the loop"))
