@@ -9,9 +9,14 @@ so they are followed too. When the program has ended, this process reads the fol
 each process reported (a finding of another process than the program's own names it) and gives
 the outcome; it reports it on its own streams, which the program cannot touch.
 
-While the program runs this process only waits for it: Ctrl-C (SIGINT, SIGQUIT), which the
-terminal sends to both, is left to the program; SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to
-graphlint are passed on to it.
+While the program runs this process only waits for it, and passes on to it SIGTERM, SIGHUP,
+SIGUSR1, SIGUSR2, SIGINT and SIGQUIT sent to graphlint by another process (``kill PID``, a
+supervisor's stop). A signal from the terminal (Ctrl-C, Ctrl-\\, a hang-up) is not: it goes to
+the whole foreground process group, the program in it; nor is one the program sent itself
+(``os.killpg(0, ...)`` reached it already; one sent to its parent was never meant for it). A
+process that signals graphlint's whole process group (``kill -TERM -- -PGID``) reaches the
+program both directly and through graphlint: only a process group of the program's own would
+tell the two apart.
 """
 
 from __future__ import annotations
@@ -37,8 +42,11 @@ if TYPE_CHECKING:
 BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_boot")
 #: Signals sent to graphlint that are passed on to the program ...
 FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2")
-#: ... and those graphlint ignores while it waits: the terminal sends them to the program too.
+#: ... and those passed on only when another process sent them (the terminal's Ctrl-C and
+#: Ctrl-\ reach the program themselves): ignored while graphlint cannot tell who sent them.
 LEFT_TO_THE_PROGRAM = ("SIGINT", "SIGQUIT")
+#: ``si_code`` of a signal the kernel sent (the terminal's, a hang-up): Linux's SI_KERNEL.
+_SI_KERNEL = 0x80
 
 
 class ProgramNotFound(Exception):
@@ -167,7 +175,7 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
         for signum in pending:
             proc.send_signal(signum)
         relays = _relay(proc, streams)
-        returncode = proc.wait()
+        returncode = _wait(proc) if not relays else proc.wait()
         for relay in relays:
             relay.join()
         return proc, returncode
@@ -236,6 +244,68 @@ def _copy(pipe: Any, stream: Any) -> None:
         except (OSError, ValueError):
             pass
     pipe.close()
+
+
+def _wait(proc: subprocess.Popen[bytes]) -> int:
+    """The child's exit status, passing on the signals sent to graphlint meanwhile that did not
+    reach the program already (:func:`_reached_the_program`). The signals are taken with
+    ``sigtimedwait``, which says who sent each: they are blocked in this thread while it waits
+    (the child, started before, has them as graphlint found them). Without ``sigtimedwait``,
+    or in another thread than the main one, the handlers of :func:`_hold_signals` do it."""
+    waited = {getattr(signal, name) for name in (*FORWARDED, *LEFT_TO_THE_PROGRAM) if hasattr(signal, name)}
+    waited = {signum for signum in waited if _held(signum)}
+    if (not hasattr(signal, "sigtimedwait") or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN):
+        return proc.wait()
+    waited.add(signal.SIGCHLD)  # the child's end wakes the wait
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+    try:
+        while proc.poll() is None:
+            info = signal.sigtimedwait(waited, 1.0)
+            if info is None or info.si_signo == signal.SIGCHLD or _reached_the_program(info, proc.pid):
+                continue
+            try:
+                proc.send_signal(info.si_signo)
+            except OSError:
+                pass
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return proc.wait()
+
+
+def _held(signum: int) -> bool:
+    """Whether graphlint holds ``signum`` while the child runs (:func:`_hold_signals`: not one
+    ignored when graphlint started, which a blocked signal would no longer be)."""
+    try:
+        return signal.getsignal(signum) is not signal.SIG_IGN
+    except (OSError, ValueError):
+        return False
+
+
+def _reached_the_program(info: signal.struct_siginfo, child: int) -> bool:
+    """Whether a signal graphlint got (``info``: sigtimedwait's) is not for graphlint to pass
+    on: the kernel's (the terminal's Ctrl-C goes to the foreground process group, the program
+    in it), or sent by the program or a process it started."""
+    if info.si_code == _SI_KERNEL:
+        return True
+    sender = info.si_pid
+    for _ in range(64):  # the sender's ancestors, up to the program
+        if sender == child:
+            return True
+        if sender <= 1 or sender == os.getpid():
+            return False
+        sender = _parent(sender)
+    return False
+
+
+def _parent(pid: int) -> int:
+    """``pid``'s parent process (0 when it cannot be read: it has ended, or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _hold_signals(holder: list[subprocess.Popen[bytes]], pending: list[int]) -> Callable[[], None]:
