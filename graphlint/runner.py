@@ -141,10 +141,35 @@ def run(program: Program, config: Config, plugins: bool = True) -> Outcome:
 
 def _child_env(channel: str) -> dict[str, str]:
     env = dict(os.environ)
+    _undo_locale_coercion(env)
     existing = env.get("PYTHONPATH")
     env["PYTHONPATH"] = BOOT_DIR + (os.pathsep + existing if existing else "")
     env[CHANNEL_ENV] = channel
     return env
+
+
+#: What Python sets LC_CTYPE to when it starts in the C locale (PEP 538's coercion targets).
+_COERCED = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def _undo_locale_coercion(env: dict[str, str]) -> None:
+    """``LC_CTYPE`` as graphlint's caller gave it. Python started in the C locale (``LANG=C``)
+    sets ``LC_CTYPE=C.UTF-8`` in its own environment (PEP 538); a child given that starts in
+    C.UTF-8 instead, without the UTF-8 mode ``python`` itself would have had
+    (``sys.flags.utf8_mode``, ``locale.getpreferredencoding()``). The caller's environment is
+    the one the process was started with (/proc/self/environ)."""
+    if env.get("LC_CTYPE") not in _COERCED:
+        return
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            start = dict(entry.partition(b"=")[::2] for entry in fh.read().split(b"\0") if entry)
+    except OSError:
+        return
+    given = start.get(b"LC_CTYPE")
+    if given is None:
+        del env["LC_CTYPE"]
+    else:
+        env["LC_CTYPE"] = os.fsdecode(given)
 
 
 # -- the child and its streams ------------------------------------------------------------------

@@ -1,0 +1,22 @@
+"""What the program's Python starts with under `graphlint run`: the caller's environment and
+interpreter state, not what graphlint's own Python made of them. Each case runs both ways
+(tests/harness.py's run_both) and compares output, files and exit status byte for byte."""
+
+from __future__ import annotations
+
+from harness import assert_same, run_both
+
+LOCALE = """\
+import locale, os, sys
+print(sys.flags.utf8_mode, os.environ.get("LC_CTYPE"), locale.getpreferredencoding(False), sys.stdout.encoding)
+print(locale.setlocale(locale.LC_CTYPE), "\\u00e9")
+"""
+
+
+def test_the_c_locale_is_coerced_by_the_programs_python_not_graphlints(tmp_path):
+    """Python started in the C locale sets LC_CTYPE=C.UTF-8 in its own environment (PEP 538)
+    and turns UTF-8 mode on; graphlint's Python did the first, and its child, given C.UTF-8,
+    never the second (utf8_mode 0, getpreferredencoding 'UTF-8' for 'utf-8')."""
+    py, ours = run_both(tmp_path, {"prog.py": LOCALE}, ["prog.py"], env={"LC_CTYPE": "C", "LC_ALL": "", "LANG": "C"})
+    assert py.stdout.split(b"\n")[0] == b"1 C.UTF-8 utf-8 utf-8"
+    assert_same(py, ours)
