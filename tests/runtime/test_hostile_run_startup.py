@@ -20,3 +20,20 @@ def test_the_c_locale_is_coerced_by_the_programs_python_not_graphlints(tmp_path)
     py, ours = run_both(tmp_path, {"prog.py": LOCALE}, ["prog.py"], env={"LC_CTYPE": "C", "LC_ALL": "", "LANG": "C"})
     assert py.stdout.split(b"\n")[0] == b"1 C.UTF-8 utf-8 utf-8"
     assert_same(py, ours)
+
+
+def test_os_exit_pickles_and_is_posix_exit_as_under_python(tmp_path):
+    """graphlint reports before os._exit by replacing it; the replacement was not posix._exit,
+    so pickle refused it ("not the same object as posix._exit") and a spawned
+    Process(target=os._exit) failed before it started."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import multiprocessing as mp, os, pickle, posix
+        print(os._exit is posix._exit, pickle.loads(pickle.dumps(os._exit)) is os._exit)
+        if __name__ == "__main__":
+            child = mp.get_context("spawn").Process(target=os._exit, args=(3,))
+            child.start()
+            child.join()
+            print("exitcode", child.exitcode)
+        """}, ["prog.py"])
+    assert py.stdout == b"True True\nexitcode 3\n"
+    assert_same(py, ours)
