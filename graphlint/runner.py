@@ -188,11 +188,13 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
     pending: list[int] = []
     holder: list[subprocess.Popen[bytes]] = []
     restore = _hold_signals(holder, pending)
+    start = _ChildStart(relayed=_RELAY in streams.values())
     try:
         try:
             proc = subprocess.Popen(
                 command, env=env, close_fds=False,
                 stdin=_given(streams["stdin"]), stdout=_given(streams["stdout"]), stderr=_given(streams["stderr"]),
+                preexec_fn=start.in_child(),
             )
         except OSError as exc:
             raise LaunchError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
@@ -200,12 +202,57 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
         for signum in pending:
             proc.send_signal(signum)
         relays = _relay(proc, streams)
-        returncode = _wait(proc) if not relays else proc.wait()
+        returncode = _wait(proc, start.waited) if start.waited else proc.wait()
         for relay in relays:
             relay.join()
         return proc, returncode
     finally:
+        start.undo()
         restore()
+
+
+class _ChildStart:
+    """What graphlint changes in itself while the child runs, and undoes in the child before
+    its exec, so that the program starts with the signals as graphlint's caller left them:
+
+    - the signals graphlint passes on are blocked in this thread, to be taken with
+      ``sigtimedwait`` (:func:`_wait`), from before the child starts: none is missed;
+    - SIGCHLD, when the caller ignored it (a daemon's habit, inherited through exec), takes its
+      default: the kernel would otherwise reap the child itself and its exit status be lost
+      (graphlint said 0 for a program that failed); the program still starts with it ignored.
+    """
+
+    def __init__(self, relayed: bool) -> None:
+        self.waited: set[int] = set()
+        self.mask: set[int] | None = None  # the mask before, when graphlint changed it
+        self.children_ignored = False
+        if threading.current_thread() is not threading.main_thread():
+            return
+        try:
+            if signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                self.children_ignored = True
+        except (AttributeError, OSError, ValueError):
+            pass
+        if relayed or not hasattr(signal, "sigtimedwait"):
+            return  # (a relay thread started later would not block them: the handlers do it)
+        names = (*FORWARDED, *LEFT_TO_THE_PROGRAM)
+        waited = {getattr(signal, name) for name in names if hasattr(signal, name)}
+        # not a signal ignored when graphlint started: blocked, it would be kept for the wait
+        self.waited = {signum for signum in waited if _held(signum)} | {signal.SIGCHLD}
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, self.waited)
+
+    def in_child(self) -> Callable[[], None] | None:
+        """The ``preexec_fn`` that gives the child the caller's signals back, if one is needed."""
+        if self.mask is None and not self.children_ignored:
+            return None
+        return self.undo
+
+    def undo(self) -> None:
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        if self.children_ignored:
+            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 
 
 _RELAY = object()
@@ -271,30 +318,19 @@ def _copy(pipe: Any, stream: Any) -> None:
     pipe.close()
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> int:
+def _wait(proc: subprocess.Popen[bytes], waited: set[int]) -> int:
     """The child's exit status, passing on the signals sent to graphlint meanwhile that did not
-    reach the program already (:func:`_reached_the_program`). The signals are taken with
-    ``sigtimedwait``, which says who sent each: they are blocked in this thread while it waits
-    (the child, started before, has them as graphlint found them). Without ``sigtimedwait``,
-    or in another thread than the main one, the handlers of :func:`_hold_signals` do it."""
-    waited = {getattr(signal, name) for name in (*FORWARDED, *LEFT_TO_THE_PROGRAM) if hasattr(signal, name)}
-    waited = {signum for signum in waited if _held(signum)}
-    if (not hasattr(signal, "sigtimedwait") or threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN):
-        return proc.wait()
-    waited.add(signal.SIGCHLD)  # the child's end wakes the wait
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
-    try:
-        while proc.poll() is None:
-            info = signal.sigtimedwait(waited, 1.0)
-            if info is None or info.si_signo == signal.SIGCHLD or _reached_the_program(info, proc.pid):
-                continue
-            try:
-                proc.send_signal(info.si_signo)
-            except OSError:
-                pass
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    reach the program already (:func:`_reached_the_program`). ``waited``: the signals blocked
+    in this thread (:class:`_ChildStart`), taken with ``sigtimedwait``, which says who sent
+    each; SIGCHLD among them wakes the wait when the child ends."""
+    while proc.poll() is None:
+        info = signal.sigtimedwait(waited, 1.0)
+        if info is None or info.si_signo == signal.SIGCHLD or _reached_the_program(info, proc.pid):
+            continue
+        try:
+            proc.send_signal(info.si_signo)
+        except OSError:
+            pass
     return proc.wait()
 
 

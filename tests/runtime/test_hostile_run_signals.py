@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from harness import GRAPHLINT, HANG_GUARD, PYTHON, snapshot, write_folder
+from harness import GRAPHLINT, HANG_GUARD, PYTHON, assert_same, run_both, snapshot, write_folder
 
 #: A handler counting the signal; "ready" once it is installed, then Python code running for
 #: a while (a signal delivered twice runs the handler twice, not once for both).
@@ -72,8 +72,8 @@ def test_a_signal_sent_to_graphlints_pid_alone_reaches_the_program(tmp_path, nam
 def test_keyboard_interrupt_from_kill_pid_is_caught_by_the_program(tmp_path):
     program = """\
         import time
-        print("ready", flush=True)
         try:
+            print("ready", flush=True)  # (in the try: the signal may come before the next line)
             time.sleep(60)
         except KeyboardInterrupt:
             with open("saved.txt", "w") as fh:
@@ -176,3 +176,20 @@ def test_ctrl_c_on_a_terminal_reaches_the_program_once(tmp_path):
     ours = _ctrl_c_on_a_terminal(tmp_path, [GRAPHLINT, "run", "--output", str(tmp_path / "r.txt"), "prog.py", "SIGINT"])
     assert py == b"ready\r\nhandled 1\r\n"
     assert ours == py
+
+
+def _ignore_sigchld() -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+
+
+def test_a_caller_that_ignores_sigchld_still_gets_the_programs_exit_status(tmp_path):
+    """A daemon that ignores SIGCHLD passes that on through exec: the kernel then reaps
+    graphlint's children itself, and graphlint said the program exited 0 when it exited 3
+    (and reported no failure). The program still starts with SIGCHLD ignored, as python."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import signal, subprocess, sys
+        print(signal.getsignal(signal.SIGCHLD), subprocess.run([sys.executable, "-c", "raise SystemExit(4)"]).returncode)
+        raise SystemExit(3)
+        """}, ["prog.py"], preexec_fn=_ignore_sigchld)
+    assert (py.stdout, py.returncode) == (b"1 0\n", 3)  # (SIG_IGN prints as 1)
+    assert_same(py, ours)
