@@ -37,3 +37,16 @@ def test_os_exit_pickles_and_is_posix_exit_as_under_python(tmp_path):
         """}, ["prog.py"])
     assert py.stdout == b"True True\nexitcode 3\n"
     assert_same(py, ours)
+
+
+def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
+    """PYTHONINSPECT=1 asks the program's Python to stay after the script (a prompt on a
+    terminal; a SystemExit printed as a traceback). graphlint's own Python read it too: its
+    own SystemExit came out as a traceback, exit 1, after the report."""
+    py, ours = run_both(tmp_path, {"prog.py": "x = 42\nprint('ran')\n", "exits.py": "raise SystemExit(5)\n"},
+                        ["prog.py"], env={"PYTHONINSPECT": "1"})
+    assert (py.stdout, py.returncode) == (b"ran\n", 0)
+    assert_same(py, ours)
+    py, ours = run_both(tmp_path, {"exits.py": "raise SystemExit(5)\n"}, ["exits.py"], env={"PYTHONINSPECT": "1"})
+    assert py.returncode == 1 and py.stderr.endswith(b"SystemExit: 5\n")
+    assert_same(py, ours)
