@@ -234,8 +234,10 @@ class _ChildStart:
                 self.children_ignored = True
         except (AttributeError, OSError, ValueError):
             pass
-        if relayed or not hasattr(signal, "sigtimedwait"):
-            return  # (a relay thread started later would not block them: the handlers do it)
+        if relayed or not hasattr(signal, "sigtimedwait") or not _single_threaded():
+            # another thread (a relay started later, a caller's own) would take the signals
+            # unblocked, and its preexec_fn fork be unsafe: the handlers pass them on
+            return
         names = (*FORWARDED, *LEFT_TO_THE_PROGRAM)
         waited = {getattr(signal, name) for name in names if hasattr(signal, name)}
         # not a signal ignored when graphlint started: blocked, it would be kept for the wait
@@ -253,6 +255,15 @@ class _ChildStart:
             signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
         if self.children_ignored:
             signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread (the ``graphlint`` command does; a caller that
+    imported a framework, say, runs threads of the framework's own)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return threading.active_count() == 1
 
 
 _RELAY = object()
