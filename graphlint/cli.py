@@ -189,10 +189,28 @@ def own_process() -> bool:
 
 
 def console() -> None:
-    """The ``graphlint`` command and ``python -m graphlint``: :func:`main` as the process."""
+    """The ``graphlint`` command and ``python -m graphlint``: :func:`main` as the process.
+
+    ``PYTHONINSPECT`` in the environment is the program's (``graphlint run``): graphlint's own
+    Python, started with it too, would print its ``SystemExit`` as a traceback, exit 1 and
+    then read a prompt; it ends with its exit status instead."""
     global _OWN_PROCESS
     _OWN_PROCESS = True
-    main(prog_name="graphlint")
+    try:
+        main(prog_name="graphlint")
+    except SystemExit as exc:
+        if not os.environ.get("PYTHONINSPECT"):
+            raise
+        code = exc.code
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)
+            code = 1
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+        os._exit(code or 0)
 
 
 def _emit(findings, fmt, output, rules, statistics, stream, fixes=None, program=None) -> None:

@@ -9,9 +9,14 @@ so they are followed too. When the program has ended, this process reads the fol
 each process reported (a finding of another process than the program's own names it) and gives
 the outcome; it reports it on its own streams, which the program cannot touch.
 
-While the program runs this process only waits for it: Ctrl-C (SIGINT, SIGQUIT), which the
-terminal sends to both, is left to the program; SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to
-graphlint are passed on to it.
+While the program runs this process only waits for it, and passes on to it SIGTERM, SIGHUP,
+SIGUSR1, SIGUSR2, SIGINT and SIGQUIT sent to graphlint by another process (``kill PID``, a
+supervisor's stop). A signal from the terminal (Ctrl-C, Ctrl-\\, a hang-up) is not: it goes to
+the whole foreground process group, the program in it; nor is one the program sent itself
+(``os.killpg(0, ...)`` reached it already; one sent to its parent was never meant for it). A
+process that signals graphlint's whole process group (``kill -TERM -- -PGID``) reaches the
+program both directly and through graphlint: only a process group of the program's own would
+tell the two apart.
 """
 
 from __future__ import annotations
@@ -37,8 +42,11 @@ if TYPE_CHECKING:
 BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_boot")
 #: Signals sent to graphlint that are passed on to the program ...
 FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2")
-#: ... and those graphlint ignores while it waits: the terminal sends them to the program too.
+#: ... and those passed on only when another process sent them (the terminal's Ctrl-C and
+#: Ctrl-\ reach the program themselves): ignored while graphlint cannot tell who sent them.
 LEFT_TO_THE_PROGRAM = ("SIGINT", "SIGQUIT")
+#: ``si_code`` of a signal the kernel sent (the terminal's, a hang-up): Linux's SI_KERNEL.
+_SI_KERNEL = 0x80
 
 
 class ProgramNotFound(Exception):
@@ -133,10 +141,35 @@ def run(program: Program, config: Config, plugins: bool = True) -> Outcome:
 
 def _child_env(channel: str) -> dict[str, str]:
     env = dict(os.environ)
+    _undo_locale_coercion(env)
     existing = env.get("PYTHONPATH")
     env["PYTHONPATH"] = BOOT_DIR + (os.pathsep + existing if existing else "")
     env[CHANNEL_ENV] = channel
     return env
+
+
+#: What Python sets LC_CTYPE to when it starts in the C locale (PEP 538's coercion targets).
+_COERCED = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def _undo_locale_coercion(env: dict[str, str]) -> None:
+    """``LC_CTYPE`` as graphlint's caller gave it. Python started in the C locale (``LANG=C``)
+    sets ``LC_CTYPE=C.UTF-8`` in its own environment (PEP 538); a child given that starts in
+    C.UTF-8 instead, without the UTF-8 mode ``python`` itself would have had
+    (``sys.flags.utf8_mode``, ``locale.getpreferredencoding()``). The caller's environment is
+    the one the process was started with (/proc/self/environ)."""
+    if env.get("LC_CTYPE") not in _COERCED:
+        return
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            start = dict(entry.partition(b"=")[::2] for entry in fh.read().split(b"\0") if entry)
+    except OSError:
+        return
+    given = start.get(b"LC_CTYPE")
+    if given is None:
+        del env["LC_CTYPE"]
+    else:
+        env["LC_CTYPE"] = os.fsdecode(given)
 
 
 # -- the child and its streams ------------------------------------------------------------------
@@ -155,11 +188,13 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
     pending: list[int] = []
     holder: list[subprocess.Popen[bytes]] = []
     restore = _hold_signals(holder, pending)
+    start = _ChildStart(relayed=_RELAY in streams.values())
     try:
         try:
             proc = subprocess.Popen(
                 command, env=env, close_fds=False,
                 stdin=_given(streams["stdin"]), stdout=_given(streams["stdout"]), stderr=_given(streams["stderr"]),
+                preexec_fn=start.in_child(),
             )
         except OSError as exc:
             raise LaunchError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
@@ -167,12 +202,68 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
         for signum in pending:
             proc.send_signal(signum)
         relays = _relay(proc, streams)
-        returncode = proc.wait()
+        returncode = _wait(proc, start.waited) if start.waited else proc.wait()
         for relay in relays:
             relay.join()
         return proc, returncode
     finally:
+        start.undo()
         restore()
+
+
+class _ChildStart:
+    """What graphlint changes in itself while the child runs, and undoes in the child before
+    its exec, so that the program starts with the signals as graphlint's caller left them:
+
+    - the signals graphlint passes on are blocked in this thread, to be taken with
+      ``sigtimedwait`` (:func:`_wait`), from before the child starts: none is missed;
+    - SIGCHLD, when the caller ignored it (a daemon's habit, inherited through exec), takes its
+      default: the kernel would otherwise reap the child itself and its exit status be lost
+      (graphlint said 0 for a program that failed); the program still starts with it ignored.
+    """
+
+    def __init__(self, relayed: bool) -> None:
+        self.waited: set[int] = set()
+        self.mask: set[int] | None = None  # the mask before, when graphlint changed it
+        self.children_ignored = False
+        if threading.current_thread() is not threading.main_thread():
+            return
+        try:
+            if signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                self.children_ignored = True
+        except (AttributeError, OSError, ValueError):
+            pass
+        if relayed or not hasattr(signal, "sigtimedwait") or not _single_threaded():
+            # another thread (a relay started later, a caller's own) would take the signals
+            # unblocked, and its preexec_fn fork be unsafe: the handlers pass them on
+            return
+        names = (*FORWARDED, *LEFT_TO_THE_PROGRAM)
+        waited = {getattr(signal, name) for name in names if hasattr(signal, name)}
+        # not a signal ignored when graphlint started: blocked, it would be kept for the wait
+        self.waited = {signum for signum in waited if _held(signum)} | {signal.SIGCHLD}
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, self.waited)
+
+    def in_child(self) -> Callable[[], None] | None:
+        """The ``preexec_fn`` that gives the child the caller's signals back, if one is needed."""
+        if self.mask is None and not self.children_ignored:
+            return None
+        return self.undo
+
+    def undo(self) -> None:
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        if self.children_ignored:
+            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread (the ``graphlint`` command does; a caller that
+    imported a framework, say, runs threads of the framework's own)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return threading.active_count() == 1
 
 
 _RELAY = object()
@@ -236,6 +327,57 @@ def _copy(pipe: Any, stream: Any) -> None:
         except (OSError, ValueError):
             pass
     pipe.close()
+
+
+def _wait(proc: subprocess.Popen[bytes], waited: set[int]) -> int:
+    """The child's exit status, passing on the signals sent to graphlint meanwhile that did not
+    reach the program already (:func:`_reached_the_program`). ``waited``: the signals blocked
+    in this thread (:class:`_ChildStart`), taken with ``sigtimedwait``, which says who sent
+    each; SIGCHLD among them wakes the wait when the child ends."""
+    while proc.poll() is None:
+        info = signal.sigtimedwait(waited, 1.0)
+        if info is None or info.si_signo == signal.SIGCHLD or _reached_the_program(info, proc.pid):
+            continue
+        try:
+            proc.send_signal(info.si_signo)
+        except OSError:
+            pass
+    return proc.wait()
+
+
+def _held(signum: int) -> bool:
+    """Whether graphlint holds ``signum`` while the child runs (:func:`_hold_signals`: not one
+    ignored when graphlint started, which a blocked signal would no longer be)."""
+    try:
+        return signal.getsignal(signum) is not signal.SIG_IGN
+    except (OSError, ValueError):
+        return False
+
+
+def _reached_the_program(info: signal.struct_siginfo, child: int) -> bool:
+    """Whether a signal graphlint got (``info``: sigtimedwait's) is not for graphlint to pass
+    on: the kernel's (the terminal's Ctrl-C goes to the foreground process group, the program
+    in it), or sent by the program or a process it started."""
+    if info.si_code == _SI_KERNEL:
+        return True
+    sender = info.si_pid
+    for _ in range(64):  # the sender's ancestors, up to the program
+        if sender == child:
+            return True
+        if sender <= 1 or sender == os.getpid():
+            return False
+        sender = _parent(sender)
+    return False
+
+
+def _parent(pid: int) -> int:
+    """``pid``'s parent process (0 when it cannot be read: it has ended, or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _hold_signals(holder: list[subprocess.Popen[bytes]], pending: list[int]) -> Callable[[], None]:

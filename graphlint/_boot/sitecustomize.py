@@ -236,6 +236,11 @@ def _wrap_exit(boot):
         except (AttributeError, TypeError):
             pass
     os._exit = _exit
+    # and in the module it names (posix), as python has it: pickle finds it there by name
+    # (multiprocessing's spawn pickles Process(target=os._exit)), and os._exit is posix._exit
+    native = sys.modules.get(getattr(real, "__module__", None) or "")
+    if native is not None and getattr(native, "_exit", None) is real:
+        setattr(native, "_exit", _exit)
 
 
 def _unlisted():

@@ -1,0 +1,52 @@
+"""What the program's Python starts with under `graphlint run`: the caller's environment and
+interpreter state, not what graphlint's own Python made of them. Each case runs both ways
+(tests/harness.py's run_both) and compares output, files and exit status byte for byte."""
+
+from __future__ import annotations
+
+from harness import assert_same, run_both
+
+LOCALE = """\
+import locale, os, sys
+print(sys.flags.utf8_mode, os.environ.get("LC_CTYPE"), locale.getpreferredencoding(False), sys.stdout.encoding)
+print(locale.setlocale(locale.LC_CTYPE), "\\u00e9")
+"""
+
+
+def test_the_c_locale_is_coerced_by_the_programs_python_not_graphlints(tmp_path):
+    """Python started in the C locale sets LC_CTYPE=C.UTF-8 in its own environment (PEP 538)
+    and turns UTF-8 mode on; graphlint's Python did the first, and its child, given C.UTF-8,
+    never the second (utf8_mode 0, getpreferredencoding 'UTF-8' for 'utf-8')."""
+    py, ours = run_both(tmp_path, {"prog.py": LOCALE}, ["prog.py"], env={"LC_CTYPE": "C", "LC_ALL": "", "LANG": "C"})
+    assert py.stdout.split(b"\n")[0] == b"1 C.UTF-8 utf-8 utf-8"
+    assert_same(py, ours)
+
+
+def test_os_exit_pickles_and_is_posix_exit_as_under_python(tmp_path):
+    """graphlint reports before os._exit by replacing it; the replacement was not posix._exit,
+    so pickle refused it ("not the same object as posix._exit") and a spawned
+    Process(target=os._exit) failed before it started."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import multiprocessing as mp, os, pickle, posix
+        print(os._exit is posix._exit, pickle.loads(pickle.dumps(os._exit)) is os._exit)
+        if __name__ == "__main__":
+            child = mp.get_context("spawn").Process(target=os._exit, args=(3,))
+            child.start()
+            child.join()
+            print("exitcode", child.exitcode)
+        """}, ["prog.py"])
+    assert py.stdout == b"True True\nexitcode 3\n"
+    assert_same(py, ours)
+
+
+def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
+    """PYTHONINSPECT=1 asks the program's Python to stay after the script (a prompt on a
+    terminal; a SystemExit printed as a traceback). graphlint's own Python read it too: its
+    own SystemExit came out as a traceback, exit 1, after the report."""
+    py, ours = run_both(tmp_path, {"prog.py": "x = 42\nprint('ran')\n", "exits.py": "raise SystemExit(5)\n"},
+                        ["prog.py"], env={"PYTHONINSPECT": "1"})
+    assert (py.stdout, py.returncode) == (b"ran\n", 0)
+    assert_same(py, ours)
+    py, ours = run_both(tmp_path, {"exits.py": "raise SystemExit(5)\n"}, ["exits.py"], env={"PYTHONINSPECT": "1"})
+    assert py.returncode == 1 and py.stderr.endswith(b"SystemExit: 5\n")
+    assert_same(py, ours)
