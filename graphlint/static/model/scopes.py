@@ -189,7 +189,7 @@ class CallSite:
         return api(self.name)
 
     def under_graph_default(self) -> bool:
-        return any(w.is_as_default for w in self.withs)
+        return bool(self.withs) and any(w.is_as_default for w in self.withs)
 
 
 @dataclass(eq=False)
