@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import io
 import os
-import re
 import tokenize
 from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
@@ -47,11 +46,9 @@ MAX_BYTES = 10 * 1024 * 1024
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 #: Below this many files one process is faster than starting a pool.
 PARALLEL_MIN_FILES = 64
-#: Files that may name TensorFlow, Keras, JAX or PyTorch are decoded before parsing (the others are
-#: ASCII without a coding cookie); whether the analysis runs is decided from the parsed
-#: imports (graphlint.static.prefilter). Identifiers the parser normalises (NFKC, so any
-#: non-ASCII byte) or a source in another encoding (a coding cookie) count here.
-_RELEVANT = re.compile(rb"tensorflow|keras|jax|torch|[\x80-\xff]|coding[:=]")
+#: A word every coding cookie (PEP 263) spells: an ASCII source without it is decoded as ASCII
+#: whatever its lines say, so the parser reads its bytes and the text is the same ASCII.
+_COOKIE_WORD = b"coding"
 
 
 @dataclass
@@ -212,7 +209,9 @@ def _check(
     if loaded is not None:
         text, tree, encoding = loaded.text, loaded.tree, "utf-8"
     else:
-        decode = bool(rules) and _RELEVANT.search(data) is not None
+        # other bytes (non-ASCII, or a cookie that may name another codec): decoded first, as
+        # Python decodes them; an ASCII source without a cookie is its own text
+        decode = bool(rules) and (not data.isascii() or _COOKIE_WORD in data)
         source = result.notebook.source if result.notebook is not None else None
         text, tree, encoding = _parse(path, data, decode=decode, source=source)
     broken: list[Finding] = []  # a notebook's cells that do not parse: the others are checked
@@ -234,7 +233,7 @@ def _check(
             result.read.probes = probes
         if not full and not relevant:
             return broken
-    if text is None:  # ASCII without a coding cookie (else _RELEVANT matched): decoded as is
+    if text is None:  # ASCII without a coding cookie (else decoded above): decoded as is
         text = data.decode("ascii")
     with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
         try:

@@ -237,7 +237,7 @@ def _cells(doc: dict) -> tuple[list, str]:
 
 def _python_lines(source: str) -> list[str]:
     """The cell's lines with IPython syntax blanked (``pass`` where a block needs a body)."""
-    lines = _LINE_BREAK.split(source)
+    lines = source.split("\n") if "\r" not in source else _LINE_BREAK.split(source)
     if lines and lines[-1] == "":
         lines.pop()
     if not lines:
@@ -248,7 +248,9 @@ def _python_lines(source: str) -> list[str]:
         if name not in PYTHON_CELL_MAGICS:
             return [""] * len(lines)
         return [""] + _blank_escapes(lines[1:])
-    return _blank_escapes(lines) if _ANY_ESCAPE.search(source) else lines
+    # every escape spells one of these (the regex tries each position of a cell without one)
+    escapes = "%" in source or "!" in source or "?" in source
+    return _blank_escapes(lines) if escapes and _ANY_ESCAPE.search(source) else lines
 
 
 def _blank_escapes(lines: list[str]) -> list[str]:

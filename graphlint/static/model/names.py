@@ -121,9 +121,12 @@ class Bindings:
             return self.names.get(e.id)
         if cls is not _ATTRIBUTE:
             return None
-        attrs = []
-        while cls is _ATTRIBUTE:
-            attrs.append(e.attr)
+        attr, e = e.attr, e.value
+        cls = type(e)
+        if cls is _NAME:  # the commonest: ``tf.constant``, ``self.fc``
+            base = self.names.get(e.id)
+            return None if base is None else f"{base}.{attr}"
+        while cls is _ATTRIBUTE:  # the root first: most chains (``self.a.b``) name no import
             e = e.value
             cls = type(e)
         if cls is not _NAME:
@@ -131,6 +134,11 @@ class Bindings:
         base = self.names.get(e.id)
         if base is None:
             return None
+        attrs = []
+        e = node
+        while type(e) is _ATTRIBUTE:
+            attrs.append(e.attr)
+            e = e.value
         attrs.append(base)
         attrs.reverse()
         return ".".join(attrs)

@@ -269,6 +269,8 @@ def _once_value(node: ast.AST) -> bool:
 def guarded(ifs: Iterable[tuple[ast.If, str]], module: Module | None = None) -> bool:
     """Whether one of these ``(ast.If, branch)`` pairs is the body of a first-time guard. With
     ``module``, a guard on a value nothing sets (:func:`never_set`) is none: it runs every time."""
+    if not ifs:  # (most calls: under no ``if``)
+        return False
     return any(
         branch == "body"
         and ((first_time_guard(node.test) and not (module is not None and never_set(module, node))) or _cached_by_key(node))

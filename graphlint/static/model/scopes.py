@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_CALL, _ATTRIBUTE = ast.Call, ast.Attribute
 #: The statements that hold statements, and in which fields (in this order: where the
 #: imports, bindings and the prefilter look); no other node of a parsed module has any.
 NESTED = {
@@ -145,6 +146,7 @@ class CallSite:
     trys: tuple  # (ast.Try, part) around it in its scope; part: body/handler/orelse/finalbody
     ifs: tuple  # (ast.If, branch) around it in its scope
     block: tuple  # the chain of blocks it sits in: equal for two calls on one straight path
+    method: str | None  # the attribute called (``minimize`` for ``opt.minimize(loss)``), or None
     parent: ast.Call | None = None  # the call it is an argument of
     decorator: bool = False
     entered: bool = False  # the context expression of a ``with`` item
@@ -164,6 +166,11 @@ class CallSite:
         self.trys = trys
         self.ifs = ifs
         self.block = block
+        func: Any = node  # a bare decorator: the name itself
+        if type(func) is _CALL:
+            func = func.func
+        # (nearly every check asks every call's method: is_minimize, is_session_run)
+        self.method = func.attr if type(func) is _ATTRIBUTE else None
         if parent is not None:
             self.parent = parent
         if decorator:
@@ -174,14 +181,9 @@ class CallSite:
         return self.node.lineno
 
     @_stored
-    def method(self) -> str | None:
-        func = self.node.func if isinstance(self.node, ast.Call) else self.node
-        return func.attr if isinstance(func, ast.Attribute) else None
-
-    @_stored
     def receiver(self) -> ast.expr | None:
-        func = self.node.func if isinstance(self.node, ast.Call) else None
-        return func.value if isinstance(func, ast.Attribute) else None
+        func = self.node.func if type(self.node) is _CALL else None
+        return func.value if type(func) is _ATTRIBUTE else None
 
     @_stored
     def api(self) -> str | None:
@@ -189,7 +191,7 @@ class CallSite:
         return api(self.name)
 
     def under_graph_default(self) -> bool:
-        return any(w.is_as_default for w in self.withs)
+        return bool(self.withs) and any(w.is_as_default for w in self.withs)
 
 
 @dataclass(eq=False)
