@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "graphlint"
 _SECTION = "[" + ENTRY_POINT_GROUP + "]"
+_SECTION_BYTES = _SECTION.encode()
 _METADATA = (".dist-info", ".egg-info")
 
 
@@ -87,12 +88,16 @@ def _declared() -> Iterator[tuple[str, str, str]]:
             file = f"{folder}{name}{os.sep}entry_points.txt"
             if not os.access(file, os.R_OK):  # (most distributions have none: no exception raised)
                 continue
-            try:
-                with open(file, encoding="utf-8") as fh:
-                    text = fh.read()
-            except (OSError, UnicodeDecodeError):
+            try:  # bytes: only a file that declares the group is decoded (a text stream costs more)
+                with open(file, "rb") as fh:
+                    data = fh.read()
+            except OSError:
                 continue
-            if _SECTION in text:
+            if _SECTION_BYTES in data:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
                 for ep_name, value in _section(text):
                     yield dist, ep_name, value
 
