@@ -162,8 +162,13 @@ def instructions(cmd: list[str], cwd: str, env: dict | None = None) -> int:
 def baseline_command(directory: str) -> tuple[list[str], dict]:
     """``graphlint`` from the package in ``directory`` (first on ``PYTHONPATH``), and its env."""
     env = dict(ENV, PYTHONPATH=os.pathsep.join(filter(None, [directory, ENV.get("PYTHONPATH")])))
-    # console(), as the installed script: graphlint is the whole process (it ends with os._exit)
-    launcher = "import sys; from graphlint.cli import console; sys.argv[0] = 'graphlint'; console()"
+    # console(), as the installed script: graphlint is the whole process (it ends with os._exit);
+    # graphlint._start's where the tree has it (the script's entry point since it pauses the
+    # garbage collector), graphlint.cli's before
+    launcher = (
+        "import sys\nsys.argv[0] = 'graphlint'\ntry:\n    from graphlint._start import console\n"
+        "except ImportError:\n    from graphlint.cli import console\nconsole()"
+    )
     return [sys.executable, "-P", "-c", launcher], env  # -P: the checked folder is not on sys.path
 
 

@@ -1,6 +1,6 @@
 """``python -m graphlint ...``: the same as the ``graphlint`` command."""
 
-from graphlint.cli import console
+from graphlint._start import console
 
 if __name__ == "__main__":
     console()

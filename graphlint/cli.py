@@ -11,6 +11,7 @@ Shell completion is click's: ``eval "$(_GRAPHLINT_COMPLETE=bash_source graphlint
 from __future__ import annotations
 
 import errno
+import gc
 import importlib
 import os
 import sys
@@ -74,7 +75,10 @@ class _Main(click.Group):
         if args and args[0] not in COMMANDS:  # a wrong name: click suggests names from the commands it holds
             for name in COMMANDS:
                 self.add_command(self.get_command(ctx, name), name)  # type: ignore[arg-type]
-        return super().resolve_command(ctx, args)
+        resolved = super().resolve_command(ctx, args)
+        if _RESUME_COLLECTOR and resolved[0] != "check":
+            gc.enable()  # paused for the imports (graphlint._start.console): on before the command runs
+        return resolved
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
@@ -165,6 +169,8 @@ def main(verbose=False):
 
 #: Set by :func:`console`: graphlint is the whole process (not a test's CliRunner, not a caller).
 _OWN_PROCESS = False
+#: Set by :func:`console`: the garbage collector was on, and paused for the command line's imports.
+_RESUME_COLLECTOR = False
 
 
 def _end(code: int) -> NoReturn:
@@ -188,14 +194,17 @@ def own_process() -> bool:
     return _OWN_PROCESS
 
 
-def console() -> None:
-    """The ``graphlint`` command and ``python -m graphlint``: :func:`main` as the process.
+def console(*, collector_paused: bool = False) -> None:
+    """The ``graphlint`` command and ``python -m graphlint``: :func:`main` as the process
+    (started by :func:`graphlint._start.console`, which pauses the garbage collector first and
+    says so: ``collector_paused``; every command but ``check`` turns it back on).
 
     ``PYTHONINSPECT`` in the environment is the program's (``graphlint run``): graphlint's own
     Python, started with it too, would print its ``SystemExit`` as a traceback, exit 1 and
     then read a prompt; it ends with its exit status instead."""
-    global _OWN_PROCESS
+    global _OWN_PROCESS, _RESUME_COLLECTOR
     _OWN_PROCESS = True
+    _RESUME_COLLECTOR = collector_paused
     try:
         main(prog_name="graphlint")
     except SystemExit as exc:

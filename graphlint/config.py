@@ -16,7 +16,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -72,7 +71,6 @@ class Layer(NamedTuple):
         return list(self.select or ()) + list(self.extend_select) + list(self.ignore)
 
 
-@dataclass
 class Config:
     """The settings for the files one configuration applies to.
 
@@ -80,21 +78,66 @@ class Config:
     selection: the most specific pattern wins, ``ignore`` at equal specificity.
     ``per_file_ignores`` and ``exclude`` are relative to ``root`` (the folder of the file
     that set them); ``inherited_*`` hold those an ``extend`` chain brought, each with its root.
+    Every argument is a keyword; ``root`` defaults to the current folder. (A plain class: a
+    dataclass of 13 fields costs ~4M instructions to create, at every start.)
     """
 
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    exclude: list[str] = field(default_factory=list)
-    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    source: str | None = None
-    root: str = field(default_factory=os.getcwd)
-    force_exclude: bool = False
-    cache_dir: str | None = None  # absolute, from a `cache-dir` setting
-    inherited_exclude: list[tuple[str, list[str]]] = field(default_factory=list)
-    inherited_per_file_ignores: list[tuple[str, dict[str, list[str]]]] = field(default_factory=list)
-    named: list[str] = field(default_factory=list)  # every code named anywhere (validated)
+    select: list[str] | None
+    extend_select: list[str]
+    ignore: list[str]
+    per_file_ignores: dict[str, list[str]]
+    exclude: list[str]
+    rule_options: dict[str, dict[str, Any]]
+    source: str | None
+    root: str
+    force_exclude: bool
+    cache_dir: str | None  # absolute, from a `cache-dir` setting
+    inherited_exclude: list[tuple[str, list[str]]]
+    inherited_per_file_ignores: list[tuple[str, dict[str, list[str]]]]
+    named: list[str]  # every code named anywhere (validated)
+
+    #: The settings, in this order (:meth:`replace`, ``==``, ``repr``).
+    FIELDS = (
+        "select", "extend_select", "ignore", "per_file_ignores", "exclude", "rule_options", "source", "root",
+        "force_exclude", "cache_dir", "inherited_exclude", "inherited_per_file_ignores", "named",
+    )
+
+    def __init__(
+        self, *, select: list[str] | None = None, extend_select: list[str] | None = None, ignore: list[str] | None = None,
+        per_file_ignores: dict[str, list[str]] | None = None, exclude: list[str] | None = None,
+        rule_options: dict[str, dict[str, Any]] | None = None, source: str | None = None, root: str | None = None,
+        force_exclude: bool = False, cache_dir: str | None = None,
+        inherited_exclude: list[tuple[str, list[str]]] | None = None,
+        inherited_per_file_ignores: list[tuple[str, dict[str, list[str]]]] | None = None,
+        named: list[str] | None = None,
+    ) -> None:
+        self.select = select
+        self.extend_select = [] if extend_select is None else extend_select
+        self.ignore = [] if ignore is None else ignore
+        self.per_file_ignores = {} if per_file_ignores is None else per_file_ignores
+        self.exclude = [] if exclude is None else exclude
+        self.rule_options = {} if rule_options is None else rule_options
+        self.source = source
+        self.root = os.getcwd() if root is None else root
+        self.force_exclude = force_exclude
+        self.cache_dir = cache_dir
+        self.inherited_exclude = [] if inherited_exclude is None else inherited_exclude
+        self.inherited_per_file_ignores = [] if inherited_per_file_ignores is None else inherited_per_file_ignores
+        self.named = [] if named is None else named
+
+    def replace(self, **changes: Any) -> "Config":
+        """A new configuration: these settings changed, the others as here."""
+        return Config(**{**{name: getattr(self, name) for name in self.FIELDS}, **changes})
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by its settings
+
+    def __repr__(self) -> str:
+        return f"Config({', '.join(f'{name}={getattr(self, name)!r}' for name in self.FIELDS)})"
 
     # -- selection -------------------------------------------------------------------------
     def is_selected(self, code: str) -> bool:
@@ -110,7 +153,7 @@ class Config:
     def with_layer(self, layer: Layer) -> "Config":
         """This configuration with ``layer`` applied on top (the command line, a test's marker)."""
         select, extend, ignore = _apply(self.select, self.extend_select, self.ignore, layer)
-        return replace(self, select=select, extend_select=extend, ignore=ignore, named=self.named + layer.named())
+        return self.replace(select=select, extend_select=extend, ignore=ignore, named=self.named + layer.named())
 
     def ignored_for_path(self, code: str, path: str) -> bool:
         for root, table in [(self.root, self.per_file_ignores), *self.inherited_per_file_ignores]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import replace
 
 from graphlint.config import Config, ConfigError, Layer, from_mapping, layer_of
 
@@ -226,8 +225,7 @@ def _extended(base: Config, child: Config, section: dict) -> Config:
     rules = {k: dict(v) for k, v in base.rule_options.items()}
     for key, options in child.rule_options.items():
         rules.setdefault(key, {}).update(options)
-    return replace(
-        merged,
+    return merged.replace(
         source=child.source,
         root=child.root,
         exclude=child.exclude,

@@ -5,7 +5,6 @@ the pytest plugin (:mod:`graphlint.plugin`) calls them.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from graphlint.config import ConfigError
@@ -71,7 +70,7 @@ def marker_config(item: pytest.Item, base: Config) -> tuple[Config, str | None]:
     except ConfigError as exc:
         raise MarkerError(str(exc)) from None
     layer = layer_of(mapping, f" in the graphlint marker of {item.nodeid}")
-    merged = replace(base.with_layer(layer), rule_options={**base.rule_options, **narrowed.rule_options})
+    merged = base.with_layer(layer).replace(rule_options={**base.rule_options, **narrowed.rule_options})
     return merged, fail_on
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import importlib
 import os
-import re
 import sys
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "graphlint"
 _SECTION = "[" + ENTRY_POINT_GROUP + "]"
-_NORMALIZE = re.compile(r"[-_.]+")
+_SECTION_BYTES = _SECTION.encode()
 _METADATA = (".dist-info", ".egg-info")
 
 
@@ -46,6 +45,16 @@ def plugins_disabled() -> bool:
     from graphlint.config import env_flag
 
     return env_flag("GRAPHLINT_DISABLE_PLUGINS")
+
+
+def normalized(name: str) -> str:
+    """A distribution's name as PEP 503 compares them: ``re.sub(r"[-_.]+", "-", name).lower()``,
+    without compiling a pattern at every start (~0.4M instructions; one name per installed
+    distribution is normalised)."""
+    name = name.replace("_", "-").replace(".", "-")
+    while "--" in name:
+        name = name.replace("--", "-")
+    return name.lower()
 
 
 def _search_path() -> list[str]:
@@ -72,19 +81,23 @@ def _declared() -> Iterator[tuple[str, str, str]]:
             continue
         folder = os.path.join(entry, "")
         for name in names:
-            dist = _NORMALIZE.sub("-", name.rsplit(".", 1)[0].split("-", 1)[0]).lower()
+            dist = normalized(name.rsplit(".", 1)[0].split("-", 1)[0])
             if dist in seen:  # the first on sys.path wins, as for imports
                 continue
             seen.add(dist)
             file = f"{folder}{name}{os.sep}entry_points.txt"
             if not os.access(file, os.R_OK):  # (most distributions have none: no exception raised)
                 continue
-            try:
-                with open(file, encoding="utf-8") as fh:
-                    text = fh.read()
-            except (OSError, UnicodeDecodeError):
+            try:  # bytes: only a file that declares the group is decoded (a text stream costs more)
+                with open(file, "rb") as fh:
+                    data = fh.read()
+            except OSError:
                 continue
-            if _SECTION in text:
+            if _SECTION_BYTES in data:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
                 for ep_name, value in _section(text):
                     yield dist, ep_name, value
 
@@ -109,7 +122,7 @@ def _declared_by_importlib(path: list[str]) -> Iterator[tuple[str, str, str]]:
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(ep, "dist", None)
         name = dist.metadata["Name"] if dist is not None else ""
-        yield _NORMALIZE.sub("-", name).lower(), ep.name, ep.value
+        yield normalized(name), ep.name, ep.value
 
 
 def _load(value: str):

@@ -192,10 +192,7 @@ def expect_findings(linter: Linter, *codes: str, config: Config | None = None) -
 
 
 def _narrowed(config: Config, select: Iterable[str] | None, ignore: Iterable[str]) -> Config:
-    from dataclasses import replace
-
-    return replace(
-        config,
+    return config.replace(
         select=list(select) if select is not None else config.select,
         ignore=list(config.ignore) + list(ignore),
     )

@@ -29,7 +29,6 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict
@@ -74,15 +73,19 @@ KEEP = 8
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
-@dataclass
 class Inputs:
     """What one file's result was computed from, besides the context: the file's bytes
     (``digest``), the look-ups of user modules (``probes``: file, level, dotted, hit) and the
     files they found (``deps``)."""
 
     digest: str
-    probes: list = field(default_factory=list)
-    deps: list = field(default_factory=list)
+    probes: list
+    deps: list
+
+    def __init__(self, digest: str, probes: list | None = None, deps: list | None = None) -> None:
+        self.digest = digest
+        self.probes = [] if probes is None else probes
+        self.deps = [] if deps is None else deps
 
 
 def reached(project: Project, path: str) -> tuple[list, list]:

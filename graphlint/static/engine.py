@@ -11,7 +11,6 @@ import ast
 import io
 import os
 import tokenize
-from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -51,15 +50,23 @@ PARALLEL_MIN_FILES = 64
 _COOKIE_WORD = b"coding"
 
 
-@dataclass
 class FileResult:
     path: str
-    findings: list[Finding] = field(default_factory=list)
-    edits: list[Edit] = field(default_factory=list)
-    digest: str = ""
-    encoding: str = "utf-8"
-    notebook: Notebook | None = None  # a .ipynb file's cells (graphlint.static.notebook)
-    read: Inputs | None = None  # what the result depends on, for the cache (None: not cacheable)
+    findings: list[Finding]
+    edits: list[Edit]
+    digest: str
+    encoding: str
+    notebook: Notebook | None  # a .ipynb file's cells (graphlint.static.notebook)
+    read: Inputs | None  # what the result depends on, for the cache (None: not cacheable)
+
+    def __init__(
+        self, path: str, findings: list[Finding] | None = None, edits: list[Edit] | None = None, digest: str = "",
+        encoding: str = "utf-8", notebook: Notebook | None = None, read: Inputs | None = None,
+    ) -> None:
+        self.path = path
+        self.findings = [] if findings is None else findings
+        self.edits = [] if edits is None else edits
+        self.digest, self.encoding, self.notebook, self.read = digest, encoding, notebook, read
 
 
 

@@ -16,7 +16,6 @@ The command line passes its own predicates (``excluded``: each folder's configur
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlint.config import Config, ConfigError
@@ -72,11 +71,11 @@ def _lenient_spec(lines) -> "pathspec.PathSpec":
         return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
 
 
-@dataclass
 class _Ignores:
     """The .gitignore specs that apply under a directory: (directory, spec) pairs."""
 
-    specs: list = field(default_factory=list)
+    def __init__(self, specs: list | None = None) -> None:
+        self.specs: list = [] if specs is None else specs
 
     def ignored(self, path: str, is_dir: bool) -> bool:
         for base, spec in self.specs:

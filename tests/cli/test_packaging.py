@@ -55,7 +55,7 @@ def test_a_wheel_built_from_the_checkout_has_the_command_the_plugins_and_the_met
         entry_points = zf.read(f"{info}/entry_points.txt").decode()
         meta = zf.read(f"{info}/METADATA").decode()
         names = zf.namelist()
-    assert "graphlint = graphlint.cli:console" in entry_points
+    assert "graphlint = graphlint._start:console" in entry_points
     # the built-in rules are the units of graphlint/rules/, found without an entry point
     assert "[pytest11]" in entry_points and "[graphlint]" not in entry_points
     assert {"graphlint/rules/graph_not_default/__init__.py", "graphlint/rules/graph_not_default/check.py"} <= set(names)

@@ -16,7 +16,6 @@ tf.function is traced. Nothing is imported or run.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphlint.rules.function_retraced.values import distinct_keys, values_around
@@ -53,15 +52,20 @@ def check(module: Module, options: dict[str, Any]) -> list[Hit]:
     return hits + recompiled_calls(module, options)
 
 
-@dataclass
 class Retrace:
     """One call that traces ``function`` again on every iteration of ``loop``."""
 
     node: ast.Call
     function: TfFunction
     loop: ast.AST | None
-    causes: list[tuple[str, str, Var]] = field(default_factory=list)  # (param, source text, Var)
-    caller: CallSite | None = None  # the call, in a loop, of the function around ``node`` that passes the value
+    causes: list[tuple[str, str, Var]]  # (param, source text, Var)
+    caller: CallSite | None  # the call, in a loop, of the function around ``node`` that passes the value
+
+    def __init__(self, node: ast.Call, function: TfFunction, loop: ast.AST | None,
+                 causes: list[tuple[str, str, Var]] | None = None, caller: CallSite | None = None) -> None:
+        self.node, self.function, self.loop = node, function, loop
+        self.causes = [] if causes is None else causes
+        self.caller = caller
 
     def related(self, module: Module) -> list:
         """(Location, text) of the definition, the calling line when the value comes from one, the loop."""
@@ -149,7 +153,7 @@ def _from_caller(module: Module, site: CallSite, arg: ast.expr) -> tuple[Var | N
         values = values_around(module, caller)
         var = values.argument(expr)
         if var is not None and var.varying and var.loop not in values.once_per_run(caller):
-            return (var if var.loop is not None else replace(var, loop=caller.loops[-1].node)), caller
+            return (var if var.loop is not None else var._replace(loop=caller.loops[-1].node)), caller
     return None, None
 
 

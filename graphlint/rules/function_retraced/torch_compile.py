@@ -20,7 +20,6 @@ reads: 1 compile), a counter kept in a tensor buffer, and a file that sets
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 
 from graphlint.findings import Severity
 from graphlint.rules._torch import module_int_fix, number_fix, shape_fix
@@ -333,7 +332,7 @@ def _sliced(module: Module, values, e: ast.Subscript) -> tuple[Var | None, list[
             var = moving[0]
             if sizes is not None and d < len(sizes):
                 bound = sizes[d] + 1 if var.bound is None else min(var.bound, sizes[d] + 1)
-                var = replace(var, bound=bound)  # the lengths clip at the size
+                var = var._replace(bound=bound)  # the lengths clip at the size
             found = found or var
             dims.append(d)
     return (_shape_var(found, e), dims) if found is not None else (None, [])

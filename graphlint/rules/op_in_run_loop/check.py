@@ -17,7 +17,6 @@ fewer times than the runtime's ``min-repeats``.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from graphlint.rules.op_in_run_loop.tensor_operators import tensor_operators
 from graphlint.rules.op_in_run_loop.variable_loops import ASSIGN_METHODS, per_variable
@@ -171,14 +170,15 @@ def _step_elsewhere(module, call):
     return other, fn, direct[0]
 
 
-@dataclass(slots=True)
 class _Line:
     """What GL102 reports at one line: its first node, the ops built there, related places."""
 
-    node: ast.AST
-    why: str
-    whats: list[str] = field(default_factory=list)
-    related: list = field(default_factory=list)
+    __slots__ = ("node", "why", "whats", "related")
+
+    def __init__(self, node: ast.AST, why: str) -> None:
+        self.node, self.why = node, why
+        self.whats: list[str] = []
+        self.related: list = []
 
 
 def check(module, options) -> list[Hit]:

@@ -2,14 +2,16 @@
 items, functions and classes of one file, placed in their scopes; the names of the
 TensorFlow calls the model itself recognises (sessions, graphs, per-call methods); and the
 scope a name read in a statement is bound in, with its every binding (:func:`resolve_name`:
-Python's rules, closures, ``global`` and ``nonlocal``)."""
+Python's rules, closures, ``global`` and ``nonlocal``).
+
+The records are plain classes and named tuples, not dataclasses: a dataclass compiles its
+methods from source when its class is made, ~2M instructions each at every start of graphlint."""
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, NamedTuple, TypeVar, overload
 
 from graphlint.static.model.names import api
 
@@ -59,7 +61,6 @@ FRESH_STATE = frozenset(
 )
 
 
-@dataclass(eq=False)
 class WithItem:
     """One ``with`` item: ``expr`` entered by ``stmt``, in ``scope``."""
 
@@ -67,6 +68,10 @@ class WithItem:
     stmt: ast.With | ast.AsyncWith
     scope: "Function | None"
     call_name: str | None  # the canonical name when the item is a call of an API
+
+    def __init__(self, item: ast.withitem, stmt: ast.With | ast.AsyncWith, scope: "Function | None",
+                 call_name: str | None) -> None:
+        self.item, self.stmt, self.scope, self.call_name = item, stmt, scope, call_name
 
     @property
     def expr(self) -> ast.expr:
@@ -84,12 +89,15 @@ class WithItem:
         return a in ("variable_scope", "name_scope", "device", "control_dependencies", "variable_op_scope")
 
 
-@dataclass(eq=False)
 class Loop:
     node: ast.AST  # a for/while statement or a comprehension
     scope: "Function | None"
-    calls: list = field(default_factory=list)
-    depth: tuple = (0, 0)  # how many with items and ifs were open where the loop starts
+    calls: list
+    depth: tuple  # how many with items and ifs were open where the loop starts
+
+    def __init__(self, node: ast.AST, scope: "Function | None", calls: list | None = None, depth: tuple = (0, 0)) -> None:
+        self.node, self.scope, self.depth = node, scope, depth
+        self.calls = [] if calls is None else calls
 
     def inner_withs(self, call: "CallSite") -> tuple:
         return call.withs[self.depth[0]:]
@@ -131,7 +139,6 @@ class _stored(Generic[_T]):
         return value
 
 
-@dataclass(eq=False, init=False)
 class CallSite:
     """A call (or a bare decorator) in the file. (Its ``__init__`` stores a field left at its
     default only when given another value: the class holds the default. One is made per call
@@ -194,17 +201,27 @@ class CallSite:
         return bool(self.withs) and any(w.is_as_default for w in self.withs)
 
 
-@dataclass(eq=False)
 class Function:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     qualname: str
     cls: "ClassInfo | None"
     parent: "Function | None"
-    calls: list = field(default_factory=list)
-    callers: list = field(default_factory=list)
-    children: dict = field(default_factory=dict)
-    params: frozenset = frozenset()
-    is_method: bool = False
+    calls: list
+    callers: list
+    children: dict
+    params: frozenset
+    is_method: bool
+
+    def __init__(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, cls: "ClassInfo | None",
+        parent: "Function | None", calls: list | None = None, callers: list | None = None,
+        children: dict | None = None, params: frozenset = frozenset(), is_method: bool = False,
+    ) -> None:
+        self.node, self.qualname, self.cls, self.parent = node, qualname, cls, parent
+        self.calls = [] if calls is None else calls
+        self.callers = [] if callers is None else callers
+        self.children = {} if children is None else children
+        self.params, self.is_method = params, is_method
 
     @property
     def name(self) -> str:
@@ -268,14 +285,18 @@ def resets_unconditionally(fn: "Function") -> bool:
     )
 
 
-@dataclass(eq=False)
 class ClassInfo:
     node: ast.ClassDef
     bases: tuple  # canonical names (or None) of its bases
-    methods: dict = field(default_factory=dict)
+    methods: dict
     #: Functions a method defines and binds to the object (``def train(...): ...`` then
     #: ``self.train = train`` in ``__init__``, OpenAI baselines' shape): called as methods.
-    bound: dict = field(default_factory=dict)
+    bound: dict
+
+    def __init__(self, node: ast.ClassDef, bases: tuple, methods: dict | None = None) -> None:
+        self.node, self.bases = node, bases
+        self.methods = {} if methods is None else methods
+        self.bound = {}
 
     @property
     def name(self) -> str:
@@ -287,8 +308,7 @@ class ClassInfo:
         return found if found is not None else self.bound.get(name)
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """Replace ``text[start:end]`` with ``replacement`` (character offsets) to fix a finding."""
 
     code: str
@@ -298,8 +318,7 @@ class Edit:
     replacement: str
 
 
-@dataclass(frozen=True)
-class Reason:
+class Reason(NamedTuple):
     """Why a function runs again and again: the words and the call site that shows it, and the
     call in a loop the repetition starts from (``origin``: for a chain of callers, the first
     caller's call in its loop; None when it runs per call by what it is, a web handler...)."""
@@ -318,7 +337,6 @@ class Reason:
 
 
 # -- where a name is bound --------------------------------------------------------------------
-@dataclass(eq=False)
 class Scope:
     """A Python scope of the file (the module, a function or lambda, a class body, a
     comprehension) with every binding made in it: ``name -> [(kind, value)]`` (``kind``: "="
@@ -329,9 +347,16 @@ class Scope:
     node: ast.AST
     kind: str  # "module", "function", "class", "comprehension"
     parent: "Scope | None"
-    bindings: dict = field(default_factory=dict)
-    globals: set = field(default_factory=set)
-    nonlocals: set = field(default_factory=set)
+    bindings: dict
+    globals: set
+    nonlocals: set
+
+    def __init__(self, node: ast.AST, kind: str, parent: "Scope | None", bindings: dict | None = None,
+                 globals: set | None = None, nonlocals: set | None = None) -> None:
+        self.node, self.kind, self.parent = node, kind, parent
+        self.bindings = {} if bindings is None else bindings
+        self.globals = set() if globals is None else globals
+        self.nonlocals = set() if nonlocals is None else nonlocals
 
     def bind(self, name: str, kind: str, value: ast.AST | None = None) -> None:
         self.bindings.setdefault(name, []).append((kind, value))

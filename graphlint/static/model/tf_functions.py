@@ -5,7 +5,6 @@ while one is traced (:func:`traced_at_trace_time`). What GL501 and GL502 read.""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
@@ -17,7 +16,6 @@ KERAS_TRACED = frozenset({"train_step", "test_step", "predict_step", "call"})
 _KERAS_MODELS = frozenset({"keras.Model", "keras.models.Model", "keras.layers.Layer", "keras.Layer"})
 
 
-@dataclass(eq=False)
 class TfFunction:
     """A ``tf.function`` of the file: the def it traces and how it was declared."""
 
@@ -26,7 +24,12 @@ class TfFunction:
     params: tuple  # positional parameter names, ``self`` left out for a bound method
     signature: bool  # an input_signature is declared
     relaxed: bool  # reduce_retracing / experimental_relax_shapes
-    module: Module | None = None  # the module it is defined in
+    module: Module | None  # the module it is defined in
+
+    def __init__(self, name: str, anchor: ast.AST, params: tuple, signature: bool, relaxed: bool,
+                 module: Module | None = None) -> None:
+        self.name, self.anchor, self.params = name, anchor, params
+        self.signature, self.relaxed, self.module = signature, relaxed, module
 
 
 # -- what is a tf.function ------------------------------------------------------------------

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_left
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from graphlint.static.model.module import Module
@@ -22,8 +21,7 @@ RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "six.m
 _WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "list", "reversed"})
 
 
-@dataclass(frozen=True)
-class Var:
+class Var(NamedTuple):
     """What a value is: ``kind`` value/length/object/shape (or const), how many values it takes
     (None: unbounded), the loop that makes it change, and a short description."""
 
