@@ -1,0 +1,36 @@
+"""The server keeps the editor's text as the editor has it, whatever the text holds: LSP ends
+lines at ``\\r\\n``, ``\\r`` and ``\\n`` only, while ``str.splitlines`` (which pygls' own text
+documents split by) also breaks at a form feed, ``\\v``, ``\\x1c``-``\\x1e``, ``\\x85``,
+``\\u2028`` and ``\\u2029``: an incremental change below one of them would land on another
+line, the server would check a text the editor does not hold, and its fixes, applied by the
+editor to its own text, would damage it."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from lsp_helpers import apply, change, client_fixture, diagnostics_of, edits_for, open_file
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+client = client_fixture()
+
+#: characters ``str.splitlines`` breaks at and LSP does not (a form feed is PEP 8's page break)
+ODD = ["\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("odd", ODD, ids=[f"U+{ord(c):04X}" for c in ODD])
+async def test_an_edit_below_an_odd_line_break_lands_where_the_editor_made_it(client, tmp_path, odd):
+    path = tmp_path / "paged.py"
+    text = f"import tensorflow as tf\n# page{odd}break\ns = '{odd}'\nx = 1\n"
+    path.write_text(text, newline="")
+    uri = open_file(client, path, text)
+    assert await diagnostics_of(client, uri, version=1) == []
+    change(client, uri, 2, (3, 0), (3, 5), "with tf.Graph():\n    pass")
+    edited = text.replace("x = 1", "with tf.Graph():\n    pass")
+    (found,) = await diagnostics_of(client, uri, version=2)
+    assert (found.code, found.range.start) == ("GL103", types.Position(3, 5))
+    context = types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])
+    params = types.CodeActionParams(types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0), types.Position(0, 0)), context)
+    (fix_all,) = await client.text_document_code_action_async(params)
+    assert apply(edited, edits_for(fix_all, uri)) == edited.replace("tf.Graph():", "tf.Graph().as_default():")
