@@ -7,6 +7,8 @@ editor to its own text, would damage it."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from lsprotocol import types
 
@@ -34,3 +36,38 @@ async def test_an_edit_below_an_odd_line_break_lands_where_the_editor_made_it(cl
     params = types.CodeActionParams(types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0), types.Position(0, 0)), context)
     (fix_all,) = await client.text_document_code_action_async(params)
     assert apply(edited, edits_for(fix_all, uri)) == edited.replace("tf.Graph():", "tf.Graph().as_default():")
+
+
+FIXABLE = "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
+
+
+async def test_a_document_whose_path_is_a_fifo_is_checked_from_its_buffer(client, tmp_path):
+    """Nothing at the document's path is read unless it is a regular file: a FIFO would block
+    the server's one checking thread for good (and ``/dev/zero`` never end)."""
+    path = tmp_path / "pipe.py"
+    os.mkfifo(path)
+    uri = open_file(client, path, FIXABLE)
+    assert [d.code for d in await diagnostics_of(client, uri, version=1)] == ["GL103"]
+    after = open_file(client, tmp_path / "after.py", FIXABLE)
+    assert [d.code for d in await diagnostics_of(client, after, version=1)] == ["GL103"]
+
+
+async def test_a_document_that_is_no_file_is_checked(client):
+    uri = "untitled:Untitled-1"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, FIXABLE)))
+    assert [d.code for d in await diagnostics_of(client, uri, version=1)] == ["GL103"]
+
+
+async def test_a_change_outside_the_document_leaves_the_server_checking(client, tmp_path):
+    """A range past the end, or ending before it starts (a client's bug): the server goes on
+    checking what pygls made of it, and the next whole-text change puts it right."""
+    path = tmp_path / "ranges.py"
+    uri = open_file(client, path, FIXABLE)
+    await diagnostics_of(client, uri, version=1)
+    change(client, uri, 2, (40, 3), (50, 0), "x = 1\n")
+    change(client, uri, 3, (1, 9), (0, 2), "")
+    await diagnostics_of(client, uri, version=3)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(4, uri), [types.TextDocumentContentChangeWholeDocument(FIXABLE)])
+    )
+    assert [d.code for d in await diagnostics_of(client, uri, version=4)] == ["GL103"]
