@@ -63,3 +63,37 @@ def test_an_entry_of_the_wrong_types_is_no_entry(tmp_path, monkeypatch, corrupt)
         corrupt(entry["findings"][0])
     context.write_text(json.dumps(doc, separators=(",", ":")))
     assert check("--format", "json", ".") == fresh
+
+
+def test_clean_leaves_the_users_empty_folders(tmp_path):
+    """`graphlint clean` with the cache in a folder of the user's (`GRAPHLINT_CACHE_DIR`,
+    `--cache-dir`) removes graphlint's files, never the user's empty folders: not one named
+    like the cache's format (`2024`, `7`), nor the folder itself."""
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    folder = tmp_path / "mine"
+    for name in ("2024", "7", "photos"):
+        (folder / name).mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    for where in (folder, tmp_path / "empty"):
+        result = CliRunner(env={"GRAPHLINT_CACHE_DIR": str(where)}).invoke(main, ["clean"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["2024", "7", "photos"]
+    assert (tmp_path / "empty").is_dir()
+
+
+def test_clean_removes_the_cache_folder_graphlint_made(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a.py").write_text(SESSION_IN_LOOP)
+    check("--cache-dir", "made", ".")
+    assert (tmp_path / "made" / ".gitignore").exists()
+    result = CliRunner().invoke(main, ["clean", "--cache-dir", "made"], catch_exceptions=False)
+    assert result.exit_code == 0 and "removed 2 cache files" in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "pyproject.toml"]
