@@ -42,6 +42,9 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             continue
         changed = fixed_source(result, data)
         if changed is None:
+            if warn is not None and digest(data) == result.digest:
+                warn(f"graphlint: cannot fix {result.path}: its encoding ({_encoding(result)}) does not write "
+                     "its text back to the same bytes (left unchanged)")
             continue
         out, chosen = changed
         notebook = result.notebook
@@ -59,13 +62,21 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
 
 def fixed_source(result: FileResult, data: bytes):
     """``(the file's bytes with its fixes applied, the edits chosen)`` for ``data``, the file's
-    bytes, or None when they are not the bytes that were checked. Overlapping edits: the first
-    wins. Changes nothing on disk (``--diff`` shows it, ``--fix`` writes it)."""
+    bytes, or None when they are not the bytes that were checked, or when their encoding (a
+    coding cookie's codec) does not give them back from their text: ``unicode_escape`` writes
+    each line break as ``\\n``, ``utf-7`` re-encodes backslashes, ``idna`` fails; the fix would
+    change bytes it does not touch. Overlapping edits: the first wins. Changes nothing on disk
+    (``--diff`` shows it, ``--fix`` writes it)."""
     if digest(data) != result.digest:
         return None
     notebook = result.notebook
-    encoding = notebook.encoding if notebook is not None else result.encoding
+    encoding = _encoding(result)
     text = data.decode(encoding)
+    try:
+        if text.encode(encoding) != data:
+            return None
+    except (UnicodeError, LookupError):
+        return None
     edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
     chosen, last_end = [], -1
     for edit in edits:
@@ -77,7 +88,14 @@ def fixed_source(result: FileResult, data: bytes):
     else:
         for edit in reversed(chosen):
             text = text[: edit.start] + edit.replacement + text[edit.end :]
-    return text.encode(encoding), chosen  # utf-8-sig: the codec writes the BOM back
+    try:
+        return text.encode(encoding), chosen  # utf-8-sig: the codec writes the BOM back
+    except (UnicodeError, LookupError):  # the fixed text in a codec that cannot hold it
+        return None
+
+
+def _encoding(result: FileResult) -> str:
+    return result.notebook.encoding if result.notebook is not None else result.encoding
 
 
 class _Unwritable(OSError):

@@ -95,3 +95,25 @@ def test_diff_is_the_fix_as_patch_reads_it(tmp_path, name, data):
     old, new = sides(out)
     assert old == expected_text(data)
     assert new == expected_text(fixed_bytes(data))
+
+
+#: codecs a coding cookie may name (Python reads the file with them) whose text does not encode
+#: back to the bytes it was read from: `unicode_escape` writes each line break as `\n`, `utf-7`
+#: re-encodes the backslashes, `raw_unicode_escape` writes `\u00e9` as a byte, `idna` cannot
+#: encode the text at all
+UNFAITHFUL = ["unicode_escape", "raw_unicode_escape", "utf-7", "idna"]
+
+
+@pytest.mark.parametrize("codec", UNFAITHFUL)
+def test_fix_leaves_a_file_whose_codec_would_change_other_bytes_whole(tmp_path, codec):
+    data = f"# coding: {codec}\nimport tensorflow as tf\ns = 'a\\tb \\u00e9 +AGE- \\x41'\nwith tf.Graph():\n    pass\n".encode()
+    odd, plain = tmp_path / "odd.py", tmp_path / "plain.py"
+    odd.write_bytes(data)
+    plain.write_bytes(SHAPES[0][1])
+    code, out, err = check("--no-cache", "--fix", odd, plain)
+    assert odd.read_bytes() == data
+    assert plain.read_bytes() == fixed_bytes(SHAPES[0][1])  # the others are fixed
+    (line,) = [line for line in err.splitlines() if "odd.py" in line]
+    assert line.startswith("graphlint: cannot fix ") and codec in line and "left unchanged" in line, err
+    assert "odd.py:4:6: GL103" in out and code == 1, out + err  # its finding is still reported
+    assert check("--no-cache", "--diff", odd)[1] == ""  # nor is it shown as a diff
