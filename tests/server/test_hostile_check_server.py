@@ -71,3 +71,13 @@ async def test_a_change_outside_the_document_leaves_the_server_checking(client, 
         types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(4, uri), [types.TextDocumentContentChangeWholeDocument(FIXABLE)])
     )
     assert [d.code for d in await diagnostics_of(client, uri, version=4)] == ["GL103"]
+
+
+async def test_a_document_over_the_size_limit_is_one_gl001_and_the_server_goes_on(client, tmp_path):
+    line = "x = 1  # " + "padding " * 12 + "\n"
+    huge = FIXABLE + line * (11 * 1024 * 1024 // len(line))
+    uri = open_file(client, tmp_path / "huge.py", huge)
+    (found,) = await diagnostics_of(client, uri, version=1)
+    assert found.code == "GL001" and "too large" in found.message
+    after = open_file(client, tmp_path / "after.py", FIXABLE)
+    assert [d.code for d in await diagnostics_of(client, after, version=1)] == ["GL103"]
