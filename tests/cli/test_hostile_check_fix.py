@@ -117,3 +117,44 @@ def test_fix_leaves_a_file_whose_codec_would_change_other_bytes_whole(tmp_path, 
     assert line.startswith("graphlint: cannot fix ") and codec in line and "left unchanged" in line, err
     assert "odd.py:4:6: GL103" in out and code == 1, out + err  # its finding is still reported
     assert check("--no-cache", "--diff", odd)[1] == ""  # nor is it shown as a diff
+
+
+BREAKING_PLUGIN = '''
+from graphlint import Rule
+from graphlint.findings import Location
+
+
+class Breaks(Rule):
+    """Offers a fix that would not parse."""
+
+    code = "XZ300"
+    name = "breaking-fix"
+    summary = "offers a broken fix"
+    engines = ("static",)
+
+    def check_module(self, module):
+        line = module.text.splitlines().index("with tf.Graph():") + 1
+        start = module.offset(line, 0)
+        self.report("a fix that breaks the file", Location(module.path, line, 1))
+        module.add_edit("XZ300", line, start, start + len("with "), "")  # `tf.Graph():` alone
+'''
+
+
+def test_a_fix_whose_result_would_not_parse_is_not_written(tmp_path, monkeypatch):
+    """A rule plugin offers edits too (`module.add_edit`): one whose result is not Python is
+    never written, nor offered as a diff; the file's other fixes are left with it."""
+    from harness import install_plugin
+
+    site = install_plugin(tmp_path / "site", "xz_breaking_rules", BREAKING_PLUGIN, {"XZ300": "Breaks"})
+    monkeypatch.syspath_prepend(str(site))
+    project = tmp_path / "project"
+    project.mkdir()
+    data = SHAPES[0][1]
+    (project / "a.py").write_bytes(data)
+    monkeypatch.chdir(project)
+    assert check("--no-cache", "--diff", "--extend-select", "XZ300", "a.py")[1] == ""
+    code, out, err = check("--no-cache", "--fix", "--extend-select", "XZ300", "a.py")
+    assert (project / "a.py").read_bytes() == data
+    (line,) = [line for line in err.splitlines() if "a.py" in line]
+    assert line.startswith("graphlint: cannot fix ") and "would not parse" in line, err
+    assert "a.py:2:1: XZ300" in out and "a.py:2:6: GL103" in out and code == 1, out + err
