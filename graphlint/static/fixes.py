@@ -34,6 +34,8 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
     and ``warn`` says so in one line; the others are still fixed.
     """
     fixed = set()
+    #: each file written, by (device, inode): the digest it was checked with, its edits, those written
+    written: dict[tuple[int, int], tuple[str, set, set]] = {}
     for result in results:
         if not result.edits:
             continue
@@ -47,10 +49,13 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             if warn is not None:
                 warn(f"graphlint: cannot fix {result.path}: {exc} (left unchanged)")
             continue
-        if changed is None:
+        notebook = result.notebook
+        if changed is None:  # changed since: by the fix of another name of this file (a hard link)?
+            done = written.get(_identity(result.path))
+            if done is not None and done[0] == result.digest and set(result.edits) <= done[1]:
+                fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in result.edits if e in done[2]}
             continue
         out, chosen = changed
-        notebook = result.notebook
         try:
             if not _rewrite(result.path, data, out):
                 continue
@@ -59,8 +64,17 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
                 outcome = f"its old text is in {exc.backup}" if isinstance(exc, _HalfWritten) else "left unchanged"
                 warn(f"graphlint: cannot fix {result.path}: {_reason(exc)} ({outcome})")
             continue
+        written[_identity(result.path)] = (result.digest, set(result.edits), set(chosen))
         fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
     return fixed
+
+
+def _identity(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (st.st_dev, st.st_ino)
 
 
 class Unfixable(ValueError):

@@ -158,3 +158,17 @@ def test_a_fix_whose_result_would_not_parse_is_not_written(tmp_path, monkeypatch
     (line,) = [line for line in err.splitlines() if "a.py" in line]
     assert line.startswith("graphlint: cannot fix ") and "would not parse" in line, err
     assert "a.py:2:1: XZ300" in out and "a.py:2:6: GL103" in out and code == 1, out + err
+
+
+def test_a_file_named_twice_through_a_hard_link_is_fixed_once_and_reported_fixed(tmp_path):
+    """Its second name holds the fixed text by the time it is fixed: its findings were fixed,
+    not left (a false finding after --fix fails a pre-commit hook)."""
+    import os
+
+    data = SHAPES[0][1]
+    first, second = tmp_path / "a.py", tmp_path / "b.py"
+    first.write_bytes(data)
+    os.link(first, second)
+    code, out, err = check("--no-cache", "--fix", first, second)
+    assert first.read_bytes() == second.read_bytes() == fixed_bytes(data)
+    assert (code, out) == (0, "graphlint: no findings.\n"), out + err
