@@ -80,12 +80,34 @@ def line_suppresses(line: str, code: str) -> bool:
 
 
 def _file_directives(text: str) -> list[tuple[int, Directive]]:
+    """The ``# graphlint: noqa`` lines of ``text`` that are comments: the same words in a
+    string (a docstring telling how to silence graphlint) silence nothing."""
     out = []
+    comments: set[int] | None = None
     for match in re.finditer(_FILE_DIRECTIVE, text):
         line = text.count("\n", 0, match.start()) + 1
+        if comments is None:
+            comments = _comment_lines(text)  # (only for a file that has such a line: a few)
+        if line not in comments:
+            continue
         found = _parse(match)
         out.append((line, Directive(1, found.codes, found.invalid)))
     return out
+
+
+def _comment_lines(text: str) -> set[int]:
+    """The lines a comment of ``text`` starts on (a text that does not tokenize: none)."""
+    import io
+    import tokenize
+
+    lines = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                lines.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return lines
 
 
 def without_noqa(findings: list[Finding], text: str, path: str | None = None, *, report_unused: bool = False) -> list[Finding]:
