@@ -66,11 +66,44 @@ def _parse(match: re.Match) -> Directive:
 
 
 def directive(line: str) -> Directive | None:
-    """The ``# noqa`` directive of a source line, if it has one."""
+    """The ``# noqa`` directive of a source line's comment, if it has one (``"# noqa"`` in a
+    string is no comment)."""
     if "#" not in line:
         return None
-    match = re.search(_DIRECTIVE, line)
+    start = comment_start(line)
+    if start is None:
+        return None
+    match = re.compile(_DIRECTIVE).search(line, start)
     return _parse(match) if match is not None else None
+
+
+def comment_start(line: str) -> int | None:
+    """Where the comment of a source line starts: its first ``#`` outside a string literal,
+    the line read on its own. A line that ends inside a string may have begun in one (the last
+    line of a multi-line string, where a comment can go): its first ``#``, as it was."""
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif ch == "#":
+            return i
+        elif ch in "\"'":
+            quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else ch
+            i += len(quote)
+            continue
+        i += 1
+    if quote:
+        found = line.find("#")
+        return found if found >= 0 else None
+    return None
 
 
 def line_suppresses(line: str, code: str) -> bool:

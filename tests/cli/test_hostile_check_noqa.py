@@ -30,3 +30,38 @@ def test_a_file_directive_that_is_a_comment_still_silences_the_file(tmp_path):
     path = tmp_path / "a.py"
     path.write_text('"""A module."""\n  # graphlint: noqa: GL301\n' + SESSION_IN_LOOP)
     assert found(path) == set()
+
+
+LOOP = "import tensorflow as tf\n\nfor i in range(10):\n    {line}\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'sess = tf.compat.v1.Session(); note = "# noqa"',
+        "sess = tf.compat.v1.Session(config='# noqa: GL301')",
+        'sess = tf.compat.v1.Session(); note = "say \\"# noqa\\" here"',
+        "sess = tf.compat.v1.Session(); note = '''# noqa'''",
+    ],
+    ids=["double-quoted", "single-quoted-with-code", "escaped-quotes", "triple-quoted"],
+)
+def test_a_noqa_inside_a_string_silences_nothing(tmp_path, line):
+    path = tmp_path / "a.py"
+    path.write_text(LOOP.format(line=line))
+    assert {code for code, _ in found(path)} == {"GL301"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sess = tf.compat.v1.Session()  # noqa",
+        "sess = tf.compat.v1.Session(config='#')  # noqa: GL301",
+        "sess = tf.compat.v1.Session()  # keep it # noqa: GL301",
+        'sess = tf.compat.v1.Session(config="\'")  # noqa',
+    ],
+    ids=["plain", "after-a-hash-in-a-string", "later-in-the-comment", "after-a-quote-in-a-string"],
+)
+def test_a_noqa_comment_after_strings_still_silences(tmp_path, line):
+    path = tmp_path / "a.py"
+    path.write_text(LOOP.format(line=line))
+    assert found(path) == set()
