@@ -81,3 +81,18 @@ async def test_a_document_over_the_size_limit_is_one_gl001_and_the_server_goes_o
     assert found.code == "GL001" and "too large" in found.message
     after = open_file(client, tmp_path / "after.py", FIXABLE)
     assert [d.code for d in await diagnostics_of(client, after, version=1)] == ["GL103"]
+
+
+async def test_a_fix_is_offered_only_for_the_text_the_editor_holds(client, tmp_path):
+    """A document whose coding cookie names a codec that cannot hold its text (a snowman in a
+    latin-1 file) is checked as UTF-8 bytes read as latin-1: its columns differ from the
+    editor's after the snowman, and a fix placed by them would land in the wrong place."""
+    text = "# -*- coding: latin-1 -*-\nimport tensorflow as tf\nwith open('\u2603'), tf.Graph():\n    pass\n"
+    uri = open_file(client, tmp_path / "snow.py", text)
+    await diagnostics_of(client, uri, version=1)
+    context = types.CodeActionContext(diagnostics=[])
+    params = types.CodeActionParams(types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0), types.Position(3, 0)), context)
+    for action in await client.text_document_code_action_async(params) or []:
+        if action.edit is not None and "Disable" not in action.title:
+            fixed = apply(text, edits_for(action, uri))
+            assert fixed == text.replace("tf.Graph()", "tf.Graph().as_default()"), action.title
