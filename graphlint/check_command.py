@@ -49,10 +49,6 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     from graphlint.output import check_writable
     from graphlint.registry import discover_rules
 
-    try:
-        os.getcwd()  # every path is named from it, the configuration and the cache found from it
-    except FileNotFoundError:
-        _fail("the current folder no longer exists")
     use_stdin = STDIN in paths or (stdin_filename is not None and not paths)
     stdin: tuple[str, bytes] | None = None  # (its file name, its bytes) when checking stdin
     try:
