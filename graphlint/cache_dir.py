@@ -6,8 +6,9 @@ setting (relative to its configuration file), else ``.graphlint_cache`` in the p
 ``/path/to/proj/.graphlint_cache``, as ruff's ``.ruff_cache``.
 
 ``graphlint clean`` removes only what graphlint wrote there: its cache files (``<format>/<key>.json``
-beginning with the cache's mark) and the ``.gitignore`` it wrote; a folder left empty goes too. It
-never follows a symbolic link and never deletes a file of another shape.
+beginning with the cache's mark) and the ``.gitignore`` it wrote; a folder of graphlint's left
+empty goes too, never an empty folder of the user's. It never follows a symbolic link and never
+deletes a file of another shape.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ def _ours(path: str) -> bool:
 
 
 def clean(folder: str) -> int:
-    """Remove graphlint's files from the cache ``folder``; how many were removed."""
+    """Remove graphlint's files from the cache ``folder``; how many were removed. A folder
+    goes too once empty, when graphlint made it: a format folder it removed files from, the
+    cache folder whose ``.gitignore`` it wrote (only one it created has one). An empty folder
+    of the user's (``GRAPHLINT_CACHE_DIR=~/ci``, its ``2024/``) stays."""
     removed = 0
     try:
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
@@ -60,24 +64,28 @@ def clean(folder: str) -> int:
             entries = list(os.scandir(sub.path))
         except OSError:
             continue
+        mine = 0
         for entry in entries:
             if _ENTRY.match(entry.name) and _ours(entry.path):
                 try:
                     os.unlink(entry.path)
-                    removed += 1
+                    mine += 1
                 except OSError:
                     pass
-        _rmdir(sub.path)
+        if mine:
+            _rmdir(sub.path)
+        removed += mine
     ignore = os.path.join(folder, ".gitignore")
     try:
         if stat.S_ISREG(os.lstat(ignore).st_mode):
             with open(ignore, encoding="utf-8") as fh:
-                if fh.read(200).startswith(_IGNORE_HEADER):
-                    os.unlink(ignore)
-                    removed += 1
+                made = fh.read(200).startswith(_IGNORE_HEADER)
+            if made:
+                os.unlink(ignore)
+                removed += 1
+                _rmdir(folder)
     except (OSError, UnicodeDecodeError):
         pass
-    _rmdir(folder)
     return removed
 
 

@@ -210,6 +210,10 @@ def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, e
     from graphlint.output import flush
 
     source = fixed_stdin(result, stdin)
+    if sys.stdout is None:  # `>&-`: the fixed source has nowhere to go
+        from graphlint.cli import _fail
+
+        _fail("cannot write the fixed source: stdout is closed")
     if hasattr(sys.stdout, "buffer"):
         flush(sys.stdout)
         sys.stdout.buffer.write(source)

@@ -118,6 +118,8 @@ def _internal_error(exc: BaseException) -> NoReturn:
     if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRORS and exc.filename is None:
         message = f"cannot write the output: {exc.strerror}"
         _abandon_stdout()
+    elif isinstance(exc, FileNotFoundError) and exc.filename is None and not _cwd_exists():
+        message = "the current folder no longer exists"  # (os.getcwd() names no file)
     else:
         message = (
             f"internal error: {type(exc).__name__}: {exc} (run with --verbose or "
@@ -135,6 +137,14 @@ def _internal_error(exc: BaseException) -> NoReturn:
         except (AttributeError, OSError, ValueError):
             pass
     _fail(message.replace("\n", " "))
+
+
+def _cwd_exists() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _abandon_stdout() -> None:

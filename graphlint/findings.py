@@ -133,6 +133,30 @@ def finding_from_dict(d: dict) -> Finding:
     )
 
 
+def well_formed(f: Finding) -> bool:
+    """Every value of ``f`` of the type it is declared with: what a finding read back from a
+    file someone else may have written (the static cache, committed or edited by hand) must be
+    before it is reported, else the report cannot be sorted or written."""
+    texts = (f.code, f.name, f.message, f.fix, *(r.message for r in f.related))
+    return (
+        all(isinstance(t, str) for t in texts)
+        and _whole(f.count)
+        and (f.test_id is None or isinstance(f.test_id, str))
+        and all(_sound(loc) for loc in (f.location, *(r.location for r in f.related)))
+    )
+
+
+def _whole(value: object, optional: bool = False) -> bool:
+    return (value is None and optional) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _sound(loc: Location) -> bool:
+    return (
+        isinstance(loc.path, str) and isinstance(loc.function, str) and _whole(loc.line) and _whole(loc.column)
+        and all(_whole(v, optional=True) for v in (loc.cell, loc.end_line, loc.end_column))
+    )
+
+
 def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:
     """Report order: by path, cell (in a notebook), line, then code."""
     return sorted(findings, key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.code))

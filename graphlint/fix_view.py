@@ -145,14 +145,23 @@ def diffs(results: Iterable[FileResult], stdin: Stdin | None = None) -> tuple[st
             continue
         new, chosen = changed
         encoding = result.notebook.encoding if result.notebook is not None else result.encoding
+        if encoding == "utf-8-sig":  # the byte-order mark is in the file: the diff shows it
+            encoding = "utf-8"
         name = Location(result.path, 1).display_path()
-        before = data.decode(encoding).splitlines(keepends=True)
-        after = new.decode(encoding).splitlines(keepends=True)
+        before, after = _rows(data.decode(encoding)), _rows(new.decode(encoding))
         for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
             parts.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
         n_fixes += len({(e.code, e.line) for e in chosen})
         n_files += 1
     return "".join(parts), n_fixes, n_files
+
+
+def _rows(text: str) -> list[str]:
+    """The lines of ``text`` as diff and ``patch`` count them: each ends at ``\\n`` (a ``\\r``,
+    a form feed, a ``\\u2028`` is a character of its line, where ``str.splitlines`` would
+    break: its diff had "no newline" marks inside, which ``patch`` refuses)."""
+    rows = text.split("\n")
+    return [row + "\n" for row in rows[:-1]] + ([rows[-1]] if rows[-1] else [])
 
 
 def fix_list(fixed: list[Finding], *, applied: bool) -> str:

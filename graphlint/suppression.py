@@ -66,11 +66,44 @@ def _parse(match: re.Match) -> Directive:
 
 
 def directive(line: str) -> Directive | None:
-    """The ``# noqa`` directive of a source line, if it has one."""
+    """The ``# noqa`` directive of a source line's comment, if it has one (``"# noqa"`` in a
+    string is no comment)."""
     if "#" not in line:
         return None
-    match = re.search(_DIRECTIVE, line)
+    start = comment_start(line)
+    if start is None:
+        return None
+    match = re.compile(_DIRECTIVE).search(line, start)
     return _parse(match) if match is not None else None
+
+
+def comment_start(line: str) -> int | None:
+    """Where the comment of a source line starts: its first ``#`` outside a string literal,
+    the line read on its own. A line that ends inside a string may have begun in one (the last
+    line of a multi-line string, where a comment can go): its first ``#``, as it was."""
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif ch == "#":
+            return i
+        elif ch in "\"'":
+            quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else ch
+            i += len(quote)
+            continue
+        i += 1
+    if quote:
+        found = line.find("#")
+        return found if found >= 0 else None
+    return None
 
 
 def line_suppresses(line: str, code: str) -> bool:
@@ -80,12 +113,34 @@ def line_suppresses(line: str, code: str) -> bool:
 
 
 def _file_directives(text: str) -> list[tuple[int, Directive]]:
+    """The ``# graphlint: noqa`` lines of ``text`` that are comments: the same words in a
+    string (a docstring telling how to silence graphlint) silence nothing."""
     out = []
+    comments: set[int] | None = None
     for match in re.finditer(_FILE_DIRECTIVE, text):
         line = text.count("\n", 0, match.start()) + 1
+        if comments is None:
+            comments = _comment_lines(text)  # (only for a file that has such a line: a few)
+        if line not in comments:
+            continue
         found = _parse(match)
         out.append((line, Directive(1, found.codes, found.invalid)))
     return out
+
+
+def _comment_lines(text: str) -> set[int]:
+    """The lines a comment of ``text`` starts on (a text that does not tokenize: none)."""
+    import io
+    import tokenize
+
+    lines = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                lines.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return lines
 
 
 def without_noqa(findings: list[Finding], text: str, path: str | None = None, *, report_unused: bool = False) -> list[Finding]:

@@ -55,6 +55,8 @@ def placed(checked: Checked) -> list[Placed]:
     # the engine's text of a plain document has no byte-order mark: one character less on line 1
     bom = notebook is None and snapshot.texts[0].startswith("\ufeff")
     source = notebook.source if notebook is not None else snapshot.texts[0][bom:]
+    if notebook is None and not _read_as_held(snapshot.data, result.encoding, source):
+        return []  # the engine's offsets are into another text: placed here they would damage it
     starts = _starts(source)
 
     def position(offset: int) -> tuple[int, int]:
@@ -72,6 +74,16 @@ def placed(checked: Checked) -> list[Placed]:
             index, line, end_line = cell.index, line - cell.start, end_line - cell.start
         out.append(Placed(edit, index, (line, char), (end_line, end_char), source[edit.start : edit.end]))
     return out
+
+
+def _read_as_held(data: bytes, encoding: str, text: str) -> bool:
+    """Whether the engine, decoding ``data`` as ``encoding``, read ``text``: not so when the
+    coding cookie names a codec that cannot hold the editor's text (its UTF-8 bytes then
+    read as latin-1, say), where every column after such a character differs."""
+    try:
+        return data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding) == text
+    except (UnicodeError, LookupError):
+        return False
 
 
 def _module_line(checked: Checked, finding: Finding) -> int:

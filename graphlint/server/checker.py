@@ -28,9 +28,10 @@ from graphlint.findings import (
     Location,
     Severity,
 )
+from graphlint.reading import read_regular
 from graphlint.server.documents import Snapshot
 from graphlint.static.buffers import Project, check_source
-from graphlint.static.engine import FileResult
+from graphlint.static.engine import FileResult, read_limit
 
 if TYPE_CHECKING:
     from graphlint.rules._base import Rule
@@ -49,9 +50,10 @@ class Checked:
 
 
 def _on_disk(path: str) -> bytes | None:
+    """What the file at ``path`` holds; None when it is no regular file (a FIFO would block
+    the checking thread for good, ``/dev/zero`` never end) or cannot be read."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_regular(path, read_limit(path))
     except OSError:
         return None
 

@@ -22,6 +22,7 @@ from typing import Callable
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from graphlint.findings import Location
 
@@ -29,8 +30,35 @@ from graphlint.findings import Location
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+#: A line with its break, LSP's way (``str.splitlines(True)`` but at LSP's breaks only).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
 def lines_of(text: str) -> list[str]:
     return LINE_BREAK.split(text)
+
+
+class LspTextDocument(TextDocument):
+    """pygls' text document, its lines ended at LSP's line breaks. pygls splits them with
+    ``str.splitlines``, which also breaks at a form feed, ``\\v``, ``\\x1c``-``\\x1e``,
+    ``\\x85``, ``\\u2028`` and ``\\u2029``: an incremental change below one of them was
+    applied to another line than the editor's, and every check (and fix) after it read a text
+    the editor does not hold."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(_LINE.findall(self.source))
+
+
+class LspWorkspace(Workspace):
+    """pygls' workspace whose text documents (files and notebook cells) are
+    :class:`LspTextDocument`: what the server's workspace becomes at ``initialize``."""
+
+    def _create_text_document(self, doc_uri, source=None, version=None, language_id=None):  # type: ignore[no-untyped-def]
+        return LspTextDocument(
+            doc_uri, source=source, version=version, language_id=language_id,
+            sync_kind=self._sync_kind, position_codec=self._position_codec,
+        )
 
 
 def path_of(uri: str) -> str:

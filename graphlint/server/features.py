@@ -12,12 +12,13 @@ import os
 from typing import Any, Callable
 
 from lsprotocol import types
+from pygls.workspace import Workspace
 
 from graphlint.findings import Finding
 from graphlint.server import lifecycle
 from graphlint.server.actions import FIX_ALL, code_actions
 from graphlint.server.diagnostics import at, diagnostic, where
-from graphlint.server.documents import lines_of, path_of
+from graphlint.server.documents import LspWorkspace, lines_of, path_of
 from graphlint.server.hover import hover
 from graphlint.server.server import GraphlintServer
 
@@ -45,6 +46,9 @@ def _on(server: GraphlintServer, method: str, document: str, act: Callable[[Grap
 def register(server: GraphlintServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: GraphlintServer, params: types.InitializeParams) -> None:
+        # pygls made the workspace just before: its documents are to keep LSP's lines
+        if type(ls.workspace) is Workspace:
+            ls.workspace.__class__ = LspWorkspace
         options = params.initialization_options
         if isinstance(options, dict):
             ls.initial = ls.initial.merged(options.get("settings", options), ls.warn)

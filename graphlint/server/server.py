@@ -25,12 +25,13 @@ from pygls.lsp.server import LanguageServer
 from graphlint import __version__
 from graphlint.config import Config, ConfigError
 from graphlint.config_files import NAMES as CONFIG_NAMES
+from graphlint.reading import read_regular
 from graphlint.registry import describe, discover_rules
 from graphlint.server.checker import Checked, Checker
 from graphlint.server.diagnostics import diagnostics
 from graphlint.server.documents import Snapshot, lines_of, notebook_snapshot, path_of, text_snapshot
 from graphlint.server.settings import Configs, Settings
-from graphlint.static.engine import FileResult
+from graphlint.static.engine import FileResult, read_limit
 
 logger = logging.getLogger("graphlint.server")
 T = TypeVar("T")
@@ -282,9 +283,8 @@ class GraphlintServer(LanguageServer):
         for doc in self.docs.values():
             if doc.path == path and not doc.notebook:
                 return lines_of(self.workspace.get_text_document(doc.key).source)
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                return lines_of(fh.read())
+        try:  # a regular file only, never blocking (graphlint.reading)
+            return lines_of(read_regular(path, read_limit(path)).decode("utf-8", "replace"))
         except OSError:
             return None
 

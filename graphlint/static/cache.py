@@ -31,7 +31,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
-from graphlint.findings import Finding, finding_from_dict, finding_to_dict
+from graphlint.findings import Finding, finding_from_dict, finding_to_dict, well_formed
 from graphlint.reading import read_head, read_regular
 from graphlint.static.model.project import Project, sha256
 
@@ -248,7 +248,8 @@ class Cache:
             for dep, dep_digest in entry["deps"]:
                 if _file_digest(dep, self._digests) != dep_digest:
                     return None
-            return [finding_from_dict(d) for d in entry["findings"]]
+            findings = [finding_from_dict(d) for d in entry["findings"]]
+            return findings if all(map(well_formed, findings)) else None
         except Exception:  # an entry of another shape: not a hit
             return None
 

@@ -14,6 +14,7 @@ that is (no backup can go beside it), is left whole with one line on stderr.
 
 from __future__ import annotations
 
+import ast
 import errno
 import os
 import stat
@@ -33,6 +34,8 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
     and ``warn`` says so in one line; the others are still fixed.
     """
     fixed = set()
+    #: each file written, by (device, inode): the digest it was checked with, its edits, those written
+    written: dict[tuple[int, int], tuple[str, set, set]] = {}
     for result in results:
         if not result.edits:
             continue
@@ -40,11 +43,19 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
             data = read_regular(result.path, read_limit(result.path))
         except OSError:
             continue
-        changed = fixed_source(result, data)
-        if changed is None:
+        try:
+            changed = _fixed(result, data)
+        except Unfixable as exc:
+            if warn is not None:
+                warn(f"graphlint: cannot fix {result.path}: {exc} (left unchanged)")
+            continue
+        notebook = result.notebook
+        if changed is None:  # changed since: by the fix of another name of this file (a hard link)?
+            done = written.get(_identity(result.path))
+            if done is not None and done[0] == result.digest and set(result.edits) <= done[1]:
+                fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in result.edits if e in done[2]}
             continue
         out, chosen = changed
-        notebook = result.notebook
         try:
             if not _rewrite(result.path, data, out):
                 continue
@@ -53,31 +64,73 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
                 outcome = f"its old text is in {exc.backup}" if isinstance(exc, _HalfWritten) else "left unchanged"
                 warn(f"graphlint: cannot fix {result.path}: {_reason(exc)} ({outcome})")
             continue
+        written[_identity(result.path)] = (result.digest, set(result.edits), set(chosen))
         fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
     return fixed
 
 
+def _identity(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (st.st_dev, st.st_ino)
+
+
+class Unfixable(ValueError):
+    """Why a file's fixes are not written, though it holds the bytes that were checked."""
+
+
 def fixed_source(result: FileResult, data: bytes):
     """``(the file's bytes with its fixes applied, the edits chosen)`` for ``data``, the file's
-    bytes, or None when they are not the bytes that were checked. Overlapping edits: the first
-    wins. Changes nothing on disk (``--diff`` shows it, ``--fix`` writes it)."""
+    bytes, or None when they are not the bytes that were checked or the fixes cannot be
+    written (:func:`_fixed`). Overlapping edits: the first wins. Changes nothing on disk
+    (``--diff`` shows it, ``--fix`` writes it)."""
+    try:
+        return _fixed(result, data)
+    except Unfixable:
+        return None
+
+
+def _fixed(result: FileResult, data: bytes):
+    """:func:`fixed_source`, raising :class:`Unfixable` when the fixes would change more than
+    they say: the file's encoding (a coding cookie's codec) does not give its bytes back from
+    its text (``unicode_escape`` writes each line break as ``\\n``, ``utf-7`` re-encodes
+    backslashes, ``idna`` fails), or the fixed text would not parse (a plugin's edit can be
+    anything)."""
     if digest(data) != result.digest:
         return None
     notebook = result.notebook
-    encoding = notebook.encoding if notebook is not None else result.encoding
+    encoding = _encoding(result)
     text = data.decode(encoding)
+    try:
+        if text.encode(encoding) != data:
+            raise UnicodeError
+    except (UnicodeError, LookupError):
+        raise Unfixable(f"its encoding ({encoding}) does not write its text back to the same bytes") from None
     edits = sorted(set(result.edits), key=lambda e: (e.start, e.end))
     chosen, last_end = [], -1
     for edit in edits:
         if edit.start >= last_end:
             chosen.append(edit)
             last_end = max(edit.end, edit.start + 1)
-    if notebook is not None:
-        text = notebook.apply(text, chosen)
-    else:
-        for edit in reversed(chosen):
-            text = text[: edit.start] + edit.replacement + text[edit.end :]
-    return text.encode(encoding), chosen  # utf-8-sig: the codec writes the BOM back
+    module = notebook.source if notebook is not None else text  # the text that was parsed
+    for edit in reversed(chosen):
+        module = module[: edit.start] + edit.replacement + module[edit.end :]
+    try:
+        ast.parse(module, filename=result.path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        what = f"line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else "it"
+        raise Unfixable(f"the fixed text would not parse ({what}: {getattr(exc, 'msg', None) or exc})") from None
+    text = notebook.apply(text, chosen) if notebook is not None else module
+    try:
+        return text.encode(encoding), chosen  # utf-8-sig: the codec writes the BOM back
+    except (UnicodeError, LookupError):  # the fixed text in a codec that cannot hold it
+        raise Unfixable(f"its encoding ({encoding}) cannot hold the fixed text") from None
+
+
+def _encoding(result: FileResult) -> str:
+    return result.notebook.encoding if result.notebook is not None else result.encoding
 
 
 class _Unwritable(OSError):

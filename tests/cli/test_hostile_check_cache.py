@@ -1,0 +1,99 @@
+"""The cache never fails a run and never changes what a run reports: an entry that is JSON of
+the right shape but holds values of the wrong type (a cache folder committed to a repository,
+a file edited by hand, another program's bytes after the mark) is no entry, and the file is
+checked afresh."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness import check
+
+SESSION_IN_LOOP = "import tensorflow as tf\n\nfor i in range(10):\n    sess = tf.compat.v1.Session()\n"
+
+
+def corrupt_count(finding):
+    finding["count"] = "many"
+
+
+def corrupt_line(finding):
+    finding["location"][1] = "seven"
+
+
+def corrupt_column(finding):
+    finding["location"][2] = 2.5
+
+
+def corrupt_cell(finding):
+    finding["location"][4] = "one"
+
+
+def corrupt_message(finding):
+    finding["message"] = {"text": "x"}
+
+
+def corrupt_code(finding):
+    finding["code"] = 301
+
+
+def corrupt_related(finding):
+    finding["related"] = [[["a.py", [1], 1, "", None], "here"]]
+
+
+def corrupt_path(finding):
+    finding["location"][0] = ["a.py"]
+
+
+CORRUPTIONS = [corrupt_count, corrupt_line, corrupt_column, corrupt_cell, corrupt_message, corrupt_code, corrupt_related, corrupt_path]
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=[c.__name__ for c in CORRUPTIONS])
+def test_an_entry_of_the_wrong_types_is_no_entry(tmp_path, monkeypatch, corrupt):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SESSION_IN_LOOP)
+    fresh = check("--format", "json", ".")
+    assert fresh[0] == 1
+    (context,) = (tmp_path / ".graphlint_cache" / "2").glob("*.json")
+    doc = json.loads(context.read_text())
+    for entry in doc["entries"].values():
+        corrupt(entry["findings"][0])
+    context.write_text(json.dumps(doc, separators=(",", ":")))
+    assert check("--format", "json", ".") == fresh
+
+
+def test_clean_leaves_the_users_empty_folders(tmp_path):
+    """`graphlint clean` with the cache in a folder of the user's (`GRAPHLINT_CACHE_DIR`,
+    `--cache-dir`) removes graphlint's files, never the user's empty folders: not one named
+    like the cache's format (`2024`, `7`), nor the folder itself."""
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    folder = tmp_path / "mine"
+    for name in ("2024", "7", "photos"):
+        (folder / name).mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    for where in (folder, tmp_path / "empty"):
+        result = CliRunner(env={"GRAPHLINT_CACHE_DIR": str(where)}).invoke(main, ["clean"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["2024", "7", "photos"]
+    assert (tmp_path / "empty").is_dir()
+
+
+def test_clean_removes_the_cache_folder_graphlint_made(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a.py").write_text(SESSION_IN_LOOP)
+    check("--cache-dir", "made", ".")
+    assert (tmp_path / "made" / ".gitignore").exists()
+    result = CliRunner().invoke(main, ["clean", "--cache-dir", "made"], catch_exceptions=False)
+    assert result.exit_code == 0 and "removed 2 cache files" in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "pyproject.toml"]
