@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import ROOT, SAMPLES, TF_ENV, tf_quiet
+from harness import HANG_GUARD, ROOT, SAMPLES, TF_ENV, tf_quiet
 
 ENV = {**os.environ, **TF_ENV, "PYTHONHASHSEED": "0"}
 
@@ -39,7 +39,7 @@ def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp
     samples = ALL_SAMPLES[half::HALVES]
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *map(str, samples)],
-        env=ENV, capture_output=True, timeout=1800,  # a hang guard: the half takes a minute or two
+        env=ENV, capture_output=True, timeout=HANG_GUARD,  # a hang guard: the half takes a minute or two
     )
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     failed = []
