@@ -415,7 +415,7 @@ SAMPLE_PATHS = sorted(
 _SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
 
 
-def run_driver(kind: str, paths, out: Path, env=None, timeout=HANG_GUARD, plain: bool = False, start=None,
+def run_driver(kind: str, paths, out: Path, env=None, timeout=HANG_GUARD, start=None,
                options: dict | None = None) -> dict:
     """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed.
@@ -424,7 +424,7 @@ def run_driver(kind: str, paths, out: Path, env=None, timeout=HANG_GUARD, plain:
     (a batch started in a background thread must not see what a running test has changed);
     ``options``: program path -> what it alone runs with (``sys_path``, ``env``: the driver's
     ``--options``)."""
-    command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind, *(["--plain"] if plain else [])]
+    command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind]
     if options:
         Path(f"{out}.options.json").write_text(json.dumps({str(p): o for p, o in options.items()}))
         command += ["--options", f"{out}.options.json"]
