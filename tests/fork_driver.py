@@ -20,11 +20,13 @@ import traceback
 
 import tensorflow  # noqa: F401  imported once, before any fork; no session or eager op yet
 
+# here, while this folder is sys.path[0]: a child puts its program's folder there instead (an
+# import of harness in the child failed, and every child ran nothing in either mode)
+from harness import run_main
+
 
 def plain(path: str) -> int:
     """As ``python PATH`` would run it: its exit status."""
-    from harness import run_main
-
     return run_main(path).status
 
 

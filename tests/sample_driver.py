@@ -1,6 +1,6 @@
 """Run sample programs under graphlint in ONE fresh process; write what each did as JSON.
 
-``python tests/sample_driver.py {tf2,jax,torch} [--plain] [--options FILE.json] OUT.json SAMPLE.py...``: each sample runs as
+``python tests/sample_driver.py {tf2,jax,torch} [--options FILE.json] OUT.json SAMPLE.py...``: each sample runs as
 ``__main__`` with fresh rules and the configuration of its folder (as ``graphlint run`` would
 there: the closest ``graphlint.toml`` or ``pyproject.toml``), one after the other; the tests read
 OUT.json (sample path -> status, findings, stdout, stderr, whether ``tensorflow`` was imported).
@@ -10,7 +10,6 @@ OUT.json (sample path -> status, findings, stdout, stderr, whether ``tensorflow`
 - ``jax``, ``torch``: TensorFlow is never imported here, so ``tensorflow_imported`` tells whether
   graphlint imported it for a JAX or PyTorch program. dynamo's caches are emptied before each
   torch sample (``torch._dynamo.reset()``), as a fresh process would have them.
-- ``--plain``: the samples run under no instrumentation (what python prints and returns).
 - ``--options FILE.json``: what some programs (a test module's, beside the samples) run with,
   program path -> ``{"sys_path": [...], "env": {...}}``: folders put first on ``sys.path``
   (a rule plugin's distribution) and environment variables, for that program only.
@@ -27,7 +26,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
-def main(kind: str, out: str, paths: list[str], plain: bool = False, options: dict | None = None) -> int:
+def main(kind: str, out: str, paths: list[str], options: dict | None = None) -> int:
     from graphlint.config import load
     from graphlint.findings import finding_to_dict
     from graphlint.instrument import instrument
@@ -55,10 +54,9 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False, options: di
         try:
             linter = Linter(load(None, start=os.path.dirname(path)))
             os.chdir(os.path.dirname(path))
-            watched = contextlib.nullcontext() if plain else instrument(linter)
-            with watched, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            with instrument(linter), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 outcome = run_main(path)
-                findings = [] if plain else linter.finish(outcome.status)
+                findings = linter.finish(outcome.status)
         finally:
             os.chdir(cwd)
             sys.path[:] = saved_path
@@ -82,13 +80,10 @@ def main(kind: str, out: str, paths: list[str], plain: bool = False, options: di
 if __name__ == "__main__":
     kind, *args = sys.argv[1:]
     assert kind in ("tf2", "jax", "torch"), (
-        f"usage: {sys.argv[0]} {{tf2,jax,torch}} [--plain] [--options FILE.json] OUT.json SAMPLE.py...")
-    plain = args[0] == "--plain"
-    if plain:
-        args = args[1:]
+        f"usage: {sys.argv[0]} {{tf2,jax,torch}} [--options FILE.json] OUT.json SAMPLE.py...")
     options = None
     if args[0] == "--options":
         with open(args[1], encoding="utf-8") as fh:
             options = json.load(fh)
         args = args[2:]
-    sys.exit(main(kind, args[0], [os.path.abspath(p) for p in args[1:]], plain=plain, options=options))
+    sys.exit(main(kind, args[0], [os.path.abspath(p) for p in args[1:]], options=options))

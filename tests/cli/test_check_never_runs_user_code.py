@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli, shared_folder
+from harness import HANG_GUARD, cli, shared_folder
 
 NAMES = ["tomllib", "symtable", "pathspec", "concurrent", "multiprocessing", "typing_extensions"]
 FIXABLE = "import tensorflow as tf\nwith tf.Graph():\n    pass\n"
-HANG_GUARD = 180
 
 
 def trap(folder: Path, name: str) -> Path:
@@ -140,7 +139,7 @@ def test_python_m_graphlint_cli_does_not_import_rules_from_the_checked_folder(tm
     (tmp_path / "evil_rule.py").write_text("open('PWNED', 'w').close()\n")
     (tmp_path / "a.py").write_text("x = 1\n")
     proc = subprocess.run([sys.executable, "-m", "graphlint.cli", "check", "a.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "PWNED").exists()
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
-from harness import CHECK_BAD
+from harness import HANG_GUARD, CHECK_BAD
 
 BAD = CHECK_BAD
 
@@ -46,11 +46,11 @@ def test_check_errors_stay_on_stderr(bad):
 def test_python_dash_m_graphlint_is_the_command(bad):
     proc = subprocess.run(
         [sys.executable, "-m", "graphlint", "check", "--select", "GL103", bad],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=HANG_GUARD,
     )
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith("bad.py:6:6: GL103 ") and proc.stderr == ""
-    usage = subprocess.run([sys.executable, "-m", "graphlint", "check", "--bogus"], capture_output=True, text=True, timeout=120)
+    usage = subprocess.run([sys.executable, "-m", "graphlint", "check", "--bogus"], capture_output=True, text=True, timeout=HANG_GUARD)
     assert usage.returncode == 2 and usage.stderr.startswith("graphlint: error: No such option '--bogus'")
 
 
@@ -106,7 +106,7 @@ def _on_a_terminal(args, env):
         if not data:
             break
         chunks.append(data)
-    proc.wait(timeout=120)
+    proc.wait(timeout=HANG_GUARD)
     os.close(leader)
     return b"".join(chunks).decode()
 
@@ -126,7 +126,7 @@ def test_colour_on_a_terminal_unless_no_color(bad, no_color):
 
 def test_no_colour_when_piped(bad):
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    proc = subprocess.run([sys.executable, "-m", "graphlint", "check", bad], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "graphlint", "check", bad], capture_output=True, text=True, env=env, timeout=HANG_GUARD)
     assert "\x1b[" not in proc.stdout and "bad.py:6:6: GL103" in proc.stdout
 
 
@@ -175,7 +175,7 @@ def test_pre_commit_readme_snippet_and_try_repo_check_python_files_and_notebooks
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
         subprocess.run(cmd, cwd=project, check=True, env=env)
     for args in (["run", "--all-files"], ["try-repo", str(snapshot), "graphlint", "--all-files"]):
-        result = subprocess.run([str(pre_commit), *args], cwd=project, capture_output=True, text=True, env=env, timeout=900)
+        result = subprocess.run([str(pre_commit), *args], cwd=project, capture_output=True, text=True, env=env, timeout=HANG_GUARD)
         output = result.stdout + result.stderr
         assert result.returncode == 1, output
         assert "bad.py:4:10: GL301" in output and "bad.py:6:6: GL103" in output, output

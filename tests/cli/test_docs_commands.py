@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphlint.cli import main
+from harness import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parents[2]
 _BLOCK = re.compile(r"^```(?:sh|shell|bash|console)\n(.*?)^```", re.M | re.S)
@@ -58,7 +59,7 @@ def test_a_documented_command_runs_as_shown(samples_copy, page, command):
     args = shlex.split(command)[1:]
     if args[0] == "run":
         exe = Path(sys.executable).with_name("graphlint")
-        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=600, cwd=samples_copy,
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=HANG_GUARD, cwd=samples_copy,
                               env={**os.environ, "GRAPHLINT_NO_CACHE": "1"})
         status, output = proc.returncode, proc.stdout + proc.stderr
     else:

@@ -14,10 +14,9 @@ import textwrap
 import time
 
 import pytest
-from harness import install_plugin
+from harness import HANG_GUARD, install_plugin
 
 GRAPHLINT = os.path.join(os.path.dirname(sys.executable), "graphlint")
-HANG_GUARD = 120
 
 PLUGIN = textwrap.dedent(
     '''

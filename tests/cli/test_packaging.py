@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import graphlint
+from harness import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +48,7 @@ def test_the_cache_folder_is_git_ignored():
 def test_a_wheel_built_from_the_checkout_has_the_command_the_plugins_and_the_metadata(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path), str(ROOT)],
-        check=True, capture_output=True, timeout=600,
+        check=True, capture_output=True, timeout=HANG_GUARD,
     )
     (wheel,) = tmp_path.glob("graphlint_ml-*.whl")
     with zipfile.ZipFile(wheel) as zf:

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from graphlint import __version__
-from harness import SAMPLES
+from harness import HANG_GUARD, SAMPLES
 
 #: The real console() in a fresh interpreter; at its end (``os._exit`` for `check`,
 #: ``SystemExit`` for the others), the names in ``sys.modules`` go to the file argv[1] names.
@@ -62,7 +62,7 @@ TORCH_PARTS = re.compile(
 def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     out = tmp_path / "modules.json"
     proc = subprocess.run(
-        [sys.executable, "-P", "-c", LAUNCHER, str(out), *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-P", "-c", LAUNCHER, str(out), *args], capture_output=True, text=True, timeout=HANG_GUARD
     )
     assert out.exists(), proc.stderr[-2000:]
     return proc, json.loads(out.read_text())

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from harness import HANG_GUARD
+
 LOAD, OFF, ON, LIST, UNLOAD = "%load_ext graphlint", "%graphlint off", "%graphlint on", "%graphlint", "%unload_ext graphlint"
 GRAPHLINT_CELLS = {LOAD, OFF, ON, LIST, UNLOAD}
 _TF_LOG = re.compile(
@@ -47,7 +49,7 @@ def _execute(cells: list[str], order: list[int], control: bool):
     sources = ["pass" if control and (c in GRAPHLINT_CELLS or c == CHANGED) else c for c in cells]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False)
+    client = nbclient.NotebookClient(nb, timeout=HANG_GUARD, kernel_name="python3", allow_errors=False)
     runs = []
     with client.setup_kernel():
         for index in order:
@@ -192,7 +194,7 @@ def test_importing_graphlint_imports_neither_ipython_nor_tensorflow():
         "bad = [m for m in ('IPython', 'tensorflow', 'graphlint.jupyter') if m in sys.modules]\n"
         "print(bad)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD)
     assert proc.returncode == 0 and proc.stdout == "[]\n", proc.stderr
 
 
@@ -211,7 +213,7 @@ def test_terminal_ipython_cells_are_user_code_too(tmp_path):
     """Terminal IPython compiles cells as `<ipython-input-…>`: still the user's lines."""
     pytest.importorskip("IPython")
     env = {**__import__("os").environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    proc = subprocess.run([sys.executable, "-c", TERMINAL], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    proc = subprocess.run([sys.executable, "-c", TERMINAL], capture_output=True, text=True, timeout=HANG_GUARD, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     shown = [line for line in proc.stdout.splitlines() if " GL" in line]
     assert shown == [

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from graphlint.cli import main
 from graphlint.static.notebook import read_notebook
+from harness import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "samples" / "notebooks"
@@ -416,7 +417,7 @@ def test_cells_are_numbered_as_ruff_numbers_them(tmp_path):
     doc["cells"].insert(2, {"cell_type": "markdown", "metadata": {}, "source": ["between"]})
     path.write_text(json.dumps(doc))
     proc = subprocess.run([ruff, "check", "--select", "F401", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=HANG_GUARD)
     (theirs,) = json.loads(proc.stdout)
     (ours,) = findings(path)
     assert (theirs["cell"], theirs["location"]["row"]) == (5, 2)

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from harness import PYTEST_ENV
+from harness import HANG_GUARD, PYTEST_ENV
 
 
 HAS_JAX = importlib.util.find_spec("jax") is not None
@@ -181,7 +181,7 @@ def test_pytest_graphlint_reports_a_jax_tests_retracing(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--graphlint",
          "--graphlint-report", str(tmp_path / "report.json")],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=HANG_GUARD,
     )
     report = json.loads((tmp_path / "report.json").read_text())
     found = [(f["code"], f["test"], f["line"]) for f in report["findings"]]

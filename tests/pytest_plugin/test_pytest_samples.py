@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import PYTEST_ENV, SAMPLES, expected_markers, is_bad_sample, line_of
+from harness import HANG_GUARD, PYTEST_ENV, SAMPLES, expected_markers, is_bad_sample, line_of
 
 PYTEST_SAMPLES = SAMPLES / "pytest"
 PATHS = sorted(PYTEST_SAMPLES.glob("*.py"))
@@ -27,7 +27,7 @@ def _run(out: Path, *args: str) -> dict[str, str]:
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", *args,
          *(str(p) for p in PATHS)],
-        cwd=PYTEST_SAMPLES, capture_output=True, text=True, timeout=1800, env={**os.environ, **PYTEST_ENV},
+        cwd=PYTEST_SAMPLES, capture_output=True, text=True, timeout=HANG_GUARD, env={**os.environ, **PYTEST_ENV},
     )
     assert junit.exists(), result.stdout[-3000:] + result.stderr[-3000:]
     outcomes = {}

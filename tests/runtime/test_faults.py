@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from harness import (
+    HANG_GUARD,
     GRAPHLINT,
     TF_ENV,
     BatchProgram,
@@ -131,7 +132,7 @@ def test_program_faults_keep_python_output_status_and_traceback_and_findings_are
             [GRAPHLINT, "run", "--format", "json", "--output", f"{name}.json", name],
             cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
-    done = {key: (p.communicate(timeout=300), p.returncode) for key, p in procs.items()}
+    done = {key: (p.communicate(timeout=HANG_GUARD), p.returncode) for key, p in procs.items()}
     expected_status = {"at_import.py": 1, "mid_run.py": 1, "in_thread.py": 0, "forks.py": 0, "exit_message.py": 1}
     expected_lines = {"in_thread.py": {3, 9}, "forks.py": {3, 10, 20}}
     for name in FAULTS:
@@ -163,7 +164,7 @@ def test_real_sigint_prints_findings_so_far_and_dies_by_sigint(tmp_path):
         "sigint.py",
         header=GL103_HEADER,
     )
-    proc = subprocess.run([GRAPHLINT, "run", prog.name], cwd=tmp_path, env=ENV, capture_output=True, timeout=120)
+    proc = subprocess.run([GRAPHLINT, "run", prog.name], cwd=tmp_path, env=ENV, capture_output=True, timeout=HANG_GUARD)
     err = proc.stderr.decode()
     assert proc.returncode == -signal.SIGINT  # as python: a KeyboardInterrupt ends it by SIGINT
     assert proc.stdout == b"before\n"
@@ -362,7 +363,7 @@ def test_a_probe_that_cannot_install_degrades_end_to_end(tmp_path):
         tf_graph.GraphProbe._patch_sessions = broken
         """, "sitecustomize.py")
     path = write_program(tmp_path, EVERY_EVENT + "print('end')\n")
-    proc = subprocess.run([GRAPHLINT, "run", path.name], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    proc = subprocess.run([GRAPHLINT, "run", path.name], cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD,
                           env={**ENV, "PYTHONPATH": str(site.parent)})
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert proc.stdout == "end\n"

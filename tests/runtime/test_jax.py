@@ -20,7 +20,7 @@ import textwrap
 
 import pytest
 
-from harness import SAMPLES, only
+from harness import HANG_GUARD, SAMPLES, only
 
 pytestmark = pytest.mark.sample_batch("jax")  # its `runs` are sample_runs("jax")
 
@@ -174,7 +174,7 @@ def test_probe_waits_for_the_program_to_import_jax_and_graphlint_imports_no_fram
     )
     prog = tmp_path / "lazy.py"  # a file: code from `python -c` is not user code
     prog.write_text(script)
-    proc = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "['GL501'] False"
 
@@ -250,7 +250,7 @@ def test_a_program_using_tensorflow_and_jax_is_watched_for_both(tmp_path):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "JAX_PLATFORMS": "cpu"}
     proc = subprocess.run(
         [sys.executable, "-c", "from graphlint.cli import main; main()", "run", "--format", "json", "--output", str(tmp_path / "out.json"), str(prog)],
-        capture_output=True, text=True, env=env, timeout=600,
+        capture_output=True, text=True, env=env, timeout=HANG_GUARD,
     )
     assert proc.returncode == 1, proc.stderr[-3000:]
     report = json.loads((tmp_path / "out.json").read_text())
@@ -274,7 +274,7 @@ def test_tensorflow_imported_by_the_program_still_hides_graphlints_launcher_fram
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     proc = subprocess.run(
         [sys.executable, "-c", "from graphlint.cli import main; main()", "run", str(prog)],
-        capture_output=True, text=True, env=env, timeout=600,
+        capture_output=True, text=True, env=env, timeout=HANG_GUARD,
     )
     assert proc.returncode == 1, proc.stderr[-2000:]  # the program's status: it raised
     trace = proc.stderr[proc.stderr.index("Original stack trace for 'needs_feed':"):].splitlines()

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from harness import SAMPLES, BatchProgram, batch_programs, write_program
+from harness import HANG_GUARD, SAMPLES, BatchProgram, batch_programs, write_program
 
 pytestmark = pytest.mark.sample_batch("tf2")  # its `runs` are sample_runs("tf2")
 
@@ -79,7 +79,7 @@ def _run(tmp_path, body: str, env=None):
     proc = subprocess.run(
         [sys.executable, "-c", "from graphlint.cli import main; main()", "run", "--format", "json",
          "--output", str(out), str(prog)],
-        capture_output=True, text=True, env={**ENV, **(env or {})}, timeout=600,
+        capture_output=True, text=True, env={**ENV, **(env or {})}, timeout=HANG_GUARD,
     )
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     return [(f["code"], f["line"]) for f in json.loads(out.read_text())["findings"]], proc

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from harness import SAMPLES, only, run_driver
+from harness import SAMPLES, only
 
 pytestmark = pytest.mark.sample_batch("tf2")  # its `runs` are sample_runs("tf2")
 
@@ -39,13 +39,13 @@ def test_every_tf2_code_has_both_samples():
         assert (RULES / f"{code}_good.py").is_file(), code
 
 
-@pytest.mark.slow  # a second eager Python with TensorFlow, running the samples plainly
-def test_instrumented_programs_print_and_return_the_same_as_plain_python(runs, tmp_path):
-    plain = run_driver("tf2", BAD + GOOD, tmp_path / "plain.json", plain=True)
+def test_every_tf2_sample_prints_what_is_compared_with_python(runs):
+    """Each prints something, so that tests/runtime/test_samples_unchanged.py (every sample
+    plainly and as `graphlint run`'s child runs it: stdout, status, traceback) compares
+    something; gl501_good.py prints its functions' trace counts, unchanged by graphlint."""
     assert _run(runs, "gl501_good.py")["stdout"].splitlines()[-1] == "traces: 1 3"
     for path in map(str, BAD + GOOD):
-        assert plain[path]["stdout"].strip(), f"{path} prints nothing to compare"
-        assert (runs[path]["stdout"], runs[path]["status"]) == (plain[path]["stdout"], plain[path]["status"]), path
+        assert runs[path]["stdout"].strip(), f"{path} prints nothing to compare"
 
 
 # -- GL501 function-retraced --------------------------------------------------------------------

@@ -10,11 +10,19 @@ import weakref
 
 import pytest
 
-import torch  # the test extra installs it: a missing torch is an error, never a silent skip
-
-from torch_support import fresh_dynamo  # noqa: E402,F401 - a fixture
+from torch_support import fresh_dynamo  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
+#: torch, imported as this module's first test starts (``_torch``), not as pytest collects it:
+#: every pytest-xdist worker collects every module, and importing torch is 2 s of CPU.
+torch = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _torch():
+    global torch
+    import torch  # the test extra installs it: a missing torch is an error, never a silent skip
 
 
 def _findings(fn, config=None, codes=("GL501", "GL502", "GL506"), warn=None):

@@ -13,12 +13,20 @@ import textwrap
 
 import pytest
 
-import torch  # the test extra installs it: a missing torch is an error, never a silent skip
-
-from harness import PYTEST_ENV
-from torch_support import fresh_dynamo  # noqa: E402,F401 - a fixture
+from harness import HANG_GUARD, PYTEST_ENV
+from torch_support import fresh_dynamo  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
+#: torch, imported as this module's first test starts (``_torch``), not as pytest collects it:
+#: every pytest-xdist worker collects every module, and importing torch is 2 s of CPU.
+torch = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _torch():
+    global torch
+    import torch  # the test extra installs it: a missing torch is an error, never a silent skip
 
 
 def _compiled_function():
@@ -116,7 +124,7 @@ def test_a_rule_raising_in_a_torch_hook_is_gl000_and_the_others_carry_on():
 # -- in fresh processes -----------------------------------------------------------------------------
 def _run(args, cwd, **kwargs):
     env = {**os.environ, **PYTEST_ENV, "TORCHINDUCTOR_COMPILE_THREADS": "1"}
-    return subprocess.run(args, capture_output=True, text=True, cwd=cwd, env=env, timeout=900, **kwargs)
+    return subprocess.run(args, capture_output=True, text=True, cwd=cwd, env=env, timeout=HANG_GUARD, **kwargs)
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 SERVER = [sys.executable, "-m", "graphlint", "server"]
 #: A hang guard only: every wait ends as soon as what it waits for arrives.
-TIMEOUT = 60
+TIMEOUT = 300
 
 
 def _published(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:

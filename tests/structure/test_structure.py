@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from harness import HANG_GUARD
+
 PACKAGE = Path(__file__).resolve().parents[2] / "graphlint"
 
 #: (importing modules, forbidden modules): a module of the first may import none of the second.
@@ -290,7 +292,7 @@ def test_ruff_check_is_clean():
     if ruff is None:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     root = PACKAGE.parent
-    proc = subprocess.run([ruff, "check", "graphlint", "tests"], cwd=root, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([ruff, "check", "graphlint", "tests"], cwd=root, capture_output=True, text=True, timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
