@@ -81,7 +81,16 @@ def _defined_once(module, node: ast.AST) -> bool:
 
 
 def _rebound(module, name: str | None, keep: ast.AST | None) -> bool:
-    """Whether anything but an import and ``keep`` binds ``name``, anywhere in the file."""
+    """Whether anything but an import and ``keep`` binds ``name``, anywhere in the file
+    (answered once per name and def: a loop may jit the same function at many lines)."""
+    key = ("jit-rebound", name, id(keep))
+    found = module.cache.get(key)
+    if found is None:
+        found = module.cache[key] = _binds_elsewhere(module, name, keep)
+    return found
+
+
+def _binds_elsewhere(module, name: str | None, keep: ast.AST | None) -> bool:
     for node in ast.walk(module.tree):
         if node is keep or isinstance(node, (ast.Import, ast.ImportFrom)):
             continue

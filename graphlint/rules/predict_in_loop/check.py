@@ -338,7 +338,7 @@ def _keras_model(module, call) -> bool:
         return True
     if call.cls is not None and isinstance(receiver, ast.Attribute) and _is_self(receiver.value):
         values = _attribute_values(module, call.cls, receiver.attr)
-        if _all_models(module, values) or _all_models(module, [v for v in values if not _unused_setter(module, v)]):
+        if _all_models(module, [v for v in values if not _unused_setter(module, v)]):
             return True
         if not values and _copies_a_model(module, call.cls, receiver.attr):
             return True
@@ -401,9 +401,16 @@ def _unused_setter(module, value) -> bool:
     node, index, method, _ = value
     return (
         index is None and isinstance(node, ast.Name) and method is not None and node.id in method.params
-        and method.name != "__init__" and not method.callers
-        and not any(site.method == method.name for site in module.calls)
+        and method.name != "__init__" and not method.callers and method.name not in _called_methods(module)
     )
+
+
+def _called_methods(module) -> frozenset:
+    """The method names the file's calls spell (``x.update_model(...)``), found once per file."""
+    found = module.cache.get("gl504-called-methods")
+    if found is None:
+        found = module.cache["gl504-called-methods"] = frozenset(site.method for site in module.calls)
+    return found
 
 
 def _all_models(module, values) -> bool:
