@@ -1,6 +1,6 @@
 """Check a held-out set's files out of the git mirrors, as ``heldout_score.py`` reads them.
 
-    .venv/bin/python bench/heldout_checkout.py SOURCES.tsv DEST [--mirrors /work/.mirror]
+    .venv/bin/python bench/heldout_checkout.py SOURCES.tsv DEST [--mirrors /work/.mirror] [--texts DIR]
 
 ``SOURCES.tsv`` is a ``bench/heldoutN_sources.tsv`` (columns ``repo``, ``path``, ``commit``, more
 ignored); each row's file is written to ``DEST/owner__repo/path`` (``DEST`` outside this
@@ -11,12 +11,18 @@ folder ``X/`` out. Mirrors are ``MIRRORS/owner+repo/repo`` (bare) or ``.../repo/
 unknown origin (no commit: their text comes from ``read_file`` by the id in the row), and blobs a
 whole-tree row could not write (a mirror lacks files of 4 MiB and more). Exit status 1 when
 anything was left out.
+
+``--texts DIR`` writes the unknown-origin rows too, from ``DIR/ID.json`` (read_file's answer for
+that id: ``text`` and ``total_chars``) to ``DEST/unattributed__id-ID/path`` (set 2's rows name their
+folder ``unattributed__ID`` themselves). read_file shows a CRLF file with LF line ends but counts
+the CRs: a text short of ``total_chars`` by its number of newlines is written with CRLF.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import subprocess
@@ -24,6 +30,7 @@ import sys
 from pathlib import Path
 
 SHA = re.compile(r"[0-9a-f]{40}")
+ID = re.compile(r"\d{6,}")
 LEFT_OUT = re.compile(r"\((\S+)/ left out")
 
 
@@ -75,7 +82,28 @@ def write_blobs(gd: Path, wanted: list[tuple[str, Path]]) -> list[str]:
     return missing
 
 
-def checkout(sources: Path, dest: Path, mirrors: Path) -> int:
+def write_text(row: dict[str, str], dest: Path, texts: Path) -> str | None:
+    """Write an unknown-origin row from its read_file answer; say why not, or None when written."""
+    found = ID.search(row["repo"])
+    ident = found.group() if found else ""
+    answer = texts / f"{ident}.json"
+    if not ident or not answer.is_file():
+        return "no read_file answer saved"
+    saved = json.loads(answer.read_text(encoding="utf-8"))
+    text, total = saved["text"], saved["total_chars"]
+    if len(text) != total and len(text) + text.count("\n") == total:
+        text = text.replace("\n", "\r\n")
+    elif len(text) != total:
+        return f"its text has {len(text)} characters, read_file counts {total}"
+    folder = row["repo"] if row["repo"].startswith("unattributed__") else f"unattributed__id-{ident}"
+    path = dest / folder / row["path"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    return None
+
+
+def checkout(sources: Path, dest: Path, mirrors: Path, texts: Path | None = None) -> int:
     with sources.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     no_mirror: set[str] = set()
@@ -84,7 +112,11 @@ def checkout(sources: Path, dest: Path, mirrors: Path) -> int:
     by_repo: dict[str, list[dict[str, str]]] = {}
     for row in rows:
         if not SHA.fullmatch(row["commit"].strip()):
-            problems.append(f"unknown origin: {row['repo']}\t{row['path']}\t{row['commit']}")
+            why = write_text(row, dest, texts) if texts else "no --texts"
+            if why:
+                problems.append(f"unknown origin ({why}): {row['repo']}\t{row['path']}\t{row['commit']}")
+            else:
+                written += 1
             continue
         by_repo.setdefault(row["repo"], []).append(row)
     for repo, repo_rows in by_repo.items():
@@ -122,8 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sources", type=Path, help="a bench/heldoutN_sources.tsv")
     parser.add_argument("dest", type=Path, help="the set's folder, outside this repository")
     parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("MIRRORS", "/work/.mirror")))
+    parser.add_argument("--texts", type=Path, help="read_file answers (ID.json) for the rows of unknown origin")
     args = parser.parse_args(argv)
-    return checkout(args.sources, args.dest, args.mirrors)
+    return checkout(args.sources, args.dest, args.mirrors, args.texts)
 
 
 if __name__ == "__main__":
