@@ -51,6 +51,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
 
     use_stdin = STDIN in paths or (stdin_filename is not None and not paths)
     stdin: tuple[str, bytes] | None = None  # (its file name, its bytes) when checking stdin
+    passed: bytes | None = None  # stdin's bytes when --force-exclude leaves it unchecked
     try:
         no_cache = no_cache or env_flag("GRAPHLINT_NO_CACHE")
         resolver = Resolver(config_file, command_line_layer(select, extend_select, ignore))
@@ -60,6 +61,8 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         if use_stdin:
             files = []
             stdin = _read_stdin(stdin_filename)
+            if stdin_filename is not None and _named_excluded(resolver, force_exclude)(stdin[0], False):
+                passed, stdin = stdin[1], None  # excluded, as ruff: not checked (--fix: given back)
         else:
             files = _collect(list(paths) or ["."], resolver, force_exclude)
         groups = _groups(files, resolver)
@@ -90,6 +93,8 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         fixes = fixes_of(results, stdin)
     if fix and stdin is not None:
         _fix_stdin(results[0], stdin, findings, fixes, fmt, output, rules, statistics, exit_zero)
+    if fix and passed is not None:
+        _pass_stdin(passed, fmt, output, rules, statistics)
     if fix:
         findings = _apply(results, findings, fixes, show_fixes)
         fixes = {}
@@ -100,8 +105,10 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     _end(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
 
 
-def _collect(paths, resolver, force_flag):
-    from graphlint.static import collect
+def _named_excluded(resolver, force_flag):
+    """Whether a path named on the command line (or ``--stdin-filename``) is left out: only
+    with ``--force-exclude`` (or ``force-exclude = true``), when ``exclude`` covers it or a
+    folder above it, up to its configuration's root; else it is checked, as ruff does."""
 
     def named_excluded(path: str, is_dir: bool) -> bool:
         config = resolver.for_path(path)
@@ -116,6 +123,13 @@ def _collect(paths, resolver, force_flag):
                 return False
             here = parent
 
+    return named_excluded
+
+
+def _collect(paths, resolver, force_flag):
+    from graphlint.static import collect
+
+    named_excluded = _named_excluded(resolver, force_flag)
     return collect(paths, resolver.for_path("."), warn=warn, excluded=resolver.excluded, named_excluded=named_excluded)
 
 
@@ -207,9 +221,27 @@ def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, e
     from graphlint.cli import EXIT_FINDINGS, EXIT_OK, _emit, _end
     from graphlint.fix_view import fixed_stdin
     from graphlint.findings import sorted_findings
+
+    _write_source(fixed_stdin(result, stdin))
+    left = sorted_findings([f for f in findings if f not in fixes])
+    _emit(left, fmt, output, rules, statistics, sys.stderr)
+    _end(EXIT_FINDINGS if left and not exit_zero else EXIT_OK)
+
+
+def _pass_stdin(data, fmt, output, rules, statistics):
+    """``--fix`` on an excluded ``--stdin-filename`` (``--force-exclude``), as ruff: the source
+    given back unchanged on stdout, no finding."""
+    from graphlint.cli import EXIT_OK, _emit, _end
+
+    _write_source(data)
+    _emit([], fmt, output, rules, statistics, sys.stderr)
+    _end(EXIT_OK)
+
+
+def _write_source(source: bytes) -> None:
+    """The source (fixed, or given back) on stdout, byte for byte."""
     from graphlint.output import flush
 
-    source = fixed_stdin(result, stdin)
     if sys.stdout is None:  # `>&-`: the fixed source has nowhere to go
         from graphlint.cli import _fail
 
@@ -219,9 +251,6 @@ def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, e
         sys.stdout.buffer.write(source)
     else:
         sys.stdout.write(source.decode("utf-8", "replace"))
-    left = sorted_findings([f for f in findings if f not in fixes])
-    _emit(left, fmt, output, rules, statistics, sys.stderr)
-    _end(EXIT_FINDINGS if left and not exit_zero else EXIT_OK)
 
 
 def noqa_warnings(findings, stdin=None) -> None:
