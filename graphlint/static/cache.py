@@ -65,6 +65,12 @@ FORMAT = 2
 MARK = b'{"graphlint":"cache","format":%d,' % FORMAT
 #: The name of a context file: the context's key (:func:`context_key`), ``.json``.
 _OWN_NAME = re.compile(r"[0-9a-f]{24}\.json")
+#: The name of the temporary file a context file is written to (:func:`write_beside`,
+#: ``tempfile``'s random part): one left behind by a writer that was killed.
+TEMP_NAME = re.compile(r"\.[0-9a-f]{24}\.json\.[a-z0-9_]{8}\.tmp")
+#: A temporary file this old is a killed writer's, never one still being written: removed
+#: when the cache is saved (``graphlint clean`` removes them all).
+STALE_TEMP_SECONDS = 3600
 #: A run over at least this many files drops the entries of files that no longer exist.
 PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
@@ -362,12 +368,37 @@ def _own_file(path: str, st: os.stat_result) -> bool:
     return head == MARK
 
 
+def own_temp(path: str, st: os.stat_result) -> bool:
+    """A temporary file of :func:`write_beside`'s for a context file, left by a writer killed
+    before it renamed it (``kill -9``, a power cut): named as it names them, a regular file
+    (no link) of this user, holding the beginning of a context file (or nothing yet)."""
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+        return False
+    try:
+        head, _ = read_head(path, len(MARK), follow=False)
+    except OSError:
+        return False
+    return MARK.startswith(head)
+
+
 def _prune(folder: str) -> None:
-    """Drop the least recently written context files beyond :data:`KEEP`: only graphlint's
-    own (named by a key, marked), never a file it did not write nor what a link points to."""
+    """Drop the least recently written context files beyond :data:`KEEP`, and the temporary
+    files of writers killed more than :data:`STALE_TEMP_SECONDS` ago: only graphlint's own
+    (named as it names them, marked), never a file it did not write nor what a link points to."""
+    import time
+
     files = []
+    now = time.time()
     for name in os.listdir(folder):
-        if _OWN_NAME.fullmatch(name):
+        if TEMP_NAME.fullmatch(name):
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+                if now - st.st_mtime > STALE_TEMP_SECONDS and own_temp(path, st):
+                    os.unlink(path)
+            except OSError:
+                pass
+        elif _OWN_NAME.fullmatch(name):
             path = os.path.join(folder, name)
             try:
                 st = os.lstat(path)
