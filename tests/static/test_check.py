@@ -445,7 +445,7 @@ def test_missing_path_is_exit_2(tmp_path):
         (b"\x7fELF\x02\x01\x01\x00\x00\x00binary", "binary file", 1),
         (b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n", "", 1),
         (b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n", "", 1),
-        (HEADER.encode() + b"y = " + b"-" * 200000 + b"1\n", "too deeply nested", 1),
+        (HEADER.encode() + b"y = " + b"-" * 200000 + b"1\n", "too deeply nested", 4),  # at its statement
     ],
     ids=["syntax", "unclosed", "bad-utf8", "unknown-codec", "binary", "nested-parens", "nested-lists",
          "deep-unary"],
