@@ -49,7 +49,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     from graphlint.output import check_writable
     from graphlint.registry import discover_rules
 
-    use_stdin = STDIN in paths or (stdin_filename is not None and not paths)
+    use_stdin = STDIN in paths or stdin_filename is not None  # (as ruff: stdin wins over paths)
     stdin: tuple[str, bytes] | None = None  # (its file name, its bytes) when checking stdin
     passed: bytes | None = None  # stdin's bytes when --force-exclude leaves it unchecked
     try:
@@ -60,6 +60,8 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
             check_writable(output)
         if use_stdin:
             files = []
+            for path in dict.fromkeys(p for p in paths if p != STDIN):
+                warn(f"graphlint: warning: ignoring {path} in favor of standard input")
             stdin = _read_stdin(stdin_filename)
             if stdin_filename is not None and _named_excluded(resolver, force_exclude)(stdin[0], False):
                 passed, stdin = stdin[1], None  # excluded, as ruff: not checked (--fix: given back)

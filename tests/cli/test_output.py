@@ -119,6 +119,21 @@ def test_stdin_with_fix_writes_the_fixed_source_to_stdout_and_the_rest_to_stderr
     assert result.exit_code == 1 and not (tmp_path / "buffer.py").exists()
 
 
+def test_stdin_wins_over_the_paths_named_with_it_and_each_is_said_ignored(bad):
+    """As ruff: --stdin-filename (or `-`) reads stdin whatever else is named, with a warning
+    for each path left out. They were: `--stdin-filename buf.py bad.py` checked bad.py and
+    never read stdin (--fix rewrote bad.py where an editor waits for the fixed buffer on
+    stdout), and `- bad.py` dropped bad.py without a word."""
+    source = BAD.replace("with tf.Graph():", "with tf.Graph():  # from stdin")
+    for args in (["--fix", "--stdin-filename", "buf.py", "bad.py"], ["--fix", "-", "bad.py"]):
+        result = cli(*args, input=source)
+        assert result.stdout == FIXED.replace("as_default():", "as_default():  # from stdin"), result.output
+        assert "graphlint: warning: ignoring bad.py in favor of standard input" in result.stderr.splitlines()
+        assert bad.read_text() == BAD
+    result = cli("--output-format", "concise", "--stdin-filename", "buf.py", "bad.py", "-", input=BAD)
+    assert result.exit_code == 1 and {line.split(":")[0] for line in result.stdout.splitlines()[:2]} == {"buf.py"}
+
+
 def test_stdin_with_diff(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = cli("--diff", "--stdin-filename", "buffer.py", "-", input=BAD)
