@@ -168,17 +168,34 @@ def _check(files, static, config, jobs, cache):
 
 
 def _read_stdin(name: str | None) -> tuple[str, bytes]:
+    """``(the path stdin is checked as, its bytes)``: at most one byte more than the engine
+    checks (:func:`graphlint.static.engine.read_limit`), as for a file: a stream may never end
+    (``< /dev/zero`` took every byte of memory), and a larger source is one GL001 whatever its
+    size. What is left unread is given back by ``--fix`` (:func:`_write_rest`)."""
+    from graphlint.static.engine import read_limit
+
     path = os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    data = stream.read()
-    return path, data.encode("utf-8") if isinstance(data, str) else data
+    wanted = read_limit(path) + 1
+    chunks, size = [], 0
+    while size < wanted:
+        chunk = stream.read(min(wanted - size, 1 << 20))
+        if not chunk:
+            break
+        chunk = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+        chunks.append(chunk)
+        size += len(chunk)
+    return path, b"".join(chunks)
 
 
 def _check_stdin(stdin, static, config):
     """The source from stdin as the file ``stdin[0]``: never cached, every rule run on it."""
-    from graphlint.static.engine import check_file
+    from graphlint.static.engine import FileResult, check_file, read_limit, syntax_error
 
     path, data = stdin
+    limit = read_limit(path)
+    if len(data) > limit:  # (read no further: its size is not known)
+        return FileResult(path, [syntax_error(path, f"source too large to check (more than the limit of {limit // (1024 * 1024)} MiB)")])
     return check_file(path, static, config, full=True, data=data)
 
 
@@ -264,18 +281,24 @@ def _pass_stdin(data, fmt, output, rules, statistics):
 
 
 def _write_source(source: bytes) -> None:
-    """The source (fixed, or given back) on stdout, byte for byte."""
+    """The source (fixed, or given back) on stdout, byte for byte, and what is left of stdin
+    past the engine's limit (given back as it comes, as ``cat``)."""
     from graphlint.output import flush
 
     if sys.stdout is None:  # `>&-`: the fixed source has nowhere to go
         from graphlint.cli import _fail
 
         _fail("cannot write the fixed source: stdout is closed")
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     if hasattr(sys.stdout, "buffer"):
         flush(sys.stdout)
         sys.stdout.buffer.write(source)
+        while chunk := stream.read(1 << 20):  # (nothing left: the source was read whole)
+            sys.stdout.buffer.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
     else:
         sys.stdout.write(source.decode("utf-8", "replace"))
+        while chunk := stream.read(1 << 20):
+            sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8", "replace"))
 
 
 def noqa_warnings(findings, stdin=None) -> None:

@@ -24,3 +24,33 @@ def test_a_current_folder_that_no_longer_exists_is_one_line_and_exit_2(tmp_path,
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines() == ["graphlint: error: the current folder no longer exists"], proc.stderr
     assert (tmp_path / "a.py").read_text() == FIXABLE
+
+
+def _address_space(limit: int):
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def test_an_endless_stdin_is_read_no_further_than_a_file_and_is_one_gl001(tmp_path):
+    """`graphlint check - < /dev/zero` read until memory ran out (here, under a 2 GiB limit,
+    an internal error; without one, the machine's memory): stdin is read as a file is, up to
+    the engine's limit, and a larger source is one GL001."""
+    from harness import HANG_GUARD
+
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run([GRAPHLINT, "check", "--no-cache", "--output-format", "concise", "-"], stdin=zero,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD,
+                              preexec_fn=_address_space(2 << 30))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith("-:1:1: GL001 source too large to check (more than the limit of 10 MiB)"), proc.stdout
+
+
+def test_fix_gives_a_stdin_too_large_to_check_back_whole(tmp_path):
+    from harness import HANG_GUARD
+
+    source = b"# a generated line\n" * (11 * 1024 * 1024 // 19)
+    proc = subprocess.run([GRAPHLINT, "check", "--no-cache", "--fix", "--stdin-filename", "big.py"], input=source,
+                          cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
+    assert proc.returncode == 1 and b"big.py:1:1: GL001 source too large" in proc.stderr, proc.stderr
+    assert proc.stdout == source
