@@ -9,6 +9,7 @@ and cache. A file named on the command line is checked even when ``exclude`` or
 from __future__ import annotations
 
 import gc
+import io
 import os
 import sys
 
@@ -175,11 +176,16 @@ def _read_stdin(name: str | None) -> tuple[str, bytes]:
     from graphlint.static.engine import read_limit
 
     path = os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
+    if sys.stdin is None:  # `<&-`: the interpreter found no stdin to open
+        raise ConfigError("cannot read the source from stdin: it is closed")
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     wanted = read_limit(path) + 1
     chunks, size = [], 0
     while size < wanted:
-        chunk = stream.read(min(wanted - size, 1 << 20))
+        try:
+            chunk = stream.read(min(wanted - size, 1 << 20))
+        except OSError as exc:  # EIO (a terminal gone), EISDIR, ...
+            raise ConfigError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
         if not chunk:
             break
         chunk = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
@@ -289,7 +295,7 @@ def _write_source(source: bytes) -> None:
         from graphlint.cli import _fail
 
         _fail("cannot write the fixed source: stdout is closed")
-    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin or io.BytesIO()
     if hasattr(sys.stdout, "buffer"):
         flush(sys.stdout)
         sys.stdout.buffer.write(source)

@@ -54,3 +54,14 @@ def test_fix_gives_a_stdin_too_large_to_check_back_whole(tmp_path):
                           cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
     assert proc.returncode == 1 and b"big.py:1:1: GL001 source too large" in proc.stderr, proc.stderr
     assert proc.stdout == source
+
+
+@pytest.mark.parametrize("args", ["-", "--stdin-filename x.py --fix"])
+def test_a_closed_stdin_is_one_line_and_exit_2(tmp_path, args):
+    """`graphlint check - <&-`: Python opens no stdin (None); it was "internal error:
+    AttributeError ... report it"."""
+    from harness import HANG_GUARD, one_line_error
+
+    proc = subprocess.run(["bash", "-c", f"'{GRAPHLINT}' check --no-cache {args} <&-"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+    one_line_error(proc, "cannot read the source from stdin: it is closed")
