@@ -76,12 +76,13 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     except ConfigError as exc:
         _fail(str(exc))
     results = []
+    in_use: set[str] = set()  # the run's context files: its caches never prune each other
     for config, group in groups.values():
         static = _static_rules(rules, config)
         if stdin is not None and config is resolver.for_path(stdin[0]):
             results.append(_check_stdin(stdin, static, config))
         if group:
-            cache = None if no_cache else _open_cache(config, static, cache_dir)
+            cache = None if no_cache else _open_cache(config, static, cache_dir, in_use)
             results += _check(group, static, config, jobs, cache)
     findings = [f for r in results for f in r.findings]
     noqa_warnings(findings, stdin)
@@ -152,11 +153,11 @@ def _static_rules(rules, config):
     ]
 
 
-def _open_cache(config, static, cache_dir):
+def _open_cache(config, static, cache_dir, in_use):
     from graphlint.cache_dir import cache_folder
     from graphlint.static.cache import Cache
 
-    return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir))
+    return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir), in_use=in_use)
 
 
 def _check(files, static, config, jobs, cache):

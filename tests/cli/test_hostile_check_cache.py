@@ -156,3 +156,24 @@ def test_temporary_files_of_killed_writers_are_removed_and_nothing_else(tmp_path
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in folder.iterdir()) == sorted([notes.name, link.name])
     assert outside.read_bytes() == content[:20]
+
+
+def test_a_run_over_more_configurations_than_the_cache_keeps_is_cached_whole(tmp_path, monkeypatch):
+    """Ten sub-projects, each with its own configuration (a context each), one cache folder
+    (GRAPHLINT_CACHE_DIR, --cache-dir): the run's own contexts are never pruned by it, so the
+    second run takes every file from the cache and writes nothing. They were: the cache kept
+    8 contexts (KEEP), each save pruned the oldest, and every run analysed every file again."""
+    from graphlint.static.cache import KEEP
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRAPHLINT_CACHE_DIR", str(tmp_path / "cache"))
+    projects = KEEP + 2
+    for i in range(projects):
+        (tmp_path / f"p{i}").mkdir()
+        (tmp_path / f"p{i}" / "pyproject.toml").write_text(f'[tool.graphlint.per-file-ignores]\n"other{i}.py" = ["GL103"]\n')
+        (tmp_path / f"p{i}" / "a.py").write_text(SESSION_IN_LOOP)
+    first = check("--format", "json", ".")
+    contexts = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "cache" / "2").glob("*.json")}
+    assert len(contexts) == projects
+    assert check("--format", "json", ".") == first
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "cache" / "2").glob("*.json")} == contexts
