@@ -87,7 +87,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     findings = [f for r in results for f in r.findings]
     noqa_warnings(findings, stdin)
     if diff:
-        _end(_show_diff(results, show_fixes, stdin))
+        _end(_show_diff(results, show_fixes, stdin, exit_zero))
     from graphlint.findings import sorted_findings
 
     fixes: dict = {}
@@ -225,8 +225,9 @@ def _apply(results, findings, fixes, show_fixes):
     return [f for f in findings if f not in done]
 
 
-def _show_diff(results, show_fixes, stdin) -> int:
-    """``--diff``: the diff on stdout, what it would fix on stderr; 1 when there is a diff."""
+def _show_diff(results, show_fixes, stdin, exit_zero=False) -> int:
+    """``--diff``: the diff on stdout, what it would fix on stderr; 1 when there is a diff
+    (0 with ``--exit-zero``, as ruff)."""
     from graphlint.cli import EXIT_FINDINGS, EXIT_OK
     from graphlint.fix_view import diffs, fix_list, fixes_of
     from graphlint.text import plural
@@ -238,7 +239,7 @@ def _show_diff(results, show_fixes, stdin) -> int:
         warn(fix_list(list(fixes_of(results, stdin)), applied=False).rstrip("\n"))
     elif n_fixes:
         warn(f"graphlint: would fix {plural(n_fixes, 'finding')} in {plural(n_files, 'file')}.")
-    return EXIT_FINDINGS if text else EXIT_OK
+    return EXIT_FINDINGS if text and not exit_zero else EXIT_OK
 
 
 def _write_bytes(data: bytes) -> None:

@@ -74,6 +74,13 @@ def test_diff_prints_the_fix_changes_nothing_and_exits_1(bad):
     assert (clean.exit_code, clean.stdout) == (0, "")
 
 
+def test_diff_with_exit_zero_exits_0(bad):
+    """`--exit-zero`: exit 0 whatever was found, as ruff's `--diff --exit-zero` (it was 1)."""
+    result = cli("--diff", "--exit-zero", "bad.py")
+    assert result.exit_code == 0 and "+with tf.Graph().as_default():" in result.stdout
+    assert bad.read_text() == BAD
+
+
 def test_show_fixes_lists_what_was_fixed_per_file_and_code(bad):
     would = cli("--show-fixes", "bad.py")
     assert "graphlint: would fix 1 finding:\n- bad.py:\n    1 × GL103 (graph-not-default)" in would.stderr
