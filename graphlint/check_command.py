@@ -9,7 +9,6 @@ and cache. A file named on the command line is checked even when ``exclude`` or
 from __future__ import annotations
 
 import gc
-import io
 import os
 import sys
 
@@ -98,7 +97,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     if fix and stdin is not None:
         _fix_stdin(results[0], stdin, findings, fixes, fmt, output, rules, statistics, exit_zero)
     if fix and passed is not None:
-        _pass_stdin(passed, fmt, output, rules, statistics)
+        _pass_stdin(passed, _truncated(_stdin_path(stdin_filename), passed), fmt, output, rules, statistics)
     if fix:
         findings = _apply(results, findings, fixes, show_fixes)
         fixes = {}
@@ -176,23 +175,20 @@ def _read_stdin(name: str | None) -> tuple[str, bytes]:
     size. What is left unread is given back by ``--fix`` (:func:`_write_rest`)."""
     from graphlint.static.engine import read_limit
 
-    path = os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
+    path = _stdin_path(name)
     if sys.stdin is None:  # `<&-`: the interpreter found no stdin to open
         raise ConfigError("cannot read the source from stdin: it is closed")
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    wanted = read_limit(path) + 1
-    chunks, size = [], 0
-    while size < wanted:
-        try:
-            chunk = stream.read(min(wanted - size, 1 << 20))
-        except OSError as exc:  # EIO (a terminal gone), EISDIR, ...
-            raise ConfigError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
-        if not chunk:
-            break
-        chunk = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
-        chunks.append(chunk)
-        size += len(chunk)
-    return path, b"".join(chunks)
+    try:  # one read: it returns at the end (a terminal's ^D), another would wait for a second
+        data = stream.read(read_limit(path) + 1)
+    except OSError as exc:  # EIO (a terminal gone), EISDIR, ...
+        raise ConfigError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
+    return path, data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _stdin_path(name: str | None) -> str:
+    """The path stdin is checked as: ``--stdin-filename``'s, else ``-`` in the current folder."""
+    return os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
 
 
 def _check_stdin(stdin, static, config):
@@ -272,41 +268,49 @@ def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, e
     from graphlint.fix_view import fixed_stdin
     from graphlint.findings import sorted_findings
 
-    _write_source(fixed_stdin(result, stdin))
+    _write_source(fixed_stdin(result, stdin), _truncated(*stdin))
     left = sorted_findings([f for f in findings if f not in fixes])
     _emit(left, fmt, output, rules, statistics, sys.stderr)
     _end(EXIT_FINDINGS if left and not exit_zero else EXIT_OK)
 
 
-def _pass_stdin(data, fmt, output, rules, statistics):
+def _pass_stdin(data, truncated, fmt, output, rules, statistics):
     """``--fix`` on an excluded ``--stdin-filename`` (``--force-exclude``), as ruff: the source
     given back unchanged on stdout, no finding."""
     from graphlint.cli import EXIT_OK, _emit, _end
 
-    _write_source(data)
+    _write_source(data, truncated)
     _emit([], fmt, output, rules, statistics, sys.stderr)
     _end(EXIT_OK)
 
 
-def _write_source(source: bytes) -> None:
-    """The source (fixed, or given back) on stdout, byte for byte, and what is left of stdin
-    past the engine's limit (given back as it comes, as ``cat``)."""
+def _write_source(source: bytes, truncated: bool = False) -> None:
+    """The source (fixed, or given back) on stdout, byte for byte; ``truncated``: stdin was
+    read only up to the engine's limit, and the rest follows as it comes (as ``cat``). Only
+    then is stdin read again: a terminal at its end would wait for another end."""
     from graphlint.output import flush
 
     if sys.stdout is None:  # `>&-`: the fixed source has nowhere to go
         from graphlint.cli import _fail
 
         _fail("cannot write the fixed source: stdout is closed")
-    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin or io.BytesIO()
+    stream = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin) if truncated else None
     if hasattr(sys.stdout, "buffer"):
         flush(sys.stdout)
         sys.stdout.buffer.write(source)
-        while chunk := stream.read(1 << 20):  # (nothing left: the source was read whole)
+        while stream is not None and (chunk := stream.read(1 << 20)):
             sys.stdout.buffer.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
     else:
         sys.stdout.write(source.decode("utf-8", "replace"))
-        while chunk := stream.read(1 << 20):
+        while stream is not None and (chunk := stream.read(1 << 20)):
             sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8", "replace"))
+
+
+def _truncated(path: str, data: bytes) -> bool:
+    """Whether stdin was read only up to the engine's limit (:func:`_read_stdin`)."""
+    from graphlint.static.engine import read_limit
+
+    return len(data) > read_limit(path)
 
 
 def noqa_warnings(findings, stdin=None) -> None:

@@ -65,3 +65,43 @@ def test_a_closed_stdin_is_one_line_and_exit_2(tmp_path, args):
     proc = subprocess.run(["bash", "-c", f"'{GRAPHLINT}' check --no-cache {args} <&-"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=HANG_GUARD)
     one_line_error(proc, "cannot read the source from stdin: it is closed")
+
+
+def test_fix_of_a_source_typed_on_a_terminal_ends_at_its_first_end_of_file(tmp_path):
+    """`graphlint check --fix -` on a terminal: the source ends at ^D, once. A second read
+    (for what a source past the limit leaves) waited for another ^D: a hang, not an answer."""
+    import os
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: graphlint on the terminal (never back into pytest)
+        try:
+            os.chdir(tmp_path)
+            os.execv(GRAPHLINT, [GRAPHLINT, "check", "--no-cache", "--fix", "--stdin-filename", "x.py"])
+        finally:
+            os._exit(127)
+    out = b""
+    status = None
+    try:
+        for line in FIXABLE.encode().splitlines(keepends=True):
+            os.write(fd, line)
+        os.write(fd, b"\x04")  # ^D at the start of a line: the end of the source
+        deadline = time.monotonic() + 60  # a hang guard: the run takes a fraction of a second
+        while status is None and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:  # the child is gone: its end of the terminal closed
+                    pass
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(code)
+    finally:
+        if status is None:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert status == 0, out
+    assert b"with tf.Graph().as_default():" in out, out
