@@ -6,7 +6,8 @@ setting (relative to its configuration file), else ``.graphlint_cache`` in the p
 ``/path/to/proj/.graphlint_cache``, as ruff's ``.ruff_cache``.
 
 ``graphlint clean`` removes only what graphlint wrote there: its cache files (``<format>/<key>.json``
-beginning with the cache's mark) and the ``.gitignore`` it wrote; a folder of graphlint's left
+beginning with the cache's mark), the temporary files of writers killed while they wrote one
+(``<format>/.<key>.json.<random>.tmp``, a beginning of the same) and the ``.gitignore`` it wrote; a folder of graphlint's left
 empty goes too, never an empty folder of the user's. It never follows a symbolic link and never
 deletes a file of another shape.
 """
@@ -18,7 +19,7 @@ import re
 import stat
 from typing import TYPE_CHECKING
 
-from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, _own_file
+from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, TEMP_NAME, _own_file, own_temp
 
 if TYPE_CHECKING:
     from graphlint.config import Config
@@ -47,6 +48,14 @@ def _ours(path: str) -> bool:
         return False
 
 
+def _our_temp(path: str) -> bool:
+    """A temporary cache file a killed writer left (:func:`graphlint.static.cache.own_temp`)."""
+    try:
+        return own_temp(path, os.lstat(path))
+    except OSError:
+        return False
+
+
 def clean(folder: str) -> int:
     """Remove graphlint's files from the cache ``folder``; how many were removed. A folder
     goes too once empty, when graphlint made it: a format folder it removed files from, the
@@ -66,7 +75,7 @@ def clean(folder: str) -> int:
             continue
         mine = 0
         for entry in entries:
-            if _ENTRY.match(entry.name) and _ours(entry.path):
+            if (_ENTRY.match(entry.name) and _ours(entry.path)) or (TEMP_NAME.fullmatch(entry.name) and _our_temp(entry.path)):
                 try:
                     os.unlink(entry.path)
                     mine += 1

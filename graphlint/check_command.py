@@ -49,8 +49,9 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     from graphlint.output import check_writable
     from graphlint.registry import discover_rules
 
-    use_stdin = STDIN in paths or (stdin_filename is not None and not paths)
+    use_stdin = STDIN in paths or stdin_filename is not None  # (as ruff: stdin wins over paths)
     stdin: tuple[str, bytes] | None = None  # (its file name, its bytes) when checking stdin
+    passed: bytes | None = None  # stdin's bytes when --force-exclude leaves it unchecked
     try:
         no_cache = no_cache or env_flag("GRAPHLINT_NO_CACHE")
         resolver = Resolver(config_file, command_line_layer(select, extend_select, ignore))
@@ -59,7 +60,11 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
             check_writable(output)
         if use_stdin:
             files = []
+            for path in dict.fromkeys(p for p in paths if p != STDIN):
+                warn(f"graphlint: warning: ignoring {path} in favor of standard input")
             stdin = _read_stdin(stdin_filename)
+            if stdin_filename is not None and _named_excluded(resolver, force_exclude)(stdin[0], False):
+                passed, stdin = stdin[1], None  # excluded, as ruff: not checked (--fix: given back)
         else:
             files = _collect(list(paths) or ["."], resolver, force_exclude)
         groups = _groups(files, resolver)
@@ -70,17 +75,18 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     except ConfigError as exc:
         _fail(str(exc))
     results = []
+    in_use: set[str] = set()  # the run's context files: its caches never prune each other
     for config, group in groups.values():
         static = _static_rules(rules, config)
         if stdin is not None and config is resolver.for_path(stdin[0]):
             results.append(_check_stdin(stdin, static, config))
         if group:
-            cache = None if no_cache else _open_cache(config, static, cache_dir)
+            cache = None if no_cache else _open_cache(config, static, cache_dir, in_use)
             results += _check(group, static, config, jobs, cache)
     findings = [f for r in results for f in r.findings]
     noqa_warnings(findings, stdin)
     if diff:
-        _end(_show_diff(results, show_fixes, stdin))
+        _end(_show_diff(results, show_fixes, stdin, exit_zero))
     from graphlint.findings import sorted_findings
 
     fixes: dict = {}
@@ -90,6 +96,8 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         fixes = fixes_of(results, stdin)
     if fix and stdin is not None:
         _fix_stdin(results[0], stdin, findings, fixes, fmt, output, rules, statistics, exit_zero)
+    if fix and passed is not None:
+        _pass_stdin(passed, _truncated(_stdin_path(stdin_filename), passed), fmt, output, rules, statistics)
     if fix:
         findings = _apply(results, findings, fixes, show_fixes)
         fixes = {}
@@ -100,8 +108,10 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
     _end(EXIT_FINDINGS if findings and not exit_zero else EXIT_OK)
 
 
-def _collect(paths, resolver, force_flag):
-    from graphlint.static import collect
+def _named_excluded(resolver, force_flag):
+    """Whether a path named on the command line (or ``--stdin-filename``) is left out: only
+    with ``--force-exclude`` (or ``force-exclude = true``), when ``exclude`` covers it or a
+    folder above it, up to its configuration's root; else it is checked, as ruff does."""
 
     def named_excluded(path: str, is_dir: bool) -> bool:
         config = resolver.for_path(path)
@@ -116,6 +126,13 @@ def _collect(paths, resolver, force_flag):
                 return False
             here = parent
 
+    return named_excluded
+
+
+def _collect(paths, resolver, force_flag):
+    from graphlint.static import collect
+
+    named_excluded = _named_excluded(resolver, force_flag)
     return collect(paths, resolver.for_path("."), warn=warn, excluded=resolver.excluded, named_excluded=named_excluded)
 
 
@@ -135,11 +152,11 @@ def _static_rules(rules, config):
     ]
 
 
-def _open_cache(config, static, cache_dir):
+def _open_cache(config, static, cache_dir, in_use):
     from graphlint.cache_dir import cache_folder
     from graphlint.static.cache import Cache
 
-    return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir))
+    return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir), in_use=in_use)
 
 
 def _check(files, static, config, jobs, cache):
@@ -152,17 +169,36 @@ def _check(files, static, config, jobs, cache):
 
 
 def _read_stdin(name: str | None) -> tuple[str, bytes]:
-    path = os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
+    """``(the path stdin is checked as, its bytes)``: at most one byte more than the engine
+    checks (:func:`graphlint.static.engine.read_limit`), as for a file: a stream may never end
+    (``< /dev/zero`` took every byte of memory), and a larger source is one GL001 whatever its
+    size. What is left unread is given back by ``--fix`` (:func:`_write_rest`)."""
+    from graphlint.static.engine import read_limit
+
+    path = _stdin_path(name)
+    if sys.stdin is None:  # `<&-`: the interpreter found no stdin to open
+        raise ConfigError("cannot read the source from stdin: it is closed")
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    data = stream.read()
+    try:  # one read: it returns at the end (a terminal's ^D), another would wait for a second
+        data = stream.read(read_limit(path) + 1)
+    except OSError as exc:  # EIO (a terminal gone), EISDIR, ...
+        raise ConfigError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
     return path, data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _stdin_path(name: str | None) -> str:
+    """The path stdin is checked as: ``--stdin-filename``'s, else ``-`` in the current folder."""
+    return os.path.abspath(name) if name else os.path.join(os.getcwd(), STDIN)
 
 
 def _check_stdin(stdin, static, config):
     """The source from stdin as the file ``stdin[0]``: never cached, every rule run on it."""
-    from graphlint.static.engine import check_file
+    from graphlint.static.engine import FileResult, check_file, read_limit, syntax_error
 
     path, data = stdin
+    limit = read_limit(path)
+    if len(data) > limit:  # (read no further: its size is not known)
+        return FileResult(path, [syntax_error(path, f"source too large to check (more than the limit of {limit // (1024 * 1024)} MiB)")])
     return check_file(path, static, config, full=True, data=data)
 
 
@@ -185,21 +221,45 @@ def _apply(results, findings, fixes, show_fixes):
     return [f for f in findings if f not in done]
 
 
-def _show_diff(results, show_fixes, stdin) -> int:
-    """``--diff``: the diff on stdout, what it would fix on stderr; 1 when there is a diff."""
+def _show_diff(results, show_fixes, stdin, exit_zero=False) -> int:
+    """``--diff``: the diff on stdout, what it would fix on stderr; 1 when there is a diff
+    (0 with ``--exit-zero``, as ruff)."""
     from graphlint.cli import EXIT_FINDINGS, EXIT_OK
     from graphlint.fix_view import diffs, fix_list, fixes_of
-    from graphlint.output import write_report
     from graphlint.text import plural
 
     text, n_fixes, n_files = diffs(results, stdin=stdin)
     if text:
-        write_report(text, sys.stdout)
+        _write_bytes(text)
     if show_fixes:
         warn(fix_list(list(fixes_of(results, stdin)), applied=False).rstrip("\n"))
     elif n_fixes:
         warn(f"graphlint: would fix {plural(n_fixes, 'finding')} in {plural(n_files, 'file')}.")
-    return EXIT_FINDINGS if text else EXIT_OK
+    return EXIT_FINDINGS if text and not exit_zero else EXIT_OK
+
+
+def _write_bytes(data: bytes) -> None:
+    """``data`` (a diff, in its files' own bytes) on stdout as they are, else (stdout closed:
+    ``>&-``) on stderr: never lost silently."""
+    from graphlint.output import flush
+
+    import errno
+
+    for stream in (sys.stdout, sys.__stderr__):
+        if stream is None or getattr(stream, "closed", False):
+            continue
+        try:
+            flush(stream)
+            if hasattr(stream, "buffer"):
+                stream.buffer.write(data)
+                stream.buffer.flush()
+            else:  # a text-only stream (an embedding's): what it can show
+                stream.write(data.decode("utf-8", "replace"))
+                stream.flush()
+            return
+        except (OSError, ValueError) as exc:
+            if stream is sys.__stderr__ or getattr(exc, "errno", None) not in (errno.EBADF, None):
+                raise
 
 
 def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, exit_zero):
@@ -207,21 +267,50 @@ def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, e
     from graphlint.cli import EXIT_FINDINGS, EXIT_OK, _emit, _end
     from graphlint.fix_view import fixed_stdin
     from graphlint.findings import sorted_findings
+
+    _write_source(fixed_stdin(result, stdin), _truncated(*stdin))
+    left = sorted_findings([f for f in findings if f not in fixes])
+    _emit(left, fmt, output, rules, statistics, sys.stderr)
+    _end(EXIT_FINDINGS if left and not exit_zero else EXIT_OK)
+
+
+def _pass_stdin(data, truncated, fmt, output, rules, statistics):
+    """``--fix`` on an excluded ``--stdin-filename`` (``--force-exclude``), as ruff: the source
+    given back unchanged on stdout, no finding."""
+    from graphlint.cli import EXIT_OK, _emit, _end
+
+    _write_source(data, truncated)
+    _emit([], fmt, output, rules, statistics, sys.stderr)
+    _end(EXIT_OK)
+
+
+def _write_source(source: bytes, truncated: bool = False) -> None:
+    """The source (fixed, or given back) on stdout, byte for byte; ``truncated``: stdin was
+    read only up to the engine's limit, and the rest follows as it comes (as ``cat``). Only
+    then is stdin read again: a terminal at its end would wait for another end."""
     from graphlint.output import flush
 
-    source = fixed_stdin(result, stdin)
     if sys.stdout is None:  # `>&-`: the fixed source has nowhere to go
         from graphlint.cli import _fail
 
         _fail("cannot write the fixed source: stdout is closed")
+    stream = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin) if truncated else None
     if hasattr(sys.stdout, "buffer"):
         flush(sys.stdout)
         sys.stdout.buffer.write(source)
+        while stream is not None and (chunk := stream.read(1 << 20)):
+            sys.stdout.buffer.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
     else:
         sys.stdout.write(source.decode("utf-8", "replace"))
-    left = sorted_findings([f for f in findings if f not in fixes])
-    _emit(left, fmt, output, rules, statistics, sys.stderr)
-    _end(EXIT_FINDINGS if left and not exit_zero else EXIT_OK)
+        while stream is not None and (chunk := stream.read(1 << 20)):
+            sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8", "replace"))
+
+
+def _truncated(path: str, data: bytes) -> bool:
+    """Whether stdin was read only up to the engine's limit (:func:`_read_stdin`)."""
+    from graphlint.static.engine import read_limit
+
+    return len(data) > read_limit(path)
 
 
 def noqa_warnings(findings, stdin=None) -> None:

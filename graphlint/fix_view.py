@@ -126,14 +126,20 @@ def fixed_stdin(result: FileResult, stdin: Stdin) -> bytes:
     return stdin[1] if changed is None else changed[0]
 
 
-def diffs(results: Iterable[FileResult], stdin: Stdin | None = None) -> tuple[str, int, int]:
-    """``(a unified diff of every file's fixes, findings it fixes, files)``; writes nothing."""
+def diffs(results: Iterable[FileResult], stdin: Stdin | None = None) -> tuple[bytes, int, int]:
+    """``(a unified diff of every file's fixes, findings it fixes, files)``; writes nothing.
+
+    The diff is in each file's own bytes (its coding cookie's codec, its line ends, its
+    byte-order mark), as ``diff`` and git write one: ``patch`` applied to the file gives
+    exactly what ``--fix`` writes. Its header names the file in the file system's encoding."""
     import difflib
+    import os
 
     from graphlint.findings import Location
     from graphlint.static.fixes import fixed_source
 
-    parts, n_fixes, n_files = [], 0, 0
+    parts: list[bytes] = []
+    n_fixes, n_files = 0, 0
     for result in results:
         if not result.edits:
             continue
@@ -144,24 +150,21 @@ def diffs(results: Iterable[FileResult], stdin: Stdin | None = None) -> tuple[st
         if changed is None or changed[0] == data:
             continue
         new, chosen = changed
-        encoding = result.notebook.encoding if result.notebook is not None else result.encoding
-        if encoding == "utf-8-sig":  # the byte-order mark is in the file: the diff shows it
-            encoding = "utf-8"
-        name = Location(result.path, 1).display_path()
-        before, after = _rows(data.decode(encoding)), _rows(new.decode(encoding))
-        for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
-            parts.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        name = os.fsencode(Location(result.path, 1).display_path())
+        for line in difflib.diff_bytes(difflib.unified_diff, _rows(data), _rows(new), fromfile=name, tofile=name):
+            parts.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
         n_fixes += len({(e.code, e.line) for e in chosen})
         n_files += 1
-    return "".join(parts), n_fixes, n_files
+    return b"".join(parts), n_fixes, n_files
 
 
-def _rows(text: str) -> list[str]:
-    """The lines of ``text`` as diff and ``patch`` count them: each ends at ``\\n`` (a ``\\r``,
-    a form feed, a ``\\u2028`` is a character of its line, where ``str.splitlines`` would
-    break: its diff had "no newline" marks inside, which ``patch`` refuses)."""
-    rows = text.split("\n")
-    return [row + "\n" for row in rows[:-1]] + ([rows[-1]] if rows[-1] else [])
+def _rows(data: bytes) -> list[bytes]:
+    """The lines of ``data`` as diff and ``patch`` count them: each ends at ``\\n`` (a ``\\r``,
+    a form feed, a ``\\u2028`` is part of its line, where ``str.splitlines`` would break: its
+    diff had "no newline" marks inside, which ``patch`` refuses). Bytes, not text: a codec's
+    text would come out in stdout's encoding, not the file's."""
+    rows = data.split(b"\n")
+    return [row + b"\n" for row in rows[:-1]] + ([rows[-1]] if rows[-1] else [])
 
 
 def fix_list(fixed: list[Finding], *, applied: bool) -> str:

@@ -36,6 +36,8 @@ from graphlint.reading import read_head, read_regular
 from graphlint.static.model.project import Project, sha256
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from graphlint.static.hits import StaticRule
 
 #: From this size on a file's SHA-256 is taken with OpenSSL's (``hashlib``: ~4x faster here
@@ -65,6 +67,12 @@ FORMAT = 2
 MARK = b'{"graphlint":"cache","format":%d,' % FORMAT
 #: The name of a context file: the context's key (:func:`context_key`), ``.json``.
 _OWN_NAME = re.compile(r"[0-9a-f]{24}\.json")
+#: The name of the temporary file a context file is written to (:func:`write_beside`,
+#: ``tempfile``'s random part): one left behind by a writer that was killed.
+TEMP_NAME = re.compile(r"\.[0-9a-f]{24}\.json\.[a-z0-9_]{8}\.tmp")
+#: A temporary file this old is a killed writer's, never one still being written: removed
+#: when the cache is saved (``graphlint clean`` removes them all).
+STALE_TEMP_SECONDS = 3600
 #: A run over at least this many files drops the entries of files that no longer exist.
 PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
@@ -174,41 +182,48 @@ def context_key(rules: list[type[StaticRule]], config) -> str:
 class Cache:
     """One context's entries: ``path -> {digest, findings, deps, probes}``."""
 
-    def __init__(self, file: str | None, entries: dict):
+    def __init__(self, file: str | None, entries: dict, in_use: set[str] | None = None):
         self.file = file
         self.entries = entries
         self.changed = False
         self._digests: dict[str, str | None] = {}  # every file's digest, read once per run
+        #: the context files of the run this cache is part of (never pruned by it)
+        self.in_use: set[str] = set() if in_use is None else in_use
+        if file is not None:
+            self.in_use.add(os.path.abspath(file))
 
     @classmethod
-    def open(cls, root: str, rules: list[type[StaticRule]], config, folder: str | None = None) -> "Cache":
+    def open(cls, root: str, rules: list[type[StaticRule]], config, folder: str | None = None,
+             in_use: set[str] | None = None) -> "Cache":
         """The cache of ``root`` (a project's folder), in ``folder`` when the caller decided
-        where it goes (graphlint.cache_dir: ``--cache-dir``, ``cache-dir``)."""
+        where it goes (graphlint.cache_dir: ``--cache-dir``, ``cache-dir``). ``in_use``: the
+        context files the run opened so far, one set for the run (each configuration of a
+        run opens its own context): a save prunes none of them."""
         import json
 
         try:
             key = context_key(rules, config)
         except Exception:  # nothing about the cache may fail the run
-            return cls(None, {})
+            return cls(None, {}, in_use)
         folder = folder or os.environ.get(DIRECTORY_ENV) or os.path.join(root, DIRECTORY)
         file = os.path.join(folder, str(FORMAT), key + ".json")
         if _link_or_other(os.path.dirname(file)):  # a link out of the cache is never followed
-            return cls(None, {})
+            return cls(None, {}, in_use)
         try:
             raw = read_regular(file, MAX_CACHE_BYTES, follow=False)
         except FileNotFoundError:
-            return cls(file, {})
+            return cls(file, {}, in_use)
         except OSError:  # a link, a FIFO, a folder in its place: not a file of ours, left alone
-            return cls(None, {})
+            return cls(None, {}, in_use)
         if not raw.startswith(MARK):  # written by someone else: neither read nor rewritten
-            return cls(None, {})
+            return cls(None, {}, in_use)
         try:
             entries = json.loads(raw)["entries"]
             if not isinstance(entries, dict):
                 entries = {}
         except Exception:  # not JSON, too deeply nested, another shape
             entries = {}
-        return cls(file, entries)
+        return cls(file, entries, in_use)
 
     def check(self, paths: list[str], run, result, progress=None, project: Project | None = None) -> list:
         """Each path's result: from the cache when unchanged, else from ``run(paths)`` (and
@@ -304,7 +319,7 @@ class Cache:
             os.umask(mask)
             text = json.dumps({"graphlint": "cache", "format": FORMAT, "entries": self.entries}, separators=(",", ":"))
             write_beside(self.file, text.encode("utf-8"), 0o666 & ~mask)  # as any file the user writes
-            _prune(folder)
+            _prune(folder, self.in_use)
         except Exception:
             pass  # a read-only tree, a full disk: the run's results stand, uncached
 
@@ -362,12 +377,40 @@ def _own_file(path: str, st: os.stat_result) -> bool:
     return head == MARK
 
 
-def _prune(folder: str) -> None:
-    """Drop the least recently written context files beyond :data:`KEEP`: only graphlint's
-    own (named by a key, marked), never a file it did not write nor what a link points to."""
+def own_temp(path: str, st: os.stat_result) -> bool:
+    """A temporary file of :func:`write_beside`'s for a context file, left by a writer killed
+    before it renamed it (``kill -9``, a power cut): named as it names them, a regular file
+    (no link) of this user, holding the beginning of a context file (or nothing yet)."""
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+        return False
+    try:
+        head, _ = read_head(path, len(MARK), follow=False)
+    except OSError:
+        return False
+    return MARK.startswith(head)
+
+
+def _prune(folder: str, in_use: Collection[str] = ()) -> None:
+    """Drop the least recently written context files beyond :data:`KEEP` (never one of the
+    run's own, ``in_use``: a run over more configurations than KEEP, in one cache folder,
+    pruned its first contexts, and every later run analysed every file again) and the
+    temporary files of writers killed more than :data:`STALE_TEMP_SECONDS` ago: only
+    graphlint's own (named as it names them, marked), never a file it did not write nor what
+    a link points to."""
+    import time
+
     files = []
+    now = time.time()
     for name in os.listdir(folder):
-        if _OWN_NAME.fullmatch(name):
+        if TEMP_NAME.fullmatch(name):
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+                if now - st.st_mtime > STALE_TEMP_SECONDS and own_temp(path, st):
+                    os.unlink(path)
+            except OSError:
+                pass
+        elif _OWN_NAME.fullmatch(name):
             path = os.path.join(folder, name)
             try:
                 st = os.lstat(path)
@@ -376,6 +419,8 @@ def _prune(folder: str) -> None:
             if _own_file(path, st):
                 files.append((st.st_mtime, path))
     for _, path in sorted(files, reverse=True)[KEEP:]:
+        if os.path.abspath(path) in in_use:
+            continue
         try:
             os.unlink(path)
         except OSError:

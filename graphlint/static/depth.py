@@ -7,7 +7,9 @@ stopped at ~300. So an analysis runs on a thread with a large stack (:func:`on_d
 frames that recurse through C — a generator, a key function — take C stack, and the main
 thread's 8 MiB would not hold them) under a raised recursion limit (:func:`deep_recursion`),
 raised only while a model is built and the rules run. The parse runs under the caller's own
-limit, so a file nested deeper than Python accepts is still one GL001, as before.
+limit, so a file nested deeper than Python accepts is still one GL001, as before; the parser's
+error there (``RecursionError``, ``MemoryError``) names no place, so :func:`too_deep_at` finds
+the statement it could not take.
 """
 
 from __future__ import annotations
@@ -85,3 +87,69 @@ def deep_recursion():
             _raised -= 1
             if _raised == 0 and _saved is not None and sys.getrecursionlimit() == RECURSION_LIMIT:
                 sys.setrecursionlimit(_saved)  # (a limit someone else set meanwhile is theirs)
+
+
+
+def too_deep_at(text: str, filename: str = "<unknown>") -> tuple[int, int] | None:
+    """Where ``text``, which Python's parser gave up on (``RecursionError``, ``MemoryError``:
+    they name no place), is too deep: ``(line, column)``, 1-based, of the statement that the
+    parser cannot take on its own in as many blocks as it stands in (each statement is parsed
+    alone under ``if 1:`` headers at its blocks' indentation, the longest first: the deepest
+    is the likeliest). Where none fails alone (a depth only the whole file reaches), the
+    longest statement's; None when the text has no statement that tokenizes."""
+    import ast
+
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # Python's line ends: its line numbers
+    lines = text.split("\n")
+    statements = [(sum(len(line) for line in lines[row - 1:end]), row, column, end, indents, header)
+                  for row, column, end, indents, header in _statements(text)]
+    if not statements:
+        return None
+    statements.sort(key=lambda s: (-s[0], s[1]))
+    for _, row, column, end, indents, header in statements:
+        first = lines[row - 1]
+        if first.startswith("elif", column):  # an `elif` alone is no statement; an `if` is
+            first = first[:column] + first[column + 2:]
+        body = [first, *lines[row:end]]
+        if header:  # a block needs a body: one more indented than its header's first line
+            body.append(first[: len(first) - len(first.lstrip())] + " pass")
+        blocks = [f"{indent}if 1:" for indent in indents[:-1]]
+        try:
+            ast.parse("\n".join(blocks + body) + "\n", filename=filename)
+        except (RecursionError, MemoryError):
+            return row, column + 1
+        except Exception:  # SyntaxError (a clause cut from its statement), ValueError: not this one
+            continue
+    _, row, column, *_ = statements[0]
+    return row, column + 1
+
+
+def _statements(text: str) -> list[tuple[int, int, int, tuple[str, ...], bool]]:
+    """Each logical line of ``text``: (its first row, column, its last row, the indentation of
+    each block it stands in and its own, whether it ends in ``:``), read by :mod:`tokenize`,
+    which does not recurse (as deep as the text goes), up to where the text stops tokenizing."""
+    import io
+    import tokenize
+
+    out = []
+    indents = [""]
+    start = last = None
+    skip = (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.INDENT:
+                indents.append(tok.string)
+            elif tok.type == tokenize.DEDENT:
+                if len(indents) > 1:
+                    indents.pop()
+            elif tok.type == tokenize.NEWLINE:
+                if start is not None and last is not None:
+                    out.append((start[0], start[1], last.end[0], tuple(indents), last.string == ":"))
+                start = last = None
+            elif tok.type not in skip:
+                if start is None:
+                    start = tok.start
+                last = tok
+    except (tokenize.TokenError, SyntaxError):  # (IndentationError is one)
+        pass
+    return out

@@ -28,7 +28,7 @@ from graphlint.reading import FileTooLarge, NotRegularFile, read_head, read_regu
 from graphlint.static import checks, prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
-from graphlint.static.depth import deep_recursion, on_deep_stack
+from graphlint.static.depth import deep_recursion, on_deep_stack, too_deep_at
 from graphlint.static.model.module import Module
 from graphlint.static.model.project import Project
 from graphlint.static.model.scopes import Edit
@@ -130,10 +130,23 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
     except LookupError as exc:  # an encoding cookie naming an unknown codec
         return None, None, syntax_error(path, f"cannot decode the file: {exc}")
     except (RecursionError, MemoryError):
-        return None, None, syntax_error(path, "too deeply nested to parse")
+        return None, None, _too_deep(path, data, text)
     except ValueError as exc:
         return None, None, syntax_error(path, f"cannot parse: {exc}")
     return text, tree, encoding
+
+
+def _too_deep(path: str, data: bytes, text: str | None) -> Finding:
+    """The GL001 of a source nested deeper than Python parses, at the statement where it is
+    (the parser's error names no place: :func:`graphlint.static.depth.too_deep_at`)."""
+    if text is None:  # parsed from its bytes: decoded as Python decodes them
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            text = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
+        except (SyntaxError, UnicodeDecodeError, LookupError):
+            text = None
+    where = too_deep_at(text, path) if text is not None else None
+    return syntax_error(path, "too deeply nested to parse", *(where or (1, 1)))
 
 
 def _syntax_error(path: str, exc: SyntaxError) -> Finding:

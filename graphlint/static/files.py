@@ -8,6 +8,10 @@ A file named on the command line is checked even if ``.gitignore`` ignores it, b
 still applies (pre-commit passes every staged file by name). A directory named on the command
 line that is itself git-ignored (a virtualenv, say) is walked without ``.gitignore``.
 
+As ruff's walker, a walk never enters a symlink to a folder (a virtualenv, a dependency, a
+link back up the tree or out of it): such a folder is walked only when it is named on the
+command line. A symlink to a file is checked as the file it names.
+
 The command line passes its own predicates (``excluded``: each folder's configuration,
 ``named_excluded``: ruff's rule that a path named on the command line is checked unless
 ``--force-exclude``); see :mod:`graphlint.config_files`.
@@ -219,6 +223,8 @@ def _walk(top: str, ignores: _Ignores | None, excluded, add, warn=None) -> None:
                 continue
             if is_dir:
                 if entry.name in DEFAULT_EXCLUDE or excluded(entry.path, True):
+                    continue
+                if entry.is_symlink():  # as ruff: a linked folder is entered only when named
                     continue
                 if ign is not None and ign.ignored(os.path.abspath(entry.path), True):
                     continue

@@ -138,6 +138,30 @@ def test_a_named_file_is_checked_even_when_excluded_unless_force_exclude(project
     assert set(codes("gen/b.py", "c_pb2.py", "a.py")) == {"a.py"}
 
 
+def stdin_run(*args):
+    """``graphlint check --no-cache ARGS`` with BAD on stdin: (exit code, stdout bytes, stderr)."""
+    result = CliRunner().invoke(main, ["check", "--no-cache", *map(str, args)], input=BAD.encode())
+    return result.exit_code, result.stdout_bytes, result.stderr
+
+
+def test_force_exclude_skips_an_excluded_stdin_filename_and_fix_gives_it_back(project):
+    """As ruff: with --force-exclude, stdin whose --stdin-filename is excluded is not checked,
+    and --fix writes it back unchanged; without it, or for a name not excluded, it is checked."""
+    config(project, '[tool.graphlint]\nexclude = ["gen/"]\nextend-exclude = ["*_pb2.py"]\n')
+    for name in ("gen/b.py", "c_pb2.py"):
+        code, out, _ = stdin_run("--force-exclude", "--output-format", "json", "--stdin-filename", name, "-")
+        assert code == 0 and json.loads(out)["findings"] == [], out
+        code, out, err = stdin_run("--force-exclude", "--fix", "--stdin-filename", name)
+        assert (code, out) == (0, BAD.encode()), err
+        assert stdin_run("--force-exclude", "--diff", "--stdin-filename", name)[:2] == (0, b"")
+        code, out, _ = stdin_run("--output-format", "json", "--stdin-filename", name)  # no --force-exclude
+        assert code == 1 and {f["code"] for f in json.loads(out)["findings"]} == {"GL103", "GL301"}
+    code, out, _ = stdin_run("--force-exclude", "--fix", "--stdin-filename", "a.py")  # not excluded: fixed
+    assert code == 1 and out == BAD.replace("with tf.Graph():", "with tf.Graph().as_default():").encode()
+    config(project, '[tool.graphlint]\nexclude = ["gen/"]\nforce-exclude = true\n')
+    assert stdin_run("--fix", "--stdin-filename", "gen/b.py")[:2] == (0, BAD.encode())
+
+
 def test_extend_exclude_adds_to_the_extended_files_exclude_and_exclude_replaces_it(project):
     config(project, '[tool.graphlint]\nexclude = ["gen/"]\n')
     tree(project, {"sub/gen/b.py": BAD, "sub/tmp/c.py": BAD,

@@ -97,3 +97,83 @@ def test_clean_removes_the_cache_folder_graphlint_made(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["clean", "--cache-dir", "made"], catch_exceptions=False)
     assert result.exit_code == 0 and "removed 2 cache files" in result.output, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "pyproject.toml"]
+
+
+#: A writer killed while it saves the cache: `os.replace` (the rename over the context file) is
+#: where this one receives SIGKILL, with its temporary file written whole beside the target.
+KILLED_WRITER = """
+import os, signal, sys
+os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)
+from graphlint.cli import main
+main(["check", "--output-format", "json", "."])
+"""
+
+
+def test_temporary_files_of_killed_writers_are_removed_and_nothing_else(tmp_path):
+    """A writer killed during a save (kill -9, a power cut) leaves its temporary file beside the
+    context file. One older than an hour is removed when the cache is next saved, every one by
+    `graphlint clean`; a fresh one may be a writer at work and stays until then, and a file of
+    the user's (another content, a link) is never removed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+    from harness import HANG_GUARD
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a.py").write_text(SESSION_IN_LOOP)
+    check(".", cwd=tmp_path)
+    folder = tmp_path / ".graphlint_cache" / "2"
+    (context,) = folder.glob("*.json")
+    (tmp_path / "a.py").write_text(SESSION_IN_LOOP + "x = 1\n")  # changed: the next run saves
+    proc = subprocess.run([sys.executable, "-c", KILLED_WRITER], cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    (killed,) = folder.glob(f".{context.name}.*.tmp")
+    content = context.read_bytes()
+    stem = f".{context.name}."
+    partial, empty, fresh = folder / f"{stem}abc_0123.tmp", folder / f"{stem}zz9zz9zz.tmp", folder / f"{stem}fresh000.tmp"
+    partial.write_bytes(content[:20])
+    empty.write_bytes(b"")
+    fresh.write_bytes(content[:20])
+    notes, outside = folder / f"{stem}mynotes1.tmp", tmp_path / "precious.txt"
+    notes.write_bytes(b"my notes, named like a temporary file\n")
+    outside.write_bytes(content[:20])
+    link = folder / f"{stem}linked00.tmp"
+    os.symlink(outside, link)
+    hours_ago = time.time() - 2 * 3600
+    for path in (killed, partial, empty, notes):
+        os.utime(path, (hours_ago, hours_ago))
+    os.utime(link, (hours_ago, hours_ago), follow_symlinks=False)
+    (tmp_path / "a.py").write_text(SESSION_IN_LOOP + "x = 2\n")
+    check(".", cwd=tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([context.name, fresh.name, notes.name, link.name])
+    result = CliRunner().invoke(main, ["clean", str(tmp_path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in folder.iterdir()) == sorted([notes.name, link.name])
+    assert outside.read_bytes() == content[:20]
+
+
+def test_a_run_over_more_configurations_than_the_cache_keeps_is_cached_whole(tmp_path, monkeypatch):
+    """Ten sub-projects, each with its own configuration (a context each), one cache folder
+    (GRAPHLINT_CACHE_DIR, --cache-dir): the run's own contexts are never pruned by it, so the
+    second run takes every file from the cache and writes nothing. They were: the cache kept
+    8 contexts (KEEP), each save pruned the oldest, and every run analysed every file again."""
+    from graphlint.static.cache import KEEP
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRAPHLINT_CACHE_DIR", str(tmp_path / "cache"))
+    projects = KEEP + 2
+    for i in range(projects):
+        (tmp_path / f"p{i}").mkdir()
+        (tmp_path / f"p{i}" / "pyproject.toml").write_text(f'[tool.graphlint.per-file-ignores]\n"other{i}.py" = ["GL103"]\n')
+        (tmp_path / f"p{i}" / "a.py").write_text(SESSION_IN_LOOP)
+    first = check("--format", "json", ".")
+    contexts = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "cache" / "2").glob("*.json")}
+    assert len(contexts) == projects
+    assert check("--format", "json", ".") == first
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "cache" / "2").glob("*.json")} == contexts

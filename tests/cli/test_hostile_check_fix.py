@@ -6,6 +6,7 @@ git count them; a `\\r` or a form feed is a character of its line)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -31,11 +32,12 @@ SHAPES = [
 ]
 
 
-def check(*args) -> tuple[int, str, str]:
-    """`graphlint check ARGS` in-process: (exit code, stdout as written, stderr); click's
-    `Result.stdout` would turn each `\\r\\n` into `\\n`."""
+def check(*args, encoding: str = "utf-8") -> tuple[int, str, str]:
+    """`graphlint check ARGS` in-process: (exit code, stdout as written, read in ``encoding``
+    (a diff is in its file's bytes), stderr); click's `Result.stdout` would turn each
+    `\\r\\n` into `\\n`."""
     result = CliRunner().invoke(main, ["check", *map(str, args)], catch_exceptions=False)
-    return result.exit_code, result.stdout_bytes.decode("utf-8"), result.stderr
+    return result.exit_code, result.stdout_bytes.decode(encoding), result.stderr
 
 
 def fixed_bytes(data: bytes) -> bytes:
@@ -71,10 +73,14 @@ def sides(diff: str) -> tuple[str, str]:
     return "".join(old), "".join(new)
 
 
+def encoding_of(data: bytes) -> str:
+    """The codec of the file's text, as a diff shows it (a byte-order mark included: it is in
+    the file)."""
+    return "latin-1" if b"coding: latin-1" in data else "utf-8"
+
+
 def expected_text(data: bytes) -> str:
-    """The file's text as a diff shows it (a byte-order mark included: it is in the file)."""
-    encoding = "latin-1" if b"coding: latin-1" in data else "utf-8"
-    return data.decode(encoding)
+    return data.decode(encoding_of(data))
 
 
 @pytest.mark.parametrize("name,data", SHAPES, ids=[n for n, _ in SHAPES])
@@ -90,11 +96,71 @@ def test_fix_changes_only_the_fixed_text(tmp_path, name, data):
 def test_diff_is_the_fix_as_patch_reads_it(tmp_path, name, data):
     path = tmp_path / "shape.py"
     path.write_bytes(data)
-    code, out, err = check("--no-cache", "--diff", path)
+    code, out, err = check("--no-cache", "--diff", path, encoding=encoding_of(data))
     assert code == 1 and path.read_bytes() == data, err
     old, new = sides(out)
     assert old == expected_text(data)
     assert new == expected_text(fixed_bytes(data))
+
+
+#: (name, bytes): files whose text is not their bytes read as UTF-8, or whose lines do not end
+#: in `\\n` alone; each holds one `with tf.Graph():` to fix
+ENCODED = [
+    ("latin-1", b"# -*- coding: latin-1 -*-\nimport tensorflow as tf\nwith tf.Graph():  # caf\xe9\n    pass\n"),
+    ("cp1252", b"# coding: cp1252\nimport tensorflow as tf\n# \x93quoted\x94 \x80\nwith tf.Graph():\n    s = '\x85'\n"),
+    ("latin-1-crlf", b"# coding: latin-1\r\nimport tensorflow as tf\r\nwith tf.Graph():  # \xe9\r\n    pass"),
+    ("crlf", b"import tensorflow as tf\r\nwith tf.Graph():\r\n    pass\r\n"),
+    ("bom", b"\xef\xbb\xbfimport tensorflow as tf\nwith tf.Graph():\n    pass\n"),
+    ("bom-crlf", "\ufeffimport tensorflow as tf\r\nwith tf.Graph():  # café\r\n    pass".encode()),
+    ("utf-8", "import tensorflow as tf\n# 日本語 café \u2028\nwith tf.Graph():  # ü\n    pass\n".encode()),
+    ("notebook", (
+        '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": '
+        '["import tensorflow as tf\\n", "# café 日本\\n", "with tf.Graph():\\n", "    pass"]}], '
+        '"metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}\n').encode()),
+]
+
+
+@pytest.mark.parametrize("name,data", ENCODED, ids=[n for n, _ in ENCODED])
+def test_diff_applied_with_patch_gives_what_fix_writes(tmp_path, name, data):
+    """`--diff` is in the file's own bytes (its codec, its line ends, its byte-order mark):
+    `patch` applied to the file gives, byte for byte, what `--fix` writes."""
+    import shutil
+    import subprocess
+
+    from harness import HANG_GUARD
+
+    if shutil.which("patch") is None:
+        pytest.skip("no patch program")
+    suffix = ".ipynb" if name == "notebook" else ".py"
+    fixed, patched = tmp_path / "fixed", tmp_path / "patched"
+    for folder in (fixed, patched):
+        folder.mkdir()
+        (folder / f"shape{suffix}").write_bytes(data)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--diff", str(patched / f"shape{suffix}")])
+    assert result.exit_code == 1, result.output
+    diff = result.stdout_bytes
+    check("--no-cache", "--fix", fixed / f"shape{suffix}")
+    assert (fixed / f"shape{suffix}").read_bytes() != data  # (fixed)
+    proc = subprocess.run(["patch", "--batch", "--binary", "--fuzz=0", "-s", str(patched / f"shape{suffix}")], input=diff,
+                          capture_output=True, timeout=HANG_GUARD)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + diff
+    assert (patched / f"shape{suffix}").read_bytes() == (fixed / f"shape{suffix}").read_bytes()
+
+
+def test_diff_is_in_the_files_bytes_whatever_stdouts_encoding(tmp_path):
+    """A diff is bytes, as diff and git write it: stdout's encoding (PYTHONIOENCODING, a
+    locale) does not re-encode a UTF-8 file's lines (they were "caf\\xe9" or "caf\\\\xe9")."""
+    import subprocess
+
+    from harness import GRAPHLINT, HANG_GUARD
+
+    data = "import tensorflow as tf\n# café\nwith tf.Graph():\n    pass\n".encode()
+    (tmp_path / "a.py").write_bytes(data)
+    for encoding in ("ascii", "latin-1"):
+        proc = subprocess.run([GRAPHLINT, "check", "--no-cache", "--diff", "a.py"], cwd=tmp_path, capture_output=True,
+                              timeout=HANG_GUARD, env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert proc.returncode == 1, proc.stderr
+        assert b"\n # caf\xc3\xa9\n-with tf.Graph():\n+with tf.Graph().as_default():\n" in proc.stdout, proc.stdout
 
 
 #: codecs a coding cookie may name (Python reads the file with them) whose text does not encode
@@ -163,7 +229,6 @@ def test_a_fix_whose_result_would_not_parse_is_not_written(tmp_path, monkeypatch
 def test_a_file_named_twice_through_a_hard_link_is_fixed_once_and_reported_fixed(tmp_path):
     """Its second name holds the fixed text by the time it is fixed: its findings were fixed,
     not left (a false finding after --fix fails a pre-commit hook)."""
-    import os
 
     data = SHAPES[0][1]
     first, second = tmp_path / "a.py", tmp_path / "b.py"

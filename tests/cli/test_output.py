@@ -74,6 +74,13 @@ def test_diff_prints_the_fix_changes_nothing_and_exits_1(bad):
     assert (clean.exit_code, clean.stdout) == (0, "")
 
 
+def test_diff_with_exit_zero_exits_0(bad):
+    """`--exit-zero`: exit 0 whatever was found, as ruff's `--diff --exit-zero` (it was 1)."""
+    result = cli("--diff", "--exit-zero", "bad.py")
+    assert result.exit_code == 0 and "+with tf.Graph().as_default():" in result.stdout
+    assert bad.read_text() == BAD
+
+
 def test_show_fixes_lists_what_was_fixed_per_file_and_code(bad):
     would = cli("--show-fixes", "bad.py")
     assert "graphlint: would fix 1 finding:\n- bad.py:\n    1 × GL103 (graph-not-default)" in would.stderr
@@ -117,6 +124,21 @@ def test_stdin_with_fix_writes_the_fixed_source_to_stdout_and_the_rest_to_stderr
     assert result.stdout == FIXED
     assert "buffer.py:4:10: GL301" in result.stderr and "GL103" not in result.stderr
     assert result.exit_code == 1 and not (tmp_path / "buffer.py").exists()
+
+
+def test_stdin_wins_over_the_paths_named_with_it_and_each_is_said_ignored(bad):
+    """As ruff: --stdin-filename (or `-`) reads stdin whatever else is named, with a warning
+    for each path left out. They were: `--stdin-filename buf.py bad.py` checked bad.py and
+    never read stdin (--fix rewrote bad.py where an editor waits for the fixed buffer on
+    stdout), and `- bad.py` dropped bad.py without a word."""
+    source = BAD.replace("with tf.Graph():", "with tf.Graph():  # from stdin")
+    for args in (["--fix", "--stdin-filename", "buf.py", "bad.py"], ["--fix", "-", "bad.py"]):
+        result = cli(*args, input=source)
+        assert result.stdout == FIXED.replace("as_default():", "as_default():  # from stdin"), result.output
+        assert "graphlint: warning: ignoring bad.py in favor of standard input" in result.stderr.splitlines()
+        assert bad.read_text() == BAD
+    result = cli("--output-format", "concise", "--stdin-filename", "buf.py", "bad.py", "-", input=BAD)
+    assert result.exit_code == 1 and {line.split(":")[0] for line in result.stdout.splitlines()[:2]} == {"buf.py"}
 
 
 def test_stdin_with_diff(tmp_path, monkeypatch):

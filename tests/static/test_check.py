@@ -406,6 +406,24 @@ def test_gitignore_in_a_git_work_tree(tmp_path):
     assert _names(tmp_path, "ignored") == {"ignored/b.py"}  # an ignored directory asked for by name
 
 
+def test_a_walk_does_not_enter_symlinked_folders_but_a_named_one_is_walked(tmp_path):
+    """As ruff's walker: a link to a folder found while walking (back up the tree, out of it, to
+    a folder of the tree) is not entered; a folder named on the command line is, link or not;
+    a symlinked file is checked as its file."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    _tree(project, {"a.py": BAD, "sub/b.py": BAD})
+    _tree(outside, {"o.py": BAD, "deeper/d.py": BAD})
+    os.symlink("..", project / "sub" / "up")  # a loop: the tree's own root again
+    os.symlink(".", project / "self")
+    os.symlink(outside, project / "ext")  # out of the tree
+    os.symlink("sub", project / "alias")  # a folder of the tree by another name
+    os.symlink(outside / "o.py", project / "linked.py")
+    assert _names(project) == {"a.py", "sub/b.py", "linked.py"}
+    assert _names(project / "sub") == {"b.py"}
+    assert _names(project, "ext") == {"ext/o.py", "ext/deeper/d.py"}  # named: followed
+    assert _names(project, "sub/up") == {"sub/up/a.py", "sub/up/sub/b.py", "sub/up/linked.py"}
+
+
 def test_gitignore_is_not_used_outside_git(tmp_path):
     _tree(tmp_path, {".gitignore": "b.py\n", "a.py": BAD, "b.py": BAD})
     assert _names(tmp_path) == {"a.py", "b.py"}
@@ -427,7 +445,7 @@ def test_missing_path_is_exit_2(tmp_path):
         (b"\x7fELF\x02\x01\x01\x00\x00\x00binary", "binary file", 1),
         (b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n", "", 1),
         (b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n", "", 1),
-        (HEADER.encode() + b"y = " + b"-" * 200000 + b"1\n", "too deeply nested", 1),
+        (HEADER.encode() + b"y = " + b"-" * 200000 + b"1\n", "too deeply nested", 4),  # at its statement
     ],
     ids=["syntax", "unclosed", "bad-utf8", "unknown-codec", "binary", "nested-parens", "nested-lists",
          "deep-unary"],

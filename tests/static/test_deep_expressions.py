@@ -71,3 +71,72 @@ def test_the_recursion_limit_is_the_callers_again_after_a_check(tmp_path):
     before = sys.getrecursionlimit()
     check_file(str(path), static_rules(), Config())
     assert sys.getrecursionlimit() == before
+
+
+DEEP = "-" * 5000 + "1"  # a chain of unary minus: RecursionError, no place named
+#: (name, source, (line, column) of the statement too deep to parse)
+TOO_DEEP = [
+    ("unary-at-the-top", "import os\n\nx = 1\ny = " + "-" * 200_000 + "1\nz = 2\n", (4, 1)),
+    ("in-a-block", "import os\n\nfor i in range(3):\n    x = 1\n    y = " + DEEP + "\n    z = 2\n", (5, 5)),
+    ("a-long-sum", program(4000), (8, 5)),
+    ("a-default-of-a-def", "x = 1\n\n\nclass A:\n    def f(self, y=" + DEEP + "):\n        pass\n", (5, 5)),
+    ("an-elif", "x = 1\nif x:\n    pass\nelif " + DEEP + ":\n    pass\n", (4, 1)),
+    ("over-lines", "x = 1\ny = [\n    1,\n    " + DEEP + ",\n]\n", (2, 1)),
+    ("crlf", "x = 1\r\nif x:\r\n    y = " + DEEP + "\r\n", (3, 5)),
+    ("a-one-line-if", "x = 1\nif x: y = " + DEEP + "\n", (2, 1)),
+    ("in-a-string's-braces", "x = 1\ny = 2\nz = f'{" + DEEP + "}'\n", (3, 1)),
+]
+
+
+@pytest.mark.parametrize("name,source,where", TOO_DEEP, ids=[t[0] for t in TOO_DEEP])
+def test_a_file_too_deep_to_parse_is_gl001_at_the_statement_where_the_depth_is(tmp_path, name, source, where):
+    path = tmp_path / "deep.py"
+    path.write_bytes(source.encode())
+    (finding,) = check_file(str(path), static_rules(), Config()).findings
+    assert (finding.code, finding.message) == ("GL001", "too deeply nested to parse")
+    assert (finding.location.line, finding.location.column) == where
+
+
+def test_a_latin_1_file_too_deep_to_parse_is_located_in_its_own_text(tmp_path):
+    path = tmp_path / "deep.py"
+    path.write_bytes(b"# coding: latin-1\ns = 'caf\xe9'\nif s:\n    y = " + DEEP.encode() + b"\n")
+    (finding,) = check_file(str(path), static_rules(), Config()).findings
+    assert (finding.code, finding.location.line, finding.location.column) == ("GL001", 4, 5)
+
+
+def notebook(*cells: str) -> str:
+    import json
+
+    return json.dumps({
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# notes"]}]
+        + [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": cell} for cell in cells],
+        "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5,
+    })
+
+
+def test_a_notebook_cell_too_deep_to_parse_is_gl001_at_its_cell_and_line(tmp_path):
+    path = tmp_path / "deep.ipynb"
+    path.write_text(notebook("import tensorflow as tf\n", "x = 1\nif x:\n    y = " + DEEP + "\n", "z = 2\n"))
+    (finding,) = check_file(str(path), static_rules(), Config()).findings
+    assert finding.code == "GL001" and finding.message == "too deeply nested to parse"
+    assert (finding.location.cell, finding.location.line, finding.location.column) == (3, 3, 5)
+
+
+def test_fix_leaves_a_file_too_deep_to_parse_untouched(tmp_path):
+    """Its fixable findings are not found: no tree, no fix; a file and a notebook stay as they
+    were, byte for byte, and their GL001 is reported at the deep statement."""
+    from harness import check
+
+    fixable = "import tensorflow as tf\r\nwith tf.Graph():\r\n    pass\r\n"
+    files = {
+        "deep.py": (fixable + "if 1:\r\n    y = " + DEEP + "\r\n").encode("utf-8"),
+        "deep.ipynb": notebook(fixable.replace("\r", ""), "y = " + DEEP + "\n").encode(),
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    code, out, err = check("--no-cache", "--fix", "--output-format", "concise", ".", cwd=tmp_path)
+    assert code == 1, out + err
+    assert {name: (tmp_path / name).read_bytes() for name in files} == files
+    assert "deep.py:5:5: GL001 too deeply nested to parse" in out, out
+    assert "deep.ipynb:cell 3:1:1: GL001 too deeply nested to parse" in out, out
+    assert "GL103" not in out, out
