@@ -25,6 +25,7 @@ import os
 import pickle
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -92,19 +93,59 @@ class Program:
 
 
 def _check_script(path: str) -> None:
-    if not os.path.exists(path):
-        raise ProgramNotFound(f"no such file: {path}")
-    if os.path.isdir(path):
-        if not os.path.isfile(os.path.join(path, "__main__.py")):
-            raise ProgramNotFound(f"{path} is a directory without __main__.py")
-        return
+    """ProgramNotFound, in python's words, when python would refuse ``path``. python names it
+    absolute as it is given (``''`` and ``.`` are the current folder), runs a folder or a zip
+    archive by its ``__main__`` module (the importer ``sys.path_hooks`` give it), else opens
+    the file. A FIFO, a device or a socket is never opened here: the program's python reads it
+    (a FIFO's program is read once), and says what it cannot open."""
+    shown = _absolute(path)
     try:
-        with open(path, "rb"):
-            pass
+        st = os.stat(shown)
     except OSError as exc:
-        raise ProgramNotFound(
-            f"can't open file {os.path.abspath(path)!r}: [Errno {exc.errno}] {exc.strerror}"
-        ) from None
+        raise ProgramNotFound(_cannot_open(shown, exc)) from None
+    if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return
+    importer = _importer(shown) if stat.S_ISDIR(st.st_mode) or st.st_size else None
+    if importer is not None:
+        try:
+            found = importer.find_spec("__main__") is not None
+        except Exception:  # python says what is wrong with it
+            return
+        if not found:
+            raise ProgramNotFound(f"can't find '__main__' module in {shown!r}")
+        return
+    if stat.S_ISDIR(st.st_mode):
+        return
+    try:  # (a regular file: the open does not block)
+        os.close(os.open(shown, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
+    except OSError as exc:
+        raise ProgramNotFound(_cannot_open(shown, exc)) from None
+
+
+def _absolute(path: str) -> str:
+    """``path`` as python names it: joined to the current folder, not normalized."""
+    if os.path.isabs(path):
+        return path
+    try:
+        here = os.getcwd()
+    except OSError:  # the current folder is gone: python keeps the path as it is
+        return path
+    return here if path in ("", ".") else os.path.join(here, path)
+
+
+def _cannot_open(path: str, exc: OSError) -> str:
+    return f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}"
+
+
+def _importer(path: str) -> Any:
+    """What python runs a folder or an archive with (the first of ``sys.path_hooks`` that
+    takes it), or None: a plain file."""
+    for hook in sys.path_hooks:
+        try:
+            return hook(path)
+        except Exception:  # (ImportError: not this hook's)
+            continue
+    return None
 
 
 def _check_module(name: str) -> None:

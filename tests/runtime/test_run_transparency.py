@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -350,7 +351,8 @@ def test_dash_x_and_dash_w_options_are_the_programs_pythons(tmp_path):
 SHOW = "import sys\nprint(__name__, __file__, sys.argv, sys.path[0], __spec__ and __spec__.name, __package__)\n"
 
 
-@pytest.mark.parametrize("layout", ["plain", "symlink", "dotdot", "folder", "zipapp", "pyc", "safe-path"])
+@pytest.mark.parametrize("layout", ["plain", "symlink", "dotdot", "folder", "current-folder", "zipapp", "pyc",
+                                    "safe-path"])
 def test_the_program_is_found_and_placed_as_python_does(tmp_path, layout):
     files = {"real/x.py": SHOW, "sub/.keep": ""}
     env = {}
@@ -365,6 +367,9 @@ def test_the_program_is_found_and_placed_as_python_does(tmp_path, layout):
     elif layout == "folder":
         files["real/__main__.py"] = SHOW
         args = ["real"]
+    elif layout == "current-folder":  # python's '' is the current folder (its __main__.py)
+        files["__main__.py"] = SHOW
+        args = [""]
     elif layout == "zipapp":
         def prepare(folder):
             import zipapp
@@ -393,6 +398,28 @@ def test_a_script_on_stdin(tmp_path):
     py, ours = run_both(tmp_path, {}, ["-", "a", "b"], stdin=b"import sys\nprint(sys.argv, repr(sys.path[0]), __name__)\n")
     assert py.stdout.startswith(b"['-', 'a', 'b'] ''")
     assert_same(py, ours)
+
+
+def test_a_script_read_from_a_fifo(tmp_path):
+    """The program's python opens the FIFO and reads the program once (a writer waits for it);
+    graphlint opens it never."""
+    writers = []
+
+    def prepare(folder):
+        os.mkfifo(folder / "prog.fifo")
+
+        def write():
+            with open(folder / "prog.fifo", "w") as fh:  # (waits for the one reader)
+                fh.write("import sys\nprint('from a fifo', sys.argv, __file__.endswith('prog/prog.fifo'))\n")
+
+        writers.append(threading.Thread(target=write, daemon=True))
+        writers[-1].start()
+
+    py, ours = run_both(tmp_path, {}, ["prog.fifo", "arg"], prepare=prepare)
+    assert py.stdout == b"from a fifo ['prog.fifo', 'arg'] True\n"
+    assert_same(py, ours)
+    for writer in writers:
+        writer.join(HANG_GUARD)
 
 
 def test_stdin_is_the_programs(tmp_path):
