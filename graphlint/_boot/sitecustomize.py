@@ -73,6 +73,7 @@ class Boot(object):
         self.kind = "python"
         self.own = set()  # the threads importing for graphlint itself, while they do
         self.found = set()  # the third-party modules graphlint imported: hidden from the program
+        self.silent = False  # PYTHONVERBOSE: no import message at all from graphlint's own imports
         self._get_ident = _thread.get_ident
         self._lock = _thread.allocate_lock()
         self._real_exit = os._exit
@@ -243,6 +244,40 @@ def _wrap_exit(boot):
         setattr(native, "_exit", _exit)
 
 
+def _quiet_own_imports(boot):
+    """``PYTHONVERBOSE`` (``-v``): importlib's messages about graphlint's own imports left out
+    (those of a thread importing for graphlint, while it does): graphlint itself and the
+    third-party packages it imports, which the program imports afresh (see _OwnImports). A
+    standard-library module's are printed: the program finds it imported, and python would
+    have printed them when the program imported it."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    real = getattr(bootstrap, "_verbose_message", None)
+    if real is None:
+        return
+    get_ident = boot._get_ident
+    stdlib = getattr(os, "__file__", None)
+    stdlib = os.path.dirname(stdlib) + os.sep if stdlib else None
+
+    def _verbose_message(message, *args, **kwargs):
+        if not (boot.own and get_ident() in boot.own) or not boot.silent and _standard(args, stdlib):
+            real(message, *args, **kwargs)
+
+    setattr(bootstrap, "_verbose_message", _verbose_message)
+
+
+def _standard(args, stdlib):
+    """Whether an import message (its arguments: a module's name, or a file's path first) is
+    about a module of the standard library."""
+    subject = next((arg for arg in args if isinstance(arg, str)), None)
+    if subject is None:
+        return True
+    if os.sep in subject:
+        parts = subject.split(os.sep)
+        return bool(stdlib) and subject.startswith(stdlib) and "site-packages" not in parts \
+            and "dist-packages" not in parts
+    return not subject.startswith("graphlint") and not _third_party(subject.partition(".")[0])
+
+
 def _unlisted():
     """This folder off ``sys.path`` (``PYTHONPATH`` put it there); the folder."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -255,8 +290,15 @@ def install(channel):
     """Watch this process for the run whose channel folder is ``channel``; the Boot."""
     here = _unlisted()
     boot = Boot(channel, here)
+    if sys.flags.verbose:
+        _quiet_own_imports(boot)
     imported = "atexit" in sys.modules
-    import atexit
+    with boot.own_imports():
+        boot.silent = True  # (taken out of sys.modules again: the program imports it afresh)
+        try:
+            import atexit
+        finally:
+            boot.silent = False
 
     atexit.register(boot.at_exit)  # before any handler of the program: it runs after them all
     if not imported:  # python has not imported it (a later import gets the same registry)

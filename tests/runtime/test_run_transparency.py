@@ -13,7 +13,9 @@ Most are plain Python; those that start TensorFlow in a child are marked slow.
 
 from __future__ import annotations
 
+import collections
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -345,6 +347,50 @@ def test_dash_x_and_dash_w_options_are_the_programs_pythons(tmp_path):
                         ["-X", "dev", "-X", "mine=1", "-W", "error", "prog.py"])
     assert_same(py, ours)
     assert py.returncode == 1 and b"UserWarning: now an error" in py.stderr
+
+
+# -- what python prints of itself -------------------------------------------------------------
+def _verbose_lines(data: bytes) -> collections.Counter:
+    """``PYTHONVERBOSE``'s lines, each object's address left out (every run has its own)."""
+    return collections.Counter(re.sub(rb" at 0x[0-9a-f]+", b"", line) for line in data.splitlines())
+
+
+def _start_up_lines() -> collections.Counter:
+    """What graphlint's own Python prints under ``PYTHONVERBOSE`` before graphlint is imported
+    (its start-up, the console script's ``import re``; its teardown allowed too), and what
+    graphlint's first modules (``graphlint/__init__.py``, ``_start.py``) import before they can
+    hide the rest."""
+    proc = subprocess.run([PYTHON, "-c", "import re, __future__, gc, contextlib"], capture_output=True,
+                          env={**os.environ, "PYTHONVERBOSE": "1"}, timeout=HANG_GUARD, stdin=subprocess.DEVNULL)
+    return _verbose_lines(proc.stderr)
+
+
+def _graphlints_start(line: bytes) -> bool:
+    return any(name in line for name in (b"/graphlint/__init__.py", b"/graphlint/_start.py", b"'graphlint'",
+                                         b"'graphlint._start'", b"/graphlint/__pycache__/__init__.",
+                                         b"/graphlint/__pycache__/_start.", b"_boot/sitecustomize.py",
+                                         b"_boot/__pycache__/sitecustomize.", b"'sitecustomize'",
+                                         b"destroy sitecustomize"))
+
+
+#: graphlint's start-up hook imports ``atexit`` and takes it out of ``sys.modules`` again (the
+#: program imports it afresh, printing its line): that first module object is freed, once.
+_ITS_ATEXIT = collections.Counter({b"# destroy atexit": 1})
+
+
+def test_pythonverbose_prints_the_programs_imports_not_graphlints(tmp_path):
+    """Every import message python prints for the program is printed; graphlint's own (click,
+    its commands, the report, some 700 lines, and its Python's teardown, 550) are not: only
+    what its Python printed before graphlint could hide them."""
+    py, ours = run_both(tmp_path, {"prog.py": "import json, atexit\nprint(json.dumps([1]))\n"}, ["prog.py"],
+                        env={"PYTHONVERBOSE": "1"})
+    assert (py.stdout, py.returncode) == (b"[1]\n", 0)
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode)
+    printed, expected = _verbose_lines(ours.stderr), _verbose_lines(py.stderr)
+    assert not expected - printed, "python printed, graphlint run did not"
+    extra = [line for line in (printed - expected - _start_up_lines() - _ITS_ATEXIT).elements()
+             if not _graphlints_start(line)]
+    assert extra == [], f"{len(extra)} lines of graphlint's own: {extra[:20]}"
 
 
 # -- how python finds the program ------------------------------------------------------------
