@@ -95,7 +95,14 @@ class Boot(object):
 
     def _own_spec(self, fullname):
         """graphlint's own imports: found where python would have found them at start-up
-        (graphlint itself in the folder this hook came from)."""
+        (graphlint itself in the folder this hook came from), a module python keeps frozen
+        (``ntpath``, ``importlib.util``) frozen and a built-in one built in, as python's own finders
+        come first."""
+        bootstrap = sys.modules["_frozen_importlib"]
+        for first in (bootstrap.BuiltinImporter, bootstrap.FrozenImporter):
+            spec = first.find_spec(fullname)
+            if spec is not None:
+                return spec
         finder = sys.modules["_frozen_importlib_external"].PathFinder
         spec = finder.find_spec(fullname, [self.root] if fullname == "graphlint" else self.path)
         if spec is not None and _third_party(fullname):

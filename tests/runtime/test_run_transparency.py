@@ -585,5 +585,37 @@ def test_a_forked_child_killed_by_sigterm_dies_by_it(tmp_path):
         """)
 
 
+JAX = {"JAX_PLATFORMS": "cpu"}
+
+
+@pytest.mark.slow(reason="a fresh Python with JAX, twice")
+def test_the_standard_modules_graphlint_imports_are_pythons_frozen_ones(tmp_path):
+    """graphlint's engine, started when the program imports a framework, found its own
+    imports on the start-up path (graphlint/_boot): a module python keeps frozen (``ntpath``,
+    ``importlib.util``, ...) came from its source file instead, another module than python's."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import jax, sys
+        print([(name, sys.modules[name].__spec__.origin) for name in ("ntpath", "importlib.util")])
+        """}, ["prog.py"], env=JAX)
+    assert py.stdout == b"[('ntpath', 'frozen'), ('importlib.util', 'frozen')]\n"
+    assert_same(py, ours)
+
+
+@pytest.mark.slow(reason="a fresh Python with JAX under PYTHONVERBOSE, twice; "
+                         "test_pythonverbose_prints_the_programs_imports_not_graphlints (fast loop)")
+def test_pythonverbose_prints_no_import_of_graphlints_engine(tmp_path):
+    """The engine starts inside the program's ``import jax``: the messages of its own imports
+    (graphlint's modules, pluggy) are left out, the program's all printed."""
+    py, ours = run_both(tmp_path, {"prog.py": "import jax, json\nprint('ran')\n"}, ["prog.py"],
+                        env={**JAX, "PYTHONVERBOSE": "1"})
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode) == (b"ran\n", 0)
+    teardown = (b"# cleanup", b"# destroy", b"# clear", b"# restore", b"# wiping")
+    printed, expected = (collections.Counter({line: n for line, n in _verbose_lines(run.stderr).items()
+                                              if not line.startswith(teardown)}) for run in (ours, py))
+    assert not expected - printed, "python printed, graphlint run did not"
+    extra = [line for line in (printed - expected - _start_up_lines()).elements() if not _graphlints_start(line)]
+    assert [line for line in extra if b"graphlint" in line or b"pluggy" in line] == []
+
+
 def test_tensorflow_is_not_imported_before_the_program_does(tmp_path):
     same(tmp_path, "import sys\nprint([m for m in sys.modules if m.startswith(('tensorflow', 'jax', 'keras'))])\n")
