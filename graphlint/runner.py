@@ -21,6 +21,7 @@ tell the two apart.
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import shutil
@@ -238,6 +239,8 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
                 preexec_fn=start.in_child(),
             )
         except OSError as exc:
+            if exc.errno == errno.E2BIG:
+                raise LaunchError(_too_big(env)) from None
             raise LaunchError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
         holder.append(proc)
         for signum in pending:
@@ -250,6 +253,21 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
     finally:
         start.undo()
         restore()
+
+
+def _too_big(env: dict[str, str]) -> str:
+    """Why the child could not start when the system refused its arguments and environment
+    as too large (E2BIG): graphlint's own start took the same ones, but for what it adds."""
+    def size(environ: Any) -> int:  # as the kernel counts them: the strings and their pointers
+        return sum(len(os.fsencode(k)) + len(os.fsencode(v)) + 2 + 8 for k, v in environ.items())
+
+    added = [name for name in ("PYTHONPATH", CHANNEL_ENV) if env.get(name) != os.environ.get(name)]
+    return (
+        f"cannot start the program: its arguments and environment are at the system's limit (E2BIG), and "
+        f"graphlint adds {size(env) - size(os.environ)} bytes of environment to them ({' and '.join(added)}: "
+        f"they start graphlint in the program's python and say where it reports) and gives its python's "
+        f"full path as argv[0]; shorten the program's arguments or environment"
+    )
 
 
 class _ChildStart:

@@ -4,7 +4,11 @@ interpreter state, not what graphlint's own Python made of them. Each case runs 
 
 from __future__ import annotations
 
-from harness import assert_same, run_both
+import errno
+import os
+import subprocess
+
+from harness import GRAPHLINT, HANG_GUARD, PYTHON, assert_same, one_line_error, run_both
 
 LOCALE = """\
 import locale, os, sys
@@ -50,3 +54,46 @@ def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
     py, ours = run_both(tmp_path, {"exits.py": "raise SystemExit(5)\n"}, ["exits.py"], env={"PYTHONINSPECT": "1"})
     assert py.returncode == 1 and py.stderr.endswith(b"SystemExit: 5\n")
     assert_same(py, ours)
+
+
+def _starts(command: list[str], n: int, cwd) -> subprocess.CompletedProcess | None:
+    """``command`` with ``n`` bytes of arguments after it (100,000 a string, as a kernel takes
+    no longer one), run to its end; None when the system refuses them as too large (E2BIG)."""
+    args = ["x" * 100_000] * (n // 100_000) + ["y" * (n % 100_000)]
+    try:
+        return subprocess.run(command + args, cwd=cwd, capture_output=True, text=True, timeout=HANG_GUARD,
+                              stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        if exc.errno != errno.E2BIG:
+            raise
+        return None
+
+
+def _largest(command: list[str], low: int, high: int, cwd) -> int:
+    """The most bytes of arguments ``command`` starts with, between ``low`` (it does) and
+    ``high`` (it does not)."""
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _starts(command, middle, cwd) is None:
+            high = middle
+        else:
+            low = middle
+    return low
+
+
+def test_arguments_at_the_systems_limit_are_one_line_naming_what_graphlint_adds(tmp_path):
+    """The most arguments with which graphlint itself starts (a few bytes fewer than python):
+    python runs the program with them, graphlint's child, given some 100 bytes more of
+    environment (PYTHONPATH, GRAPHLINT_RUN), was refused by the system (E2BIG) and graphlint
+    said "cannot start .../python3: Argument list too long", which named no cause."""
+    (tmp_path / "p.py").write_text("import sys\nprint(len(sys.argv))\n")
+    limit = os.sysconf("SC_ARG_MAX")
+    python = _largest([PYTHON, "p.py"], 0, 2 * limit, tmp_path)
+    assert 0 < python < 2 * limit
+    # graphlint itself starts (and refuses a missing q.py) with as many bytes as it does with p.py
+    ours = _largest([GRAPHLINT, "run", "q.py"], python - 4096, python + 1, tmp_path)
+    assert _starts([PYTHON, "p.py"], ours, tmp_path).returncode == 0
+    proc = _starts([GRAPHLINT, "run", "p.py"], ours, tmp_path)
+    assert proc is not None
+    if proc.returncode != 0:  # (graphlint adding nothing would run it as python does)
+        one_line_error(proc, "E2BIG", "PYTHONPATH", "GRAPHLINT_RUN", "argv[0]")
