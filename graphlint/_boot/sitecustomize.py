@@ -232,17 +232,34 @@ class _OwnImports(object):
 _KEPT: list = []  # the modules hidden from the program: graphlint's
 
 
+class _Exit(object):
+    """``os._exit`` as graphlint replaces it (report, then the real one), read as the builtin:
+    no method when stored in a class (it is no descriptor), ``status`` by keyword too, the
+    builtin's repr, names, ``__self__`` and signature, and pickled by its name (as
+    ``posix._exit``: multiprocessing's spawn pickles ``Process(target=os._exit)``)."""
+
+    def __init__(self, boot, real):
+        self._boot = boot
+        self._real = real
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__", "__self__", "__text_signature__"):
+            try:
+                setattr(self, attr, getattr(real, attr))
+            except (AttributeError, TypeError):
+                pass
+
+    def __call__(self, status):
+        self._boot.exit(status)
+
+    def __repr__(self):
+        return repr(self._real)
+
+    def __reduce__(self):
+        return self._real.__name__  # a global of its module, found by name (copy: itself)
+
+
 def _wrap_exit(boot):
     real = os._exit
-
-    def _exit(status):
-        boot.exit(status)
-
-    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
-        try:
-            setattr(_exit, attr, getattr(real, attr))
-        except (AttributeError, TypeError):
-            pass
+    _exit = _Exit(boot, real)
     os._exit = _exit
     # and in the module it names (posix), as python has it: pickle finds it there by name
     # (multiprocessing's spawn pickles Process(target=os._exit)), and os._exit is posix._exit

@@ -8,6 +8,8 @@ import errno
 import os
 import subprocess
 
+import pytest
+
 from harness import GRAPHLINT, HANG_GUARD, PYTHON, assert_same, one_line_error, run_both
 
 LOCALE = """\
@@ -40,6 +42,29 @@ def test_os_exit_pickles_and_is_posix_exit_as_under_python(tmp_path):
             print("exitcode", child.exitcode)
         """}, ["prog.py"])
     assert py.stdout == b"True True\nexitcode 3\n"
+    assert_same(py, ours)
+
+
+@pytest.mark.parametrize("how", ["class-attribute", "keyword", "plain"])
+def test_os_exit_reads_and_calls_as_the_builtin(tmp_path, how):
+    """graphlint's os._exit (it reports first) was a Python function: stored in a class it
+    bound as a method (``A().e(3)``: a TypeError, exit 1), and it read as no builtin (repr,
+    __self__). It is called, read and pickled as python's own."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import copy, inspect, os, pickle, posix, sys
+        class A:
+            e = os._exit
+        print(repr(os._exit), os._exit.__name__, os._exit.__qualname__, os._exit.__module__, os._exit.__self__)
+        print(inspect.signature(os._exit), A.e is os._exit, A().e is os._exit, copy.deepcopy(os._exit) is os._exit)
+        print(pickle.loads(pickle.dumps(os._exit)) is os._exit, os._exit is posix._exit, callable(os._exit), flush=True)
+        if sys.argv[1] == "class-attribute":
+            A().e(3)
+        elif sys.argv[1] == "keyword":
+            os._exit(status=4)
+        os._exit(5)
+        """}, ["prog.py", how])
+    assert py.stdout.startswith(b"<built-in function _exit> _exit _exit posix <module 'posix' (built-in)>\n")
+    assert py.returncode == {"class-attribute": 3, "keyword": 4, "plain": 5}[how]
     assert_same(py, ours)
 
 
