@@ -12,6 +12,9 @@ folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Pyth
   program's (handlers run last-registered-first: it runs after all of them, after the threads'
   shutdown), and reports before ``os._exit`` (the only function it replaces) and before an
   ``exec`` (an audit hook: a failed exec changes nothing); a forked child starts afresh;
+- runs graphlint's own modules (and the third-party packages it hides from the program) with
+  the builtins python started with: their imports never reach a program's own
+  ``builtins.__import__``;
 - then imports the ``sitecustomize`` python would have imported, if there is one.
 
 At start-up it imports nothing Python has not imported already (``atexit``, a built-in module,
@@ -77,6 +80,13 @@ class Boot(object):
         self._get_ident = _thread.get_ident
         self._lock = _thread.allocate_lock()
         self._real_exit = os._exit
+        builtins = sys.modules["builtins"]
+        #: the builtins as python started the program with them: graphlint's own modules run
+        #: with these, so that their imports never call a program's own builtins.__import__
+        self.builtins = dict(builtins.__dict__)
+        self._import = builtins.__import__
+        self._loaders = {}  # a file loader's class: its subclass for graphlint's own modules
+        self.hiding = False  # the engine starts: the third-party packages it imports are its own
         self._new_image()
 
     def _new_image(self):
@@ -85,8 +95,10 @@ class Boot(object):
 
     # -- the import watcher (on sys.meta_path) -------------------------------------------------
     def find_spec(self, fullname, path=None, target=None):
-        if path is not None:
-            return None  # a submodule: never graphlint's business here
+        if path is not None:  # a submodule: only graphlint's own are this hook's business
+            if self.own and self._get_ident() in self.own and self._isolated_package(fullname):
+                return self._isolated(sys.modules["_frozen_importlib_external"].PathFinder.find_spec(fullname, path))
+            return None
         if self.own and self._get_ident() in self.own:
             return self._own_spec(fullname)
         if fullname in FRAMEWORKS and self.engine is None and self.error is None:
@@ -107,6 +119,27 @@ class Boot(object):
         spec = finder.find_spec(fullname, [self.root] if fullname == "graphlint" else self.path)
         if spec is not None and _third_party(fullname):
             self.found.add(fullname)
+        ours = fullname == "graphlint" or self.hiding and _third_party(fullname)
+        return self._isolated(spec) if ours else spec
+
+    def _isolated_package(self, fullname):
+        """Whether the submodule ``fullname`` is of a package :meth:`_isolated` loaded."""
+        package = sys.modules.get(fullname.partition(".")[0])
+        return type(getattr(package, "__loader__", None)) in self._loaders.values()
+
+    def _isolated(self, spec):
+        """``spec`` of a module of graphlint's own (graphlint, a third-party package it hides
+        from the program), loaded to run with the builtins python started with
+        (:func:`_own_loader`); a module of another kind of loader as it is."""
+        if spec is None:
+            return None
+        loader = spec.loader
+        kind = type(loader)
+        if kind not in self._loaders:
+            self._loaders[kind] = _own_loader(kind, self.builtins)
+        own = self._loaders[kind]
+        if own is not None:
+            spec.loader = own(loader.name, loader.path)
         return spec
 
     def _start(self, fullname, target):
@@ -128,9 +161,8 @@ class Boot(object):
         with self._lock:
             if self.engine is None and self.error is None:
                 with _OwnImports(self, hide=True):
-                    try:
-                        from graphlint import child
-
+                    try:  # (not an import statement: a program's own __import__ would see it)
+                        child = self._import("graphlint.child", None, None, ("Engine",), 0)
                         self.engine = child.Engine(self)
                     except Exception as exc:
                         self.error = "%s: %s" % (type(exc).__name__, exc)
@@ -202,6 +234,20 @@ class Boot(object):
             self.engine.forked()
 
 
+def _own_loader(kind, builtins):
+    """A subclass of the file loader ``kind`` whose modules run with ``builtins``, or None (a
+    module of an extension, a zip archive: loaded as it is)."""
+    external = sys.modules["_frozen_importlib_external"]
+    if kind not in (external.SourceFileLoader, external.SourcelessFileLoader):
+        return None
+
+    def exec_module(self, module):
+        module.__dict__["__builtins__"] = builtins  # (exec keeps a __builtins__ it is given)
+        kind.exec_module(self, module)
+
+    return type(kind.__name__, (kind,), {"exec_module": exec_module, "__module__": kind.__module__})
+
+
 class _OwnImports(object):
     """While open, this thread's top-level imports are found on the start-up path; the
     third-party packages graphlint imported so are taken out of ``sys.modules`` again
@@ -216,12 +262,16 @@ class _OwnImports(object):
         self.ident = self.boot._get_ident()
         self.nested = self.ident in self.boot.own
         self.boot.own.add(self.ident)
+        if self.hide and not self.nested:
+            self.boot.hiding = True
         return self
 
     def __exit__(self, *exc):
         if self.nested:
             return
         self.boot.own.discard(self.ident)
+        if self.hide:
+            self.boot.hiding = False
         found, self.boot.found = self.boot.found, set()
         if found and self.hide:
             for name in list(sys.modules):

@@ -617,5 +617,27 @@ def test_pythonverbose_prints_no_import_of_graphlints_engine(tmp_path):
     assert [line for line in extra if b"graphlint" in line or b"pluggy" in line] == []
 
 
+@pytest.mark.slow(reason="a fresh Python with JAX, twice")
+def test_a_programs_own_import_function_sees_no_import_of_graphlints(tmp_path):
+    """A program that logs its imports through ``builtins.__import__`` saw graphlint's engine
+    (started inside its ``import jax``) import itself and pluggy: some 550 calls more."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import builtins, collections
+        real = builtins.__import__
+        calls = collections.Counter()
+
+        def logged(name, globals=None, locals=None, fromlist=(), level=0):
+            calls[((globals or {}).get("__name__") or "?").partition(".")[0]] += 1
+            return real(name, globals, locals, fromlist, level)
+
+        builtins.__import__ = logged
+        import jax
+        builtins.__import__ = real
+        print(calls["graphlint"], calls["pluggy"], calls["sitecustomize"], calls["jax"])
+        """}, ["prog.py"], env=JAX)
+    assert py.stdout.startswith(b"0 0 0 ")
+    assert ours.stdout == py.stdout, ours.stderr[-3000:]
+
+
 def test_tensorflow_is_not_imported_before_the_program_does(tmp_path):
     same(tmp_path, "import sys\nprint([m for m in sys.modules if m.startswith(('tensorflow', 'jax', 'keras'))])\n")
