@@ -68,6 +68,27 @@ def test_os_exit_reads_and_calls_as_the_builtin(tmp_path, how):
     assert_same(py, ours)
 
 
+ENVIRON = """\
+import os, subprocess, sys
+print(sorted(os.environ.items()))
+print(os.getenv("PYTHONPATH"), "GRAPHLINT_RUN" in os.environ, os.environ.copy() == dict(os.environ))
+print(subprocess.run([sys.executable, "-c", "import os, sys; print(os.getenv('PYTHONPATH'), sys.path[1:2])"],
+                     capture_output=True, text=True).stdout, end="")
+"""
+
+
+@pytest.mark.parametrize("pythonpath", [None, "site"])
+def test_os_environ_is_the_programs_own(tmp_path, pythonpath):
+    """graphlint gives the program's python its start-up folder first on PYTHONPATH and its
+    report folder in GRAPHLINT_RUN: the program saw both in os.environ. They stay in the
+    process's environment, which its subprocesses inherit (they are followed), but not in
+    os.environ, which is as python gives it."""
+    env = {"PYTHONPATH": str(tmp_path / "prog" / pythonpath)} if pythonpath else {}
+    py, ours = run_both(tmp_path, {"prog.py": ENVIRON, "site/.keep": ""}, ["prog.py"], env=env)
+    assert py.stdout.splitlines()[1] == f"{env.get('PYTHONPATH')} False True".encode()
+    assert_same(py, ours)
+
+
 def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
     """PYTHONINSPECT=1 asks the program's Python to stay after the script (a prompt on a
     terminal; a SystemExit printed as a traceback). graphlint's own Python read it too: its
