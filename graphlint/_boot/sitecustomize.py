@@ -10,7 +10,8 @@ folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Pyth
 - watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
   tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
-- leaves the process's last report to an ``atexit`` handler registered before any of the
+- writes the process's first record at once (it is watched, whatever happens to the last), and
+  leaves the last report to an ``atexit`` handler registered before any of the
   program's (handlers run last-registered-first: it runs after all of them, after the threads'
   shutdown), and reports before ``os._exit`` (the only function it replaces) and before an
   ``exec`` (an audit hook: a failed exec changes nothing); a forked child starts afresh;
@@ -408,6 +409,9 @@ def install(channel):
     if hasattr(sys, "addaudithook"):
         sys.addaudithook(boot.audit)
     sys.meta_path.insert(0, boot)
+    # a first record: the process is watched even if its last report never comes (a program
+    # that clears the atexit handlers, a kill), and the parent reports its real end
+    boot.report(False, "start")
     return boot
 
 

@@ -89,6 +89,16 @@ def test_os_environ_is_the_programs_own(tmp_path, pythonpath):
     assert_same(py, ours)
 
 
+def test_a_program_that_clears_the_atexit_handlers_ends_as_under_python(tmp_path):
+    """graphlint's last report is an atexit handler: ``atexit._clear()`` took it away, no
+    record was left and graphlint said "could not watch the program", exit 2 for a program
+    that exited 3. Each process now leaves a record as it starts."""
+    py, ours = run_both(tmp_path, {"prog.py": "import atexit, sys\natexit._clear()\nprint('hi')\nsys.exit(3)\n"},
+                        ["prog.py"])
+    assert (py.stdout, py.returncode) == (b"hi\n", 3)
+    assert_same(py, ours)
+
+
 def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
     """PYTHONINSPECT=1 asks the program's Python to stay after the script (a prompt on a
     terminal; a SystemExit printed as a traceback). graphlint's own Python read it too: its
