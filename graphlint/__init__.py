@@ -13,6 +13,11 @@ if _sys.argv[:1] == ["-m"]:  # `python -m graphlint...`: before any other import
 
     forget_start_folder()
     del forget_start_folder
+if _sys.flags.verbose:  # PYTHONVERBOSE: `graphlint run`'s own imports are not the program's
+    from graphlint._start import quiet_imports
+
+    quiet_imports()
+    del quiet_imports
 del _sys
 
 import importlib  # noqa: E402

@@ -71,6 +71,41 @@ def forget_start_folder() -> None:
     del sys.path[0]
 
 
+def quiet_imports() -> None:
+    """``graphlint run`` under ``PYTHONVERBOSE`` (``-v``): the import messages of graphlint's
+    own Python left out from here on. Its stderr is the program's, and the messages python
+    prints for the program are its child's; graphlint's own (click, its commands, the report:
+    some 330 lines) would bury them. Only what the interpreter printed before graphlint
+    was imported is left (its start-up, the console script's ``import re``)."""
+    if not sys.flags.verbose or not _is_the_command() or _command(sys.argv[1:]) != "run":
+        return
+    bootstrap = sys.modules.get("_frozen_importlib")
+    if bootstrap is not None and hasattr(bootstrap, "_verbose_message"):
+        # (importlib's one printer of these messages; _frozen_importlib_external calls it too)
+        setattr(bootstrap, "_verbose_message", _silent)
+
+
+def _silent(message: str, *args: object, verbosity: int = 1) -> None:
+    pass
+
+
+def _is_the_command() -> bool:
+    """Whether this process is the ``graphlint`` command (its console script, or ``python -m
+    graphlint``), not a program that imports graphlint."""
+    if sys.argv[:1] == ["-m"]:
+        return main_module(list(getattr(sys, "orig_argv", ()))) in ("graphlint", "graphlint.__main__")
+    name = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return name in ("graphlint", "graphlint.exe", "graphlint-script.py")
+
+
+def _command(args: list[str]) -> str | None:
+    """The subcommand of ``graphlint ARGS`` (the group's options come before it)."""
+    for arg in args:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
 def console() -> None:
     """The ``graphlint`` command (its console script) and ``python -m graphlint``.
 

@@ -113,4 +113,21 @@ def _end_run(outcome, code: int) -> NoReturn:
         except (OSError, ValueError):  # SIGKILL, SIGSTOP: never handled
             pass
         os.kill(os.getpid(), signum)
+    if own_process() and sys.flags.verbose:
+        _quiet_exit(code)
     sys.exit(code)
+
+
+def _quiet_exit(code: int) -> NoReturn:
+    """The end of ``graphlint run`` under ``PYTHONVERBOSE`` (``-v``): without the interpreter's
+    teardown, which lists every module graphlint imported (some 400 lines) on stderr, the
+    program's, after the program's own (graphlint's ``atexit`` handlers run first)."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            sys.exit(code)  # a stream closed or failing: said as at any exit
+    os._exit(code)

@@ -5,9 +5,11 @@ working directory, environment and standard streams; graphlint adds two things t
 environment: its start-up folder first on ``PYTHONPATH`` (graphlint/_boot: Python imports its
 ``sitecustomize`` while it starts) and ``GRAPHLINT_RUN``, a private folder where every process of
 the run writes its findings (graphlint.child). Python subprocesses of the program inherit both,
-so they are followed too. When the program has ended, this process reads the folder, merges what
-each process reported (a finding of another process than the program's own names it) and gives
-the outcome; it reports it on its own streams, which the program cannot touch.
+so they are followed too; the program's ``os.environ`` shows neither (the start-up hook takes
+them out of it, not out of the process's environment). When the program has ended, this
+process reads the folder, merges what each process reported (a finding of another process than
+the program's own names it) and gives the outcome; it reports it on its own streams, which the
+program cannot touch.
 
 While the program runs this process only waits for it, and passes on to it SIGTERM, SIGHUP,
 SIGUSR1, SIGUSR2, SIGINT and SIGQUIT sent to graphlint by another process (``kill PID``, a
@@ -21,10 +23,12 @@ tell the two apart.
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -92,19 +96,59 @@ class Program:
 
 
 def _check_script(path: str) -> None:
-    if not os.path.exists(path):
-        raise ProgramNotFound(f"no such file: {path}")
-    if os.path.isdir(path):
-        if not os.path.isfile(os.path.join(path, "__main__.py")):
-            raise ProgramNotFound(f"{path} is a directory without __main__.py")
-        return
+    """ProgramNotFound, in python's words, when python would refuse ``path``. python names it
+    absolute as it is given (``''`` and ``.`` are the current folder), runs a folder or a zip
+    archive by its ``__main__`` module (the importer ``sys.path_hooks`` give it), else opens
+    the file. A FIFO, a device or a socket is never opened here: the program's python reads it
+    (a FIFO's program is read once), and says what it cannot open."""
+    shown = _absolute(path)
     try:
-        with open(path, "rb"):
-            pass
+        st = os.stat(shown)
     except OSError as exc:
-        raise ProgramNotFound(
-            f"can't open file {os.path.abspath(path)!r}: [Errno {exc.errno}] {exc.strerror}"
-        ) from None
+        raise ProgramNotFound(_cannot_open(shown, exc)) from None
+    if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return
+    importer = _importer(shown) if stat.S_ISDIR(st.st_mode) or st.st_size else None
+    if importer is not None:
+        try:
+            found = importer.find_spec("__main__") is not None
+        except Exception:  # python says what is wrong with it
+            return
+        if not found:
+            raise ProgramNotFound(f"can't find '__main__' module in {shown!r}")
+        return
+    if stat.S_ISDIR(st.st_mode):
+        return
+    try:  # (a regular file: the open does not block)
+        os.close(os.open(shown, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
+    except OSError as exc:
+        raise ProgramNotFound(_cannot_open(shown, exc)) from None
+
+
+def _absolute(path: str) -> str:
+    """``path`` as python names it: joined to the current folder, not normalized."""
+    if os.path.isabs(path):
+        return path
+    try:
+        here = os.getcwd()
+    except OSError:  # the current folder is gone: python keeps the path as it is
+        return path
+    return here if path in ("", ".") else os.path.join(here, path)
+
+
+def _cannot_open(path: str, exc: OSError) -> str:
+    return f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}"
+
+
+def _importer(path: str) -> Any:
+    """What python runs a folder or an archive with (the first of ``sys.path_hooks`` that
+    takes it), or None: a plain file."""
+    for hook in sys.path_hooks:
+        try:
+            return hook(path)
+        except Exception:  # (ImportError: not this hook's)
+            continue
+    return None
 
 
 def _check_module(name: str) -> None:
@@ -197,6 +241,8 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
                 preexec_fn=start.in_child(),
             )
         except OSError as exc:
+            if exc.errno == errno.E2BIG:
+                raise LaunchError(_too_big(env)) from None
             raise LaunchError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
         holder.append(proc)
         for signum in pending:
@@ -209,6 +255,21 @@ def _run_child(command: list[str], env: dict[str, str]) -> tuple[subprocess.Pope
     finally:
         start.undo()
         restore()
+
+
+def _too_big(env: dict[str, str]) -> str:
+    """Why the child could not start when the system refused its arguments and environment
+    as too large (E2BIG): graphlint's own start took the same ones, but for what it adds."""
+    def size(environ: Any) -> int:  # as the kernel counts them: the strings and their pointers
+        return sum(len(os.fsencode(k)) + len(os.fsencode(v)) + 2 + 8 for k, v in environ.items())
+
+    added = [name for name in ("PYTHONPATH", CHANNEL_ENV) if env.get(name) != os.environ.get(name)]
+    return (
+        f"cannot start the program: its arguments and environment are at the system's limit (E2BIG), and "
+        f"graphlint adds {size(env) - size(os.environ)} bytes of environment to them ({' and '.join(added)}: "
+        f"they start graphlint in the program's python and say where it reports) and gives its python's "
+        f"full path as argv[0]; shorten the program's arguments or environment"
+    )
 
 
 class _ChildStart:

@@ -4,14 +4,20 @@
 folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Python imports
 ``sitecustomize`` while it starts, before the script's folder is put on ``sys.path``. This module:
 
-- takes its folder off ``sys.path`` again: the program sees the path python gives it;
+- takes its folder off ``sys.path`` again, and the two variables out of ``os.environ`` (not
+  out of the process's environment, which its subprocesses inherit): the program sees the
+  path and the environment python gives it;
 - watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
   tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
-- leaves the process's last report to an ``atexit`` handler registered before any of the
+- writes the process's first record at once (it is watched, whatever happens to the last), and
+  leaves the last report to an ``atexit`` handler registered before any of the
   program's (handlers run last-registered-first: it runs after all of them, after the threads'
   shutdown), and reports before ``os._exit`` (the only function it replaces) and before an
   ``exec`` (an audit hook: a failed exec changes nothing); a forked child starts afresh;
+- runs graphlint's own modules (and the third-party packages it hides from the program) with
+  the builtins python started with: their imports never reach a program's own
+  ``builtins.__import__``;
 - then imports the ``sitecustomize`` python would have imported, if there is one.
 
 At start-up it imports nothing Python has not imported already (``atexit``, a built-in module,
@@ -73,9 +79,17 @@ class Boot(object):
         self.kind = "python"
         self.own = set()  # the threads importing for graphlint itself, while they do
         self.found = set()  # the third-party modules graphlint imported: hidden from the program
+        self.silent = False  # PYTHONVERBOSE: no import message at all from graphlint's own imports
         self._get_ident = _thread.get_ident
         self._lock = _thread.allocate_lock()
         self._real_exit = os._exit
+        builtins = sys.modules["builtins"]
+        #: the builtins as python started the program with them: graphlint's own modules run
+        #: with these, so that their imports never call a program's own builtins.__import__
+        self.builtins = dict(builtins.__dict__)
+        self._import = builtins.__import__
+        self._loaders = {}  # a file loader's class: its subclass for graphlint's own modules
+        self.hiding = False  # the engine starts: the third-party packages it imports are its own
         self._new_image()
 
     def _new_image(self):
@@ -84,8 +98,10 @@ class Boot(object):
 
     # -- the import watcher (on sys.meta_path) -------------------------------------------------
     def find_spec(self, fullname, path=None, target=None):
-        if path is not None:
-            return None  # a submodule: never graphlint's business here
+        if path is not None:  # a submodule: only graphlint's own are this hook's business
+            if self.own and self._get_ident() in self.own and self._isolated_package(fullname):
+                return self._isolated(sys.modules["_frozen_importlib_external"].PathFinder.find_spec(fullname, path))
+            return None
         if self.own and self._get_ident() in self.own:
             return self._own_spec(fullname)
         if fullname in FRAMEWORKS and self.engine is None and self.error is None:
@@ -94,11 +110,39 @@ class Boot(object):
 
     def _own_spec(self, fullname):
         """graphlint's own imports: found where python would have found them at start-up
-        (graphlint itself in the folder this hook came from)."""
+        (graphlint itself in the folder this hook came from), a module python keeps frozen
+        (``ntpath``, ``importlib.util``) frozen and a built-in one built in, as python's own finders
+        come first."""
+        bootstrap = sys.modules["_frozen_importlib"]
+        for first in (bootstrap.BuiltinImporter, bootstrap.FrozenImporter):
+            spec = first.find_spec(fullname)
+            if spec is not None:
+                return spec
         finder = sys.modules["_frozen_importlib_external"].PathFinder
         spec = finder.find_spec(fullname, [self.root] if fullname == "graphlint" else self.path)
         if spec is not None and _third_party(fullname):
             self.found.add(fullname)
+        ours = fullname == "graphlint" or self.hiding and _third_party(fullname)
+        return self._isolated(spec) if ours else spec
+
+    def _isolated_package(self, fullname):
+        """Whether the submodule ``fullname`` is of a package :meth:`_isolated` loaded."""
+        package = sys.modules.get(fullname.partition(".")[0])
+        return type(getattr(package, "__loader__", None)) in self._loaders.values()
+
+    def _isolated(self, spec):
+        """``spec`` of a module of graphlint's own (graphlint, a third-party package it hides
+        from the program), loaded to run with the builtins python started with
+        (:func:`_own_loader`); a module of another kind of loader as it is."""
+        if spec is None:
+            return None
+        loader = spec.loader
+        kind = type(loader)
+        if kind not in self._loaders:
+            self._loaders[kind] = _own_loader(kind, self.builtins)
+        own = self._loaders[kind]
+        if own is not None:
+            spec.loader = own(loader.name, loader.path)
         return spec
 
     def _start(self, fullname, target):
@@ -120,9 +164,8 @@ class Boot(object):
         with self._lock:
             if self.engine is None and self.error is None:
                 with _OwnImports(self, hide=True):
-                    try:
-                        from graphlint import child
-
+                    try:  # (not an import statement: a program's own __import__ would see it)
+                        child = self._import("graphlint.child", None, None, ("Engine",), 0)
                         self.engine = child.Engine(self)
                     except Exception as exc:
                         self.error = "%s: %s" % (type(exc).__name__, exc)
@@ -194,6 +237,20 @@ class Boot(object):
             self.engine.forked()
 
 
+def _own_loader(kind, builtins):
+    """A subclass of the file loader ``kind`` whose modules run with ``builtins``, or None (a
+    module of an extension, a zip archive: loaded as it is)."""
+    external = sys.modules["_frozen_importlib_external"]
+    if kind not in (external.SourceFileLoader, external.SourcelessFileLoader):
+        return None
+
+    def exec_module(self, module):
+        module.__dict__["__builtins__"] = builtins  # (exec keeps a __builtins__ it is given)
+        kind.exec_module(self, module)
+
+    return type(kind.__name__, (kind,), {"exec_module": exec_module, "__module__": kind.__module__})
+
+
 class _OwnImports(object):
     """While open, this thread's top-level imports are found on the start-up path; the
     third-party packages graphlint imported so are taken out of ``sys.modules`` again
@@ -208,12 +265,16 @@ class _OwnImports(object):
         self.ident = self.boot._get_ident()
         self.nested = self.ident in self.boot.own
         self.boot.own.add(self.ident)
+        if self.hide and not self.nested:
+            self.boot.hiding = True
         return self
 
     def __exit__(self, *exc):
         if self.nested:
             return
         self.boot.own.discard(self.ident)
+        if self.hide:
+            self.boot.hiding = False
         found, self.boot.found = self.boot.found, set()
         if found and self.hide:
             for name in list(sys.modules):
@@ -224,23 +285,74 @@ class _OwnImports(object):
 _KEPT: list = []  # the modules hidden from the program: graphlint's
 
 
+class _Exit(object):
+    """``os._exit`` as graphlint replaces it (report, then the real one), read as the builtin:
+    no method when stored in a class (it is no descriptor), ``status`` by keyword too, the
+    builtin's repr, names, ``__self__`` and signature, and pickled by its name (as
+    ``posix._exit``: multiprocessing's spawn pickles ``Process(target=os._exit)``)."""
+
+    def __init__(self, boot, real):
+        self._boot = boot
+        self._real = real
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__", "__self__", "__text_signature__"):
+            try:
+                setattr(self, attr, getattr(real, attr))
+            except (AttributeError, TypeError):
+                pass
+
+    def __call__(self, status):
+        self._boot.exit(status)
+
+    def __repr__(self):
+        return repr(self._real)
+
+    def __reduce__(self):
+        return self._real.__name__  # a global of its module, found by name (copy: itself)
+
+
 def _wrap_exit(boot):
     real = os._exit
-
-    def _exit(status):
-        boot.exit(status)
-
-    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
-        try:
-            setattr(_exit, attr, getattr(real, attr))
-        except (AttributeError, TypeError):
-            pass
+    _exit = _Exit(boot, real)
     os._exit = _exit
     # and in the module it names (posix), as python has it: pickle finds it there by name
     # (multiprocessing's spawn pickles Process(target=os._exit)), and os._exit is posix._exit
     native = sys.modules.get(getattr(real, "__module__", None) or "")
     if native is not None and getattr(native, "_exit", None) is real:
         setattr(native, "_exit", _exit)
+
+
+def _quiet_own_imports(boot):
+    """``PYTHONVERBOSE`` (``-v``): importlib's messages about graphlint's own imports left out
+    (those of a thread importing for graphlint, while it does): graphlint itself and the
+    third-party packages it imports, which the program imports afresh (see _OwnImports). A
+    standard-library module's are printed: the program finds it imported, and python would
+    have printed them when the program imported it."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    real = getattr(bootstrap, "_verbose_message", None)
+    if real is None:
+        return
+    get_ident = boot._get_ident
+    stdlib = getattr(os, "__file__", None)
+    stdlib = os.path.dirname(stdlib) + os.sep if stdlib else None
+
+    def _verbose_message(message, *args, **kwargs):
+        if not (boot.own and get_ident() in boot.own) or not boot.silent and _standard(args, stdlib):
+            real(message, *args, **kwargs)
+
+    setattr(bootstrap, "_verbose_message", _verbose_message)
+
+
+def _standard(args, stdlib):
+    """Whether an import message (its arguments: a module's name, or a file's path first) is
+    about a module of the standard library."""
+    subject = next((arg for arg in args if isinstance(arg, str)), None)
+    if subject is None:
+        return True
+    if os.sep in subject:
+        parts = subject.split(os.sep)
+        return bool(stdlib) and subject.startswith(stdlib) and "site-packages" not in parts \
+            and "dist-packages" not in parts
+    return not subject.startswith("graphlint") and not _third_party(subject.partition(".")[0])
 
 
 def _unlisted():
@@ -251,12 +363,42 @@ def _unlisted():
     return here
 
 
+def _hide_environment(here):
+    """``os.environ`` as python gives it to the program: without ``GRAPHLINT_RUN``, and with
+    ``PYTHONPATH`` as graphlint's caller gave it (without this folder first). The process's
+    own environment keeps both (``os.environ`` changed without ``unsetenv``): a subprocess
+    that inherits it (subprocess's default, multiprocessing's spawn and forkserver, an exec)
+    is followed too."""
+    try:
+        data, encode = getattr(os.environ, "_data"), os.environ.encodekey
+        data.pop(encode(CHANNEL_ENV), None)
+        value = os.environ.get("PYTHONPATH")
+        if value is None:
+            return
+        first, _, rest = value.partition(os.pathsep)
+        if os.path.abspath(first) != here:
+            return
+        if rest:
+            data[encode("PYTHONPATH")] = os.environ.encodevalue(rest)
+        else:
+            data.pop(encode("PYTHONPATH"), None)
+    except Exception:
+        pass
+
+
 def install(channel):
     """Watch this process for the run whose channel folder is ``channel``; the Boot."""
     here = _unlisted()
     boot = Boot(channel, here)
+    if sys.flags.verbose:
+        _quiet_own_imports(boot)
     imported = "atexit" in sys.modules
-    import atexit
+    with boot.own_imports():
+        boot.silent = True  # (taken out of sys.modules again: the program imports it afresh)
+        try:
+            import atexit
+        finally:
+            boot.silent = False
 
     atexit.register(boot.at_exit)  # before any handler of the program: it runs after them all
     if not imported:  # python has not imported it (a later import gets the same registry)
@@ -267,15 +409,21 @@ def install(channel):
     if hasattr(sys, "addaudithook"):
         sys.addaudithook(boot.audit)
     sys.meta_path.insert(0, boot)
+    # a first record: the process is watched even if its last report never comes (a program
+    # that clears the atexit handlers, a kill), and the parent reports its real end
+    boot.report(False, "start")
     return boot
 
 
 if __name__ == "sitecustomize":
     try:
-        if os.path.isdir(os.environ.get(CHANNEL_ENV, "")):
-            install(os.environ[CHANNEL_ENV])
+        channel = os.environ.get(CHANNEL_ENV, "")
+        _hide_environment(os.path.dirname(os.path.abspath(__file__)))
+        if os.path.isdir(channel):
+            install(channel)
         else:  # not a process of graphlint run's (its folder is gone): only the path put back
             _unlisted()
+        del channel
     except Exception:
         pass  # the program runs, unwatched
     # The sitecustomize python would have imported (the user's, the distribution's), if any:

@@ -95,8 +95,8 @@ def test_bad_pyproject_is_one_line_and_exit_2_for_run_and_check(tmp_path, monkey
     "args,message",
     [
         (["run"], "give a SCRIPT to run, or -m MODULE"),
-        (["run", "missing.py"], "no such file: missing.py"),
-        (["run", "somedir"], "somedir is a directory without __main__.py"),
+        (["run", "missing.py"], "can't open file"),
+        (["run", "somedir"], "can't find '__main__' module in"),
         (["run", "-m", "no_such_module_zz"], "No module named no_such_module_zz"),
         (["check", "missing.py"], "no such file or directory: missing.py"),
         (["check", "-m", "x"], "No such option '-m'"),

@@ -4,7 +4,13 @@ interpreter state, not what graphlint's own Python made of them. Each case runs 
 
 from __future__ import annotations
 
-from harness import assert_same, run_both
+import errno
+import os
+import subprocess
+
+import pytest
+
+from harness import GRAPHLINT, HANG_GUARD, PYTHON, assert_same, one_line_error, run_both
 
 LOCALE = """\
 import locale, os, sys
@@ -39,6 +45,60 @@ def test_os_exit_pickles_and_is_posix_exit_as_under_python(tmp_path):
     assert_same(py, ours)
 
 
+@pytest.mark.parametrize("how", ["class-attribute", "keyword", "plain"])
+def test_os_exit_reads_and_calls_as_the_builtin(tmp_path, how):
+    """graphlint's os._exit (it reports first) was a Python function: stored in a class it
+    bound as a method (``A().e(3)``: a TypeError, exit 1), and it read as no builtin (repr,
+    __self__). It is called, read and pickled as python's own."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import copy, inspect, os, pickle, posix, sys
+        class A:
+            e = os._exit
+        print(repr(os._exit), os._exit.__name__, os._exit.__qualname__, os._exit.__module__, os._exit.__self__)
+        print(inspect.signature(os._exit), A.e is os._exit, A().e is os._exit, copy.deepcopy(os._exit) is os._exit)
+        print(pickle.loads(pickle.dumps(os._exit)) is os._exit, os._exit is posix._exit, callable(os._exit), flush=True)
+        if sys.argv[1] == "class-attribute":
+            A().e(3)
+        elif sys.argv[1] == "keyword":
+            os._exit(status=4)
+        os._exit(5)
+        """}, ["prog.py", how])
+    assert py.stdout.startswith(b"<built-in function _exit> _exit _exit posix <module 'posix' (built-in)>\n")
+    assert py.returncode == {"class-attribute": 3, "keyword": 4, "plain": 5}[how]
+    assert_same(py, ours)
+
+
+ENVIRON = """\
+import os, subprocess, sys
+print(sorted(os.environ.items()))
+print(os.getenv("PYTHONPATH"), "GRAPHLINT_RUN" in os.environ, os.environ.copy() == dict(os.environ))
+print(subprocess.run([sys.executable, "-c", "import os, sys; print(os.getenv('PYTHONPATH'), sys.path[1:2])"],
+                     capture_output=True, text=True).stdout, end="")
+"""
+
+
+@pytest.mark.parametrize("pythonpath", [None, "site"])
+def test_os_environ_is_the_programs_own(tmp_path, pythonpath):
+    """graphlint gives the program's python its start-up folder first on PYTHONPATH and its
+    report folder in GRAPHLINT_RUN: the program saw both in os.environ. They stay in the
+    process's environment, which its subprocesses inherit (they are followed), but not in
+    os.environ, which is as python gives it."""
+    env = {"PYTHONPATH": str(tmp_path / "prog" / pythonpath)} if pythonpath else {}
+    py, ours = run_both(tmp_path, {"prog.py": ENVIRON, "site/.keep": ""}, ["prog.py"], env=env)
+    assert py.stdout.splitlines()[1] == f"{env.get('PYTHONPATH')} False True".encode()
+    assert_same(py, ours)
+
+
+def test_a_program_that_clears_the_atexit_handlers_ends_as_under_python(tmp_path):
+    """graphlint's last report is an atexit handler: ``atexit._clear()`` took it away, no
+    record was left and graphlint said "could not watch the program", exit 2 for a program
+    that exited 3. Each process now leaves a record as it starts."""
+    py, ours = run_both(tmp_path, {"prog.py": "import atexit, sys\natexit._clear()\nprint('hi')\nsys.exit(3)\n"},
+                        ["prog.py"])
+    assert (py.stdout, py.returncode) == (b"hi\n", 3)
+    assert_same(py, ours)
+
+
 def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
     """PYTHONINSPECT=1 asks the program's Python to stay after the script (a prompt on a
     terminal; a SystemExit printed as a traceback). graphlint's own Python read it too: its
@@ -50,3 +110,46 @@ def test_pythoninspect_is_the_programs_not_graphlints(tmp_path):
     py, ours = run_both(tmp_path, {"exits.py": "raise SystemExit(5)\n"}, ["exits.py"], env={"PYTHONINSPECT": "1"})
     assert py.returncode == 1 and py.stderr.endswith(b"SystemExit: 5\n")
     assert_same(py, ours)
+
+
+def _starts(command: list[str], n: int, cwd) -> subprocess.CompletedProcess | None:
+    """``command`` with ``n`` bytes of arguments after it (100,000 a string, as a kernel takes
+    no longer one), run to its end; None when the system refuses them as too large (E2BIG)."""
+    args = ["x" * 100_000] * (n // 100_000) + ["y" * (n % 100_000)]
+    try:
+        return subprocess.run(command + args, cwd=cwd, capture_output=True, text=True, timeout=HANG_GUARD,
+                              stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        if exc.errno != errno.E2BIG:
+            raise
+        return None
+
+
+def _largest(command: list[str], low: int, high: int, cwd) -> int:
+    """The most bytes of arguments ``command`` starts with, between ``low`` (it does) and
+    ``high`` (it does not)."""
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _starts(command, middle, cwd) is None:
+            high = middle
+        else:
+            low = middle
+    return low
+
+
+def test_arguments_at_the_systems_limit_are_one_line_naming_what_graphlint_adds(tmp_path):
+    """The most arguments with which graphlint itself starts (a few bytes fewer than python):
+    python runs the program with them, graphlint's child, given some 100 bytes more of
+    environment (PYTHONPATH, GRAPHLINT_RUN), was refused by the system (E2BIG) and graphlint
+    said "cannot start .../python3: Argument list too long", which named no cause."""
+    (tmp_path / "p.py").write_text("import sys\nprint(len(sys.argv))\n")
+    limit = os.sysconf("SC_ARG_MAX")
+    python = _largest([PYTHON, "p.py"], 0, 2 * limit, tmp_path)
+    assert 0 < python < 2 * limit
+    # graphlint itself starts (and refuses a missing q.py) with as many bytes as it does with p.py
+    ours = _largest([GRAPHLINT, "run", "q.py"], python - 4096, python + 1, tmp_path)
+    assert _starts([PYTHON, "p.py"], ours, tmp_path).returncode == 0
+    proc = _starts([GRAPHLINT, "run", "p.py"], ours, tmp_path)
+    assert proc is not None
+    if proc.returncode != 0:  # (graphlint adding nothing would run it as python does)
+        one_line_error(proc, "E2BIG", "PYTHONPATH", "GRAPHLINT_RUN", "argv[0]")

@@ -13,9 +13,12 @@ Most are plain Python; those that start TensorFlow in a child are marked slow.
 
 from __future__ import annotations
 
+import collections
 import os
+import re
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -346,11 +349,56 @@ def test_dash_x_and_dash_w_options_are_the_programs_pythons(tmp_path):
     assert py.returncode == 1 and b"UserWarning: now an error" in py.stderr
 
 
+# -- what python prints of itself -------------------------------------------------------------
+def _verbose_lines(data: bytes) -> collections.Counter:
+    """``PYTHONVERBOSE``'s lines, each object's address left out (every run has its own)."""
+    return collections.Counter(re.sub(rb" at 0x[0-9a-f]+", b"", line) for line in data.splitlines())
+
+
+def _start_up_lines() -> collections.Counter:
+    """What graphlint's own Python prints under ``PYTHONVERBOSE`` before graphlint is imported
+    (its start-up, the console script's ``import re``; its teardown allowed too), and what
+    graphlint's first modules (``graphlint/__init__.py``, ``_start.py``) import before they can
+    hide the rest."""
+    proc = subprocess.run([PYTHON, "-c", "import re, __future__, gc, contextlib"], capture_output=True,
+                          env={**os.environ, "PYTHONVERBOSE": "1"}, timeout=HANG_GUARD, stdin=subprocess.DEVNULL)
+    return _verbose_lines(proc.stderr)
+
+
+def _graphlints_start(line: bytes) -> bool:
+    return any(name in line for name in (b"/graphlint/__init__.py", b"/graphlint/_start.py", b"'graphlint'",
+                                         b"'graphlint._start'", b"/graphlint/__pycache__/__init__.",
+                                         b"/graphlint/__pycache__/_start.", b"_boot/sitecustomize.py",
+                                         b"_boot/__pycache__/sitecustomize.", b"'sitecustomize'",
+                                         b"destroy sitecustomize"))
+
+
+#: graphlint's start-up hook imports ``atexit`` and takes it out of ``sys.modules`` again (the
+#: program imports it afresh, printing its line): that first module object is freed, once.
+_ITS_ATEXIT = collections.Counter({b"# destroy atexit": 1})
+
+
+def test_pythonverbose_prints_the_programs_imports_not_graphlints(tmp_path):
+    """Every import message python prints for the program is printed; graphlint's own (click,
+    its commands, the report, some 700 lines, and its Python's teardown, 550) are not: only
+    what its Python printed before graphlint could hide them."""
+    py, ours = run_both(tmp_path, {"prog.py": "import json, atexit\nprint(json.dumps([1]))\n"}, ["prog.py"],
+                        env={"PYTHONVERBOSE": "1"})
+    assert (py.stdout, py.returncode) == (b"[1]\n", 0)
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode)
+    printed, expected = _verbose_lines(ours.stderr), _verbose_lines(py.stderr)
+    assert not expected - printed, "python printed, graphlint run did not"
+    extra = [line for line in (printed - expected - _start_up_lines() - _ITS_ATEXIT).elements()
+             if not _graphlints_start(line)]
+    assert extra == [], f"{len(extra)} lines of graphlint's own: {extra[:20]}"
+
+
 # -- how python finds the program ------------------------------------------------------------
 SHOW = "import sys\nprint(__name__, __file__, sys.argv, sys.path[0], __spec__ and __spec__.name, __package__)\n"
 
 
-@pytest.mark.parametrize("layout", ["plain", "symlink", "dotdot", "folder", "zipapp", "pyc", "safe-path"])
+@pytest.mark.parametrize("layout", ["plain", "symlink", "dotdot", "folder", "current-folder", "zipapp", "pyc",
+                                    "safe-path"])
 def test_the_program_is_found_and_placed_as_python_does(tmp_path, layout):
     files = {"real/x.py": SHOW, "sub/.keep": ""}
     env = {}
@@ -365,6 +413,9 @@ def test_the_program_is_found_and_placed_as_python_does(tmp_path, layout):
     elif layout == "folder":
         files["real/__main__.py"] = SHOW
         args = ["real"]
+    elif layout == "current-folder":  # python's '' is the current folder (its __main__.py)
+        files["__main__.py"] = SHOW
+        args = [""]
     elif layout == "zipapp":
         def prepare(folder):
             import zipapp
@@ -393,6 +444,28 @@ def test_a_script_on_stdin(tmp_path):
     py, ours = run_both(tmp_path, {}, ["-", "a", "b"], stdin=b"import sys\nprint(sys.argv, repr(sys.path[0]), __name__)\n")
     assert py.stdout.startswith(b"['-', 'a', 'b'] ''")
     assert_same(py, ours)
+
+
+def test_a_script_read_from_a_fifo(tmp_path):
+    """The program's python opens the FIFO and reads the program once (a writer waits for it);
+    graphlint opens it never."""
+    writers = []
+
+    def prepare(folder):
+        os.mkfifo(folder / "prog.fifo")
+
+        def write():
+            with open(folder / "prog.fifo", "w") as fh:  # (waits for the one reader)
+                fh.write("import sys\nprint('from a fifo', sys.argv, __file__.endswith('prog/prog.fifo'))\n")
+
+        writers.append(threading.Thread(target=write, daemon=True))
+        writers[-1].start()
+
+    py, ours = run_both(tmp_path, {}, ["prog.fifo", "arg"], prepare=prepare)
+    assert py.stdout == b"from a fifo ['prog.fifo', 'arg'] True\n"
+    assert_same(py, ours)
+    for writer in writers:
+        writer.join(HANG_GUARD)
 
 
 def test_stdin_is_the_programs(tmp_path):
@@ -510,6 +583,60 @@ def test_a_forked_child_killed_by_sigterm_dies_by_it(tmp_path):
             child.join(30)
             print(child.exitcode)
         """)
+
+
+JAX = {"JAX_PLATFORMS": "cpu"}
+
+
+@pytest.mark.slow(reason="a fresh Python with JAX, twice")
+def test_the_standard_modules_graphlint_imports_are_pythons_frozen_ones(tmp_path):
+    """graphlint's engine, started when the program imports a framework, found its own
+    imports on the start-up path (graphlint/_boot): a module python keeps frozen (``ntpath``,
+    ``importlib.util``, ...) came from its source file instead, another module than python's."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import jax, sys
+        print([(name, sys.modules[name].__spec__.origin) for name in ("ntpath", "importlib.util")])
+        """}, ["prog.py"], env=JAX)
+    assert py.stdout == b"[('ntpath', 'frozen'), ('importlib.util', 'frozen')]\n"
+    assert_same(py, ours)
+
+
+@pytest.mark.slow(reason="a fresh Python with JAX under PYTHONVERBOSE, twice; "
+                         "test_pythonverbose_prints_the_programs_imports_not_graphlints (fast loop)")
+def test_pythonverbose_prints_no_import_of_graphlints_engine(tmp_path):
+    """The engine starts inside the program's ``import jax``: the messages of its own imports
+    (graphlint's modules, pluggy) are left out, the program's all printed."""
+    py, ours = run_both(tmp_path, {"prog.py": "import jax, json\nprint('ran')\n"}, ["prog.py"],
+                        env={**JAX, "PYTHONVERBOSE": "1"})
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode) == (b"ran\n", 0)
+    teardown = (b"# cleanup", b"# destroy", b"# clear", b"# restore", b"# wiping")
+    printed, expected = (collections.Counter({line: n for line, n in _verbose_lines(run.stderr).items()
+                                              if not line.startswith(teardown)}) for run in (ours, py))
+    assert not expected - printed, "python printed, graphlint run did not"
+    extra = [line for line in (printed - expected - _start_up_lines()).elements() if not _graphlints_start(line)]
+    assert [line for line in extra if b"graphlint" in line or b"pluggy" in line] == []
+
+
+@pytest.mark.slow(reason="a fresh Python with JAX, twice")
+def test_a_programs_own_import_function_sees_no_import_of_graphlints(tmp_path):
+    """A program that logs its imports through ``builtins.__import__`` saw graphlint's engine
+    (started inside its ``import jax``) import itself and pluggy: some 550 calls more."""
+    py, ours = run_both(tmp_path, {"prog.py": """\
+        import builtins, collections
+        real = builtins.__import__
+        calls = collections.Counter()
+
+        def logged(name, globals=None, locals=None, fromlist=(), level=0):
+            calls[((globals or {}).get("__name__") or "?").partition(".")[0]] += 1
+            return real(name, globals, locals, fromlist, level)
+
+        builtins.__import__ = logged
+        import jax
+        builtins.__import__ = real
+        print(calls["graphlint"], calls["pluggy"], calls["sitecustomize"], calls["jax"])
+        """}, ["prog.py"], env=JAX)
+    assert py.stdout.startswith(b"0 0 0 ")
+    assert ours.stdout == py.stdout, ours.stderr[-3000:]
 
 
 def test_tensorflow_is_not_imported_before_the_program_does(tmp_path):
