@@ -1,0 +1,55 @@
+"""The model's builder walks the expressions of a run of simple statements in one go: the
+calls, their places and the comprehensions' loops come out as one walk per statement gives."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from harness import SAMPLES
+from graphlint.static.model import build
+from graphlint.static.model.module import Module
+
+SOURCE = textwrap.dedent(
+    """\
+    import tensorflow as tf
+    x = tf.constant([f(i) for i in range(3)])
+    y, z = tf.Variable(x), g(h(x))
+    print(x); k += tf.ones(2)
+    if x:
+        w: int = tf.zeros([q(j) for j in {r(x): s(x) for x in y}])
+        return tf.add(w, [t(v) for v in w])
+    for a in b(c()):
+        d(a); e = {u(n) for n in a}
+    """
+)
+
+
+def shape(module: Module) -> list:
+    """What the builder recorded, in its order: each call with its place, each loop."""
+    calls = [
+        (ast.dump(c.node), c.name, c.parent is not None, [id(loop.node) for loop in c.loops], c.block)
+        for c in module.calls
+    ]
+    loops = [(ast.dump(loop.node), len(loop.calls)) for loop in module.loops]
+    return [calls, loops, [(key[-1], sorted(labels)) for key, labels in module.origin_items()]]
+
+
+def test_a_run_of_simple_statements_is_walked_once(monkeypatch):
+    walks = []
+    real = build._Builder._exprs
+    monkeypatch.setattr(build._Builder, "_exprs", lambda self, stack: (walks.append(len(stack)), real(self, stack)))
+    Module("m.py", "import tensorflow as tf\nx = tf.constant(1)\ny = f(x)\nprint(y)\n", ast.parse(
+        "import tensorflow as tf\nx = tf.constant(1)\ny = f(x)\nprint(y)\n"
+    ))
+    assert walks == [3]
+
+
+def test_one_walk_per_run_records_what_one_walk_per_statement_does(monkeypatch):
+    sources = [SOURCE] + [p.read_text() for p in sorted(SAMPLES.rglob("*.py"))]
+    trees = [ast.parse(text) for text in sources]  # one tree each: the places name its nodes
+    together = [shape(Module("m.py", text, tree)) for text, tree in zip(sources, trees)]
+    monkeypatch.setattr(build._Builder, "_flush", lambda self, pending: [self._exprs(part) for part in pending])
+    apart = [shape(Module("m.py", text, tree)) for text, tree in zip(sources, trees)]
+    assert together == apart
+    assert len(together[0][0]) == 18 and len(together[0][1]) == 6  # the source above: its calls, its loops
