@@ -53,3 +53,15 @@ def test_one_walk_per_run_records_what_one_walk_per_statement_does(monkeypatch):
     apart = [shape(Module("m.py", text, tree)) for text, tree in zip(sources, trees)]
     assert together == apart
     assert len(together[0][0]) == 18 and len(together[0][1]) == 6  # the source above: its calls, its loops
+
+
+def test_a_call_site_keeps_its_common_fields_in_slots():
+    """~40,000 sites on the corpus: the fields every one has are slots (no dict per site);
+    the rare ones (an argument's parent call) and the stored properties still go in its dict."""
+    text = "import tensorflow as tf\nx = tf.constant(tf.ones(2))\n"
+    module = Module("m.py", text, ast.parse(text))
+    outer, inner = module.calls
+    assert (outer.name, outer.method, outer.parent) == ("tensorflow.constant", "constant", None)
+    assert outer.__dict__ == {}
+    assert inner.parent is outer.node and inner.__dict__ == {"parent": outer.node}
+    assert outer.line == 2 and outer.__dict__ == {"line": 2}
