@@ -336,13 +336,20 @@ class _Builder:
     def _exprs(self, stack: list) -> None:
         """Every call in the expressions of ``stack`` — ``(node, ctx, parent call)``, the last
         first — in one walk. Names and constants hold no call: they are never pushed."""
-        pop, push, record, resolve = stack.pop, stack.append, self._record_call, self.bindings.resolve
+        pop, push, resolve, add = stack.pop, stack.append, self.bindings.resolve, self.calls.append
         while stack:
             node, c, parent = pop()
             cls = type(node)  # ast.parse makes exactly these classes, never subclasses
             if cls is _CALL:
                 func = node.func
-                record(node, resolve(func), c, parent)
+                # (what _record_call does, inline: one site per call of the file)
+                scope = c.scope
+                site = CallSite(node, resolve(func), scope, c.cls, c.loops, c.withs, c.trys, c.ifs, c.block, parent)
+                add(site)
+                if scope is not None:
+                    scope.calls.append(site)
+                for loop in c.loops:
+                    loop.calls.append(site)
                 while type(func) is _ATTRIBUTE:  # ``a.b.c(...)``: only its root can hold a call
                     func = func.value
                 if type(func) not in _LEAVES:
