@@ -65,3 +65,21 @@ def test_a_call_site_keeps_its_common_fields_in_slots():
     assert outer.__dict__ == {}
     assert inner.parent is outer.node and inner.__dict__ == {"parent": outer.node}
     assert outer.line == 2 and outer.__dict__ == {"line": 2}
+
+
+def test_resolve_names_what_the_dotted_name_canonicalises_to():
+    """:meth:`Bindings.resolve` reads the commonest callees (``f``, ``tf.f``) itself: the same
+    names as canonicalising :meth:`Bindings.dotted`, for every expression of the samples."""
+    from graphlint.static.model.names import canonical
+
+    seen = 0
+    for path in sorted(SAMPLES.rglob("*.py")):
+        text = path.read_text()
+        tree = ast.parse(text)
+        bindings = Module("m.py", text, tree).bindings
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+                dotted = bindings.dotted(node)
+                assert bindings.resolve(node) == (None if dotted is None else canonical(dotted)), ast.dump(node)
+                seen += dotted is not None
+    assert seen > 500
