@@ -83,3 +83,30 @@ def test_resolve_names_what_the_dotted_name_canonicalises_to():
                 assert bindings.resolve(node) == (None if dotted is None else canonical(dotted)), ast.dump(node)
                 seen += dotted is not None
     assert seen > 500
+
+
+def test_an_assigned_name_gets_the_origins_assign_origin_gives(monkeypatch):
+    """The builder files ``x = ...`` (the commonest target) itself: the same origins, in the
+    same order, as :meth:`_Builder._assign_origin` files for every target."""
+    sources = [SOURCE, "import tensorflow as tf\nclass Net: pass\na = b = Net()\nc = tf.zeros(1)\nd = f().g()\n"]
+    sources += [p.read_text() for p in sorted(SAMPLES.rglob("*.py"))]
+    trees = [ast.parse(text) for text in sources]
+
+    def origins(module: Module) -> list:
+        return [(key[-1], sorted(labels)) for key, labels in module.origin_items()]
+
+    inline = [origins(Module("m.py", text, tree)) for text, tree in zip(sources, trees)]
+    real = build._Builder._simple
+
+    def through_assign_origin(self, node, cls, ctx):
+        if cls is not ast.Assign:
+            return real(self, node, cls, ctx)
+        for target in node.targets:
+            self._assign_origin(target, node.value, ctx)
+        stack = [] if type(node.value) in (ast.Name, ast.Constant) else [(node.value, ctx, None)]
+        stack += [(t, ctx, None) for t in reversed(node.targets) if type(t) not in (ast.Name, ast.Constant)]
+        return stack
+
+    monkeypatch.setattr(build._Builder, "_simple", through_assign_origin)
+    assert inline == [origins(Module("m.py", text, tree)) for text, tree in zip(sources, trees)]
+    assert ("a", ["class:Net"]) in inline[1] and ("c", ["tensorflow.zeros"]) in inline[1]

@@ -197,7 +197,17 @@ class _Builder:
             value = node.value
             stack = [] if type(value) in _LEAVES else [(value, ctx, None)]
             for target in node.targets:
-                self._assign_origin(target, value, ctx)
+                if type(target) is _NAME:  # the commonest: _assign_origin's first case, inline
+                    scope = ctx.scope
+                    key = (id(scope) if scope is not None else None, target.id)
+                    label = self._call_label(value) if type(value) is _CALL else "?"
+                    found = self._origins.get(key)
+                    if found is None:
+                        self._origins[key] = {label}
+                    else:
+                        found.add(label)
+                else:
+                    self._assign_origin(target, value, ctx)
             for target in reversed(node.targets):
                 if type(target) not in _LEAVES:
                     stack.append((target, ctx, None))
