@@ -128,14 +128,17 @@ def decide(path: str, tree: ast.Module, data: bytes, project: Project | None = N
 
 def decide_imports(path: str, nodes: list, data: bytes, project: Project | None = None) -> tuple[bool, list]:
     """:func:`decide` for a file's import statements (those of its tree, or of
-    :func:`scan_imports`)."""
-    looked = probes(path, None, nodes, project)
+    :func:`scan_imports`). The look-ups are made only when the imports alone do not decide,
+    or when ``project`` records them (a cache's, an editor's: it stores every one)."""
+    decided = False
     for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.level:
-            return True, looked  # the user's own package
-        if any(_framework(target, data) for target in _bound(node)):
-            return True, looked
-    return any(hit is not None for *_, hit in looked), looked
+        if (isinstance(node, ast.ImportFrom) and node.level) or any(_framework(target, data) for target in _bound(node)):
+            decided = True  # the user's own package, or a framework
+            break
+    if decided and project is not None and not project.record:
+        return True, []
+    looked = probes(path, None, nodes, project)
+    return decided or any(hit is not None for *_, hit in looked), looked
 
 
 def relevant(path: str, tree: ast.Module, data: bytes) -> bool:

@@ -149,6 +149,27 @@ def test_an_import_of_a_module_beside_the_file_makes_it_relevant(tmp_path):
 
 
 
+def test_imports_that_decide_make_no_look_up_in_a_project_that_records_nothing(tmp_path):
+    """``import tensorflow`` decides alone: with no cache to record the look-ups of its other
+    imports (``import helper``, ``import numpy``), no folder is searched for them; a project
+    that records (a cache's) still makes and keeps every one, and an undecided file is looked
+    up as before."""
+    from graphlint.static.model.project import Project
+    from graphlint.static.prefilter import decide
+
+    (tmp_path / "helper.py").write_text("")
+    path = str(tmp_path / "main.py")
+    source = b"import helper\nimport numpy\nimport tensorflow as tf\n"
+    quiet = Project(record=False)
+    assert decide(path, ast.parse(source), source, quiet) == (True, [])
+    assert quiet._found == {} and quiet._tops == {}  # nothing searched
+    relevant, looked = decide(path, ast.parse(source), source, Project())
+    assert relevant and [(dotted, hit) for _, _, dotted, hit in looked] == [("helper", str(tmp_path / "helper.py"))]
+    undecided = b"import helper\nimport numpy\n"
+    relevant, looked = decide(path, ast.parse(undecided), undecided, Project(record=False))
+    assert relevant and [dotted for _, _, dotted, _ in looked] == ["helper"]
+
+
 def test_a_module_beside_an_installed_package_is_not_the_users_own(tmp_path):
     """Checking a package inside site-packages: ``import helper`` from it finds no module of
     the user's (what lies beside the package is other installed code); the same layout under

@@ -158,37 +158,70 @@ class _Builder:
         return "?"
 
     def _stmts(self, body: list[ast.stmt], ctx: _Ctx) -> None:
+        """Each statement in turn; the expressions of a run of simple statements (no statement
+        inside: most of them) in one walk, in the same order as one walk per statement (the
+        walk records nothing a simple statement's origins read: the calls and comprehension
+        loops of that run only)."""
+        pending: list = []  # each simple statement's expressions, as its own walk would pop them
         for node in body:
-            self._stmt(node, ctx)
+            cls = type(node)
+            if cls in NESTED:
+                if pending:
+                    self._flush(pending)
+                    pending = []
+                self._stmt(node, ctx)
+            elif cls not in _NO_CALLS:
+                part = self._simple(node, cls, ctx)
+                if part:
+                    pending.append(part)
+        if pending:
+            self._flush(pending)
+
+    def _flush(self, pending: list) -> None:
+        """One walk over the expressions of several simple statements, the first one's first."""
+        if len(pending) == 1:
+            self._exprs(pending[0])
+            return
+        stack: list = []
+        for part in reversed(pending):
+            stack += part
+        self._exprs(stack)
+
+    def _simple(self, node: Any, cls: type, ctx: _Ctx) -> list:
+        """A statement with no statement inside: its origins recorded, and its expressions to
+        walk, the last first (the walk's stack)."""
+        if cls is _EXPR_STMT or cls is _RETURN:  # the commonest: one expression
+            value = node.value
+            return [(value, ctx, None)] if value is not None and type(value) not in _LEAVES else []
+        if cls is _ASSIGN:  # the next commonest: targets, then the value
+            value = node.value
+            stack = [] if type(value) in _LEAVES else [(value, ctx, None)]
+            for target in node.targets:
+                if type(target) is _NAME:  # the commonest: _assign_origin's first case, inline
+                    scope = ctx.scope
+                    key = (id(scope) if scope is not None else None, target.id)
+                    label = self._call_label(value) if type(value) is _CALL else "?"
+                    found = self._origins.get(key)
+                    if found is None:
+                        self._origins[key] = {label}
+                    else:
+                        found.add(label)
+                else:
+                    self._assign_origin(target, value, ctx)
+            for target in reversed(node.targets):
+                if type(target) not in _LEAVES:
+                    stack.append((target, ctx, None))
+            return stack
+        if (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
+            self._assign_origin(node.target, node.value if cls is ast.AnnAssign else None, ctx)
+        children = [(child, ctx, None) for child in _expr_children(node) if type(child) not in _LEAVES]
+        children.reverse()
+        return children
 
     def _stmt(self, node: Any, ctx: _Ctx) -> None:
+        """A statement with statements inside (its class in NESTED; the others: :meth:`_simple`)."""
         cls = type(node)
-        if cls not in NESTED:  # most statements: no statements inside, only expressions
-            if cls in _NO_CALLS:
-                return
-            if cls is _EXPR_STMT or cls is _RETURN:  # the commonest: one expression
-                value = node.value
-                if value is not None and type(value) not in _LEAVES:
-                    self._exprs([(value, ctx, None)])
-                return
-            if cls is _ASSIGN:  # the next commonest: targets, then the value
-                value = node.value
-                stack = [] if type(value) in _LEAVES else [(value, ctx, None)]
-                for target in node.targets:
-                    self._assign_origin(target, value, ctx)
-                for target in reversed(node.targets):
-                    if type(target) not in _LEAVES:
-                        stack.append((target, ctx, None))
-                if stack:
-                    self._exprs(stack)
-                return
-            if (cls is ast.AnnAssign or cls is ast.AugAssign) and node.value is not None:
-                self._assign_origin(node.target, node.value if cls is ast.AnnAssign else None, ctx)
-            children = [(child, ctx, None) for child in _expr_children(node) if type(child) not in _LEAVES]
-            if children:
-                children.reverse()
-                self._exprs(children)
-        elif cls is ast.If:
+        if cls is ast.If:
             self._expr(node.test, ctx)
             self._stmts(node.body, ctx.child(ifs=ctx.ifs + ((node, "body"),), block=ctx.block + ((id(node), "body"),)))
             self._stmts(node.orelse, ctx.child(ifs=ctx.ifs + ((node, "orelse"),), block=ctx.block + ((id(node), "orelse"),)))
@@ -313,13 +346,20 @@ class _Builder:
     def _exprs(self, stack: list) -> None:
         """Every call in the expressions of ``stack`` — ``(node, ctx, parent call)``, the last
         first — in one walk. Names and constants hold no call: they are never pushed."""
-        pop, push, record, resolve = stack.pop, stack.append, self._record_call, self.bindings.resolve
+        pop, push, resolve, add = stack.pop, stack.append, self.bindings.resolve, self.calls.append
         while stack:
             node, c, parent = pop()
             cls = type(node)  # ast.parse makes exactly these classes, never subclasses
             if cls is _CALL:
                 func = node.func
-                record(node, resolve(func), c, parent)
+                # (what _record_call does, inline: one site per call of the file)
+                scope = c.scope
+                site = CallSite(node, resolve(func), scope, c.cls, c.loops, c.withs, c.trys, c.ifs, c.block, parent)
+                add(site)
+                if scope is not None:
+                    scope.calls.append(site)
+                for loop in c.loops:
+                    loop.calls.append(site)
                 while type(func) is _ATTRIBUTE:  # ``a.b.c(...)``: only its root can hold a call
                     func = func.value
                 if type(func) not in _LEAVES:

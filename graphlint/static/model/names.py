@@ -145,7 +145,15 @@ class Bindings:
 
     def resolve(self, node: ast.expr) -> str | None:
         """The canonical API name an expression refers to, or None."""
-        dotted = self.dotted(node)
+        e: Any = node
+        cls = type(e)
+        if cls is _NAME:  # the commonest two (one per call of the file), as :meth:`dotted` reads them
+            dotted = self.names.get(e.id)
+        elif cls is _ATTRIBUTE and type(e.value) is _NAME:
+            base = self.names.get(e.value.id)
+            dotted = None if base is None else f"{base}.{e.attr}"
+        else:
+            dotted = self.dotted(node)
         if dotted is None:
             return None
         found = _canonical.get(dotted)
