@@ -1,7 +1,9 @@
 """GL504's static form: Keras ``model.predict`` called again and again on one sample at a time.
 
 The runtime counts ``predict`` calls per line whose input fits in one batch. Statically, a
-call is reported only when the source shows all three:
+``predict`` call (or one of Keras 2's ``predict_proba`` and ``predict_classes``, which call
+``predict``; not ``predict_on_batch``, the way out) is reported only when the source shows all
+three:
 
 - the receiver is a Keras model: made by ``keras.Sequential``/``keras.Model``/``load_model``/
   ``clone_model``, a ``keras.applications`` constructor (``MobileNetV2(...)``), a class of the
@@ -70,6 +72,9 @@ _EXPAND = frozenset({"numpy.expand_dims", "tensorflow.expand_dims"})
 _RESHAPE = frozenset({"numpy.reshape", "tensorflow.reshape"})
 _ARRAY = frozenset({"numpy.array", "numpy.asarray", "tensorflow.constant", "tensorflow.convert_to_tensor"})
 _NEWAXIS = frozenset({"numpy.newaxis", "tensorflow.newaxis"})
+#: ``predict`` and the Keras 2 ``Sequential`` methods that call it (``predict_proba``,
+#: ``predict_classes``: gone in TF 2.6); ``predict_on_batch`` runs one batch without it.
+_PREDICTS = frozenset({"predict", "predict_proba", "predict_classes"})
 
 
 def check(module, options) -> list[Hit]:
@@ -81,7 +86,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
     found = []
     limit = options.get("max-calls", 5)
     for call in module.calls:
-        if call.method != "predict" or call.name is not None or call.receiver is None:
+        if call.method not in _PREDICTS or call.name is not None or call.receiver is None:
             continue
         module.cache[_BUDGET] = [_STEPS]
         node = call.node
@@ -104,7 +109,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
         found.append(
             Hit(
                 node,
-                f"`predict` on one sample {why}: every call sets up a data pipeline and callbacks for a "
+                f"`{call.method}` on one sample {why}: every call sets up a data pipeline and callbacks for a "
                 "single row (and may trace again), many times the cost of the model itself",
                 found_here,
             )
