@@ -45,6 +45,10 @@ CASES = {
         "stack = np.expand_dims(np.expand_dims(frame, 0), -1)",
         "stack = np.expand_dims(np.expand_dims(frame, 1), -1)",
     ),
+    "expand-dims-of-one-row-not-of-two": (
+        "stack = np.expand_dims([frame], -1)",
+        "stack = np.expand_dims([frame[None], frame[None]], -1)",
+    ),
     "tf-expand-dims-on-a-row": (
         "stack = tf.expand_dims(frame[None], axis=2)",
         "stack = tf.expand_dims(frame[:, None], axis=2)",

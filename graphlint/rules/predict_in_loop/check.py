@@ -951,10 +951,12 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
             # a new axis in front is the one row; one anywhere else keeps the rows of what it
             # is given (np.expand_dims(np.expand_dims(face, 0), -1): still one face)
             axis = args[1] if len(args) > 1 else keywords.get("axis")
-            return _is_int(axis, 0) or (bool(args) and again(args[0]))
+            return _is_int(axis, 0) or (bool(args) and not _several(args[0]) and again(args[0]))
         if name in _RESHAPE:
             shape = args[1] if len(args) > 1 else keywords.get("newshape", keywords.get("shape"))
-            return _leads_with_one(shape) or (bool(args) and _keeps_rows(shape, args[0]) and again(args[0]))
+            return _leads_with_one(shape) or (
+                bool(args) and not _several(args[0]) and _keeps_rows(shape, args[0]) and again(args[0])
+            )
         if name in _FILLED:  # np.zeros((1, maxlen, n)), filled in place
             return _leads_with_one(args[0] if args else keywords.get("shape"))
         if name in _JOIN:  # np.append(frame, stack[..., :3], axis=3): joined along a feature axis
@@ -1192,6 +1194,11 @@ def _same(a, b) -> bool:
     if isinstance(a, ast.Attribute) and isinstance(b, ast.Attribute):
         return a.attr == b.attr and _same(a.value, b.value)
     return False
+
+
+def _several(node) -> bool:
+    """A list or tuple of more than one part: an array of that many rows (not a model's inputs)."""
+    return isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) != 1
 
 
 def _is_ellipsis(node) -> bool:
