@@ -504,8 +504,7 @@ def _resolve_call(module: Module, site: CallSite, func: ast.expr) -> Resolved | 
             (label,) = labels
             if label.startswith("class:"):  # ``self.net.step()`` with ``self.net = Net()``
                 cls = module.classes.get(label[6:])
-                method = cls.method(func.attr) if cls is not None else None
-                return (module, method) if method is not None else None
+                return _inherited_method(module, cls, func.attr) if cls is not None else None
             if label != "?" and not label.startswith(("tensorflow", "keras")):
                 found = module.project.lookup(module, 0, label)
                 if found is not None and isinstance(found[1], ClassInfo):
