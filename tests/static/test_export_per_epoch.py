@@ -67,13 +67,16 @@ ALGO = "spinup/algos/ddpg/ddpg.py"
     "logx, ddpg, where, reported",
     [
         (LOGX, DDPG, ALGO, True),
-        # the twins: the export once per process's first call, a logger of no known class, the
-        # module not in the package the file is part of
+        # the twins: the export once per process's first call, a logger that does not inherit
+        # save_state, or whose first base (of elsewhere) may define it, the module not in the
+        # package the file is part of
         (LOGX.replace("if proc_id() == 0:\n            tf.", "if itr is None:\n            tf."), DDPG, ALGO, False),
         (LOGX.replace("class EpochLogger(Logger):", "class EpochLogger(object):"), DDPG, ALGO, False),
+        (LOGX.replace("class EpochLogger(Logger):", "class EpochLogger(Saving, Logger):").replace(
+            "import tensorflow as tf\n", "import tensorflow as tf\nfrom saving import Saving\n"), DDPG, ALGO, False),
         (LOGX, DDPG, "other/algos/ddpg/ddpg.py", False),
     ],
-    ids=["export-per-epoch", "export-once", "not-inherited", "another-package"],
+    ids=["export-per-epoch", "export-once", "not-inherited", "a-base-of-elsewhere-first", "another-package"],
 )
 def test_an_export_per_epoch_through_another_modules_logger(tmp_path, logx, ddpg, where, reported):
     write_folder(tmp_path, {"spinup/utils/logx.py": logx, where: ddpg})

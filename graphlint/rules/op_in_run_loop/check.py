@@ -4,15 +4,17 @@ A *run loop* is a loop whose body runs a session. Every op built in it is built 
 step: an op-building call (``tf.assign``), a method that builds ops on a variable
 (``v.assign(x)``, ``optimizer.lr.assign(lr)``), a SavedModel export that makes a saver of its
 own (``tf.saved_model.simple_save``, ``builder.add_meta_graph_and_variables(sess, tags)``
-without ``saver=``), an operator on a tensor (``x = x + 1``), or a call of the user's function — in this file or in a module of the checked tree — that builds
-ops. A function that runs a session and builds ops, and runs per call (``agent.learn()``
-called at every step), is reported at those ops. A function with a run loop of its own is a
-whole run: a loop calling it is a sweep, not a run loop.
+without ``saver=``), an operator on a tensor (``x = x + 1``), or a call of the user's
+function — in this file or in a module of the checked tree — that builds ops. A function
+that runs a session and builds ops, and runs per call (``agent.learn()`` called at every step),
+is reported at those ops. A function with a run loop of its own is a whole run: a loop calling
+it is a sweep, not a run loop.
 
 Not reported: ops under the iteration's own ``as_default()`` graph or a first-time guard
-(``if op is None:``; not ``if proc_id() == 0:``, which picks a process), ``get_variable`` under ``reuse=True`` (no op), a variable assigned in
-the loop itself (a weight load, one op per variable), and loops that the source says run
-fewer times than the runtime's ``min-repeats``.
+(``if op is None:``; not ``if proc_id() == 0:``, which picks a process), ``get_variable``
+under ``reuse=True`` (no op), a variable assigned in the loop itself (a weight load, one op
+per variable), and loops that the source says run fewer times than the runtime's
+``min-repeats``.
 """
 
 from __future__ import annotations

@@ -514,17 +514,21 @@ def _resolve_call(module: Module, site: CallSite, func: ast.expr) -> Resolved | 
 
 def _inherited_method(module: Module, cls: ClassInfo, name: str, depth: int = 0) -> Resolved | None:
     """What ``obj.name(...)`` runs on an object of ``cls`` (a class of ``module``): its own
-    method, else that of its first base class of the same module that has one (``EpochLogger``
-    deriving from ``Logger``, which defines ``save_state``); None when neither says."""
+    method, else that of its first base class that has one, when the bases up to it are classes
+    of the same module (``EpochLogger`` deriving from ``Logger``, which defines ``save_state``);
+    None when they do not say."""
     method = cls.method(name)
     if method is not None:
         return module, method
     for base in cls.node.bases if depth < 4 else ():
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
         parent = module.classes.get(base.id) if isinstance(base, ast.Name) else None
-        if parent is not None and parent is not cls:
-            found = _inherited_method(module, parent, name, depth + 1)
-            if found is not None:
-                return found
+        if parent is None or parent is cls:
+            return None  # a base of elsewhere may define it first
+        found = _inherited_method(module, parent, name, depth + 1)
+        if found is not None:
+            return found
     return None
 
 
