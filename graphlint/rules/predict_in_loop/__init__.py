@@ -11,9 +11,10 @@ class PredictInLoop(Rule):
 
     ## What it does
     Checks for a line that calls `Model.predict` more than `max-calls` times on an input that fits
-    in one batch. `graphlint check` reports the calls whose source shows a Keras model (of the
-    file, another object or module), one sample (`x[None]`, `np.expand_dims(x, 0)`, a stored
-    replay step, a list of inputs with one such) and a loop or a function that runs per call.
+    in one batch. `graphlint check` reports the calls (and Keras 2's `predict_proba`) whose source
+    shows a Keras model (of the file, another object or module), one sample (`x[None]`,
+    `np.expand_dims(x, 0)`, a stored replay step, a list of inputs with one such) and a loop or a
+    function that runs per call.
 
     ## Why is this bad?
     `predict` is built for large inputs: every call wraps its input in a `tf.data` pipeline,

@@ -1,7 +1,9 @@
 """GL504's static form: Keras ``model.predict`` called again and again on one sample at a time.
 
 The runtime counts ``predict`` calls per line whose input fits in one batch. Statically, a
-call is reported only when the source shows all three:
+``predict`` call (or one of Keras 2's ``predict_proba`` and ``predict_classes``, which call
+``predict``; not ``predict_on_batch``, the way out) is reported only when the source shows all
+three:
 
 - the receiver is a Keras model: made by ``keras.Sequential``/``keras.Model``/``load_model``/
   ``clone_model``, a ``keras.applications`` constructor (``MobileNetV2(...)``), a class of the
@@ -12,7 +14,11 @@ call is reported only when the source shows all three:
   filled in place, ``pad_sequences([seq])``, ``x[:1]``, and those cast, scaled by a number,
   preprocessed, sliced along another axis or joined along one, which keeps the rows
   (``.astype(...)``, ``np.float32(...)``, ``/ 255.0``, ``preprocess_input(...)``, a scaler's
-  ``transform([state])``, ``x[:, :, 0:3]``, ``np.append(frame, stack[..., :3], axis=3)``, ``np.hstack([state, a])``); a
+  ``transform([state])``, ``x[:, :, 0:3]``, ``np.append(frame, stack[..., :3], axis=3)``, ``np.hstack([state, a])``),
+  given a new axis after the rows or reshaped keeping them (``np.expand_dims(x, -1)``,
+  ``x[..., np.newaxis]``, ``x.reshape(x.shape + (1,))``, ``x.reshape(x.shape[0], -1)``) or
+  passed through a function of another module that returns its parameter so
+  (``preprocess_input(face)`` of the user's ``utils``, casting and scaling its ``x``); a
   list of a model's inputs (``[token, h, c]``, ``[target] + states``) when one of them is;
 - the call runs again and again: in a loop the source does not bound to ``max-calls`` runs
   (and that does not wait for ``input()``), or in a function that runs per call.
@@ -66,6 +72,9 @@ _EXPAND = frozenset({"numpy.expand_dims", "tensorflow.expand_dims"})
 _RESHAPE = frozenset({"numpy.reshape", "tensorflow.reshape"})
 _ARRAY = frozenset({"numpy.array", "numpy.asarray", "tensorflow.constant", "tensorflow.convert_to_tensor"})
 _NEWAXIS = frozenset({"numpy.newaxis", "tensorflow.newaxis"})
+#: ``predict`` and the Keras 2 ``Sequential`` methods that call it (``predict_proba``,
+#: ``predict_classes``: gone in TF 2.6); ``predict_on_batch`` runs one batch without it.
+_PREDICTS = frozenset({"predict", "predict_proba", "predict_classes"})
 
 
 def check(module, options) -> list[Hit]:
@@ -77,7 +86,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
     found = []
     limit = options.get("max-calls", 5)
     for call in module.calls:
-        if call.method != "predict" or call.name is not None or call.receiver is None:
+        if call.method not in _PREDICTS or call.name is not None or call.receiver is None:
             continue
         module.cache[_BUDGET] = [_STEPS]
         node = call.node
@@ -100,7 +109,7 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
         found.append(
             Hit(
                 node,
-                f"`predict` on one sample {why}: every call sets up a data pipeline and callbacks for a "
+                f"`{call.method}` on one sample {why}: every call sets up a data pipeline and callbacks for a "
                 "single row (and may trace again), many times the cost of the model itself",
                 found_here,
             )
@@ -536,7 +545,7 @@ def _sites(module) -> dict:
 # -- what a value may be ----------------------------------------------------------------------
 #: How many steps (a name to its binding, a parameter to its callers, a call to its returns...)
 #: a value is followed.
-_DEPTH = 8
+_DEPTH = 12
 #: And how many steps one ``predict`` call's questions take at most (each caller of each
 #: function is one): past it, what a value is cannot be told.
 _STEPS = 2000
@@ -917,6 +926,11 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
             if first.upper is None:
                 return isinstance(index, ast.Tuple) and again(expr.value)  # x[:, :, 0:3]: the same rows
             return _is_int(first.upper, 1)  # x[:1]: the first row
+        if _is_ellipsis(first) and isinstance(index, ast.Tuple):
+            # x[..., np.newaxis], x[..., 0:3]: new or sliced trailing axes, the same rows (an
+            # integer index could take the rows' axis itself of a one-axis array)
+            rest = index.elts[1:]
+            return all(isinstance(e, ast.Slice) or _is_newaxis(module, e) for e in rest) and again(expr.value)
         return _is_newaxis(module, first)
     if isinstance(expr, ast.List):
         if len(expr.elts) == 1:
@@ -934,11 +948,15 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
         name = module.bindings.resolve(expr.func)
         args, keywords = expr.args, {k.arg: k.value for k in expr.keywords if k.arg}
         if name in _EXPAND:
+            # a new axis in front is the one row; one anywhere else keeps the rows of what it
+            # is given (np.expand_dims(np.expand_dims(face, 0), -1): still one face)
             axis = args[1] if len(args) > 1 else keywords.get("axis")
-            return _is_int(axis, 0)
+            return _is_int(axis, 0) or (bool(args) and not _several(args[0]) and again(args[0]))
         if name in _RESHAPE:
             shape = args[1] if len(args) > 1 else keywords.get("newshape", keywords.get("shape"))
-            return _leads_with_one(shape)
+            return _leads_with_one(shape) or (
+                bool(args) and not _several(args[0]) and _keeps_rows(shape, args[0]) and again(args[0])
+            )
         if name in _FILLED:  # np.zeros((1, maxlen, n)), filled in place
             return _leads_with_one(args[0] if args else keywords.get("shape"))
         if name in _JOIN:  # np.append(frame, stack[..., :3], axis=3): joined along a feature axis
@@ -958,14 +976,21 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
         if _pads(name):  # pad_sequences([encoded], maxlen=...)
             return bool(args) and isinstance(args[0], ast.List) and len(args[0].elts) == 1
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "reshape" and args:
-            return _leads_with_one(args[0]) if len(args) == 1 else _is_int(args[0], 1)
+            shape = args[0] if len(args) == 1 else ast.Tuple(elts=list(args), ctx=ast.Load())
+            if _leads_with_one(shape):
+                return True
+            return _keeps_rows(shape, expr.func.value) and again(expr.func.value)
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "astype":
             return again(expr.func.value)  # a cast keeps the shape
         if name is None and isinstance(expr.func, ast.Attribute) and expr.func.attr == "transform" and len(args) == 1:
             return again(args[0])  # a scikit-learn scaler's transform([state]) keeps the rows
         if (name in _CASTS or _keeps_shape(name)) and args:
             return again(args[0])
-        return _returns_one_sample_elsewhere(module, expr)
+        elsewhere = _returns_one_sample_elsewhere(module, expr)
+        if elsewhere is None:
+            return False
+        fn, params = elsewhere  # one sample by itself, or when what is passed for params is
+        return all((arg := passed_for(fn, p, expr)) is not None and again(arg) for p in sorted(params))
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _SCALAR_OPS):
         # ``np.expand_dims(frame, 0) / 255.0``, ``(row - mean) * scale``: a number keeps the shape
         if _is_number(expr.right):
@@ -975,20 +1000,34 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
     return False
 
 
-def _returns_one_sample_elsewhere(module, call: ast.Call) -> bool:
-    """Whether ``call`` reaches a function of another module of the tree (``encode(text)``
-    imported from ``utils``) every return of which is one sample by itself, judged in that
-    module (``return pad_sequences([encoded], maxlen=n)``; not through its parameters)."""
+def _returns_one_sample_elsewhere(module, call: ast.Call):
+    """``(function, parameters)`` when ``call`` reaches a function of another module of the
+    tree every return of which is one sample, judged in that module: by itself (``encode(text)``
+    imported from ``utils`` returning ``pad_sequences([encoded], maxlen=n)``: no parameters), or
+    when what is passed for those parameters is (``preprocess_input(face)`` returning
+    ``x.astype('float32') / 255.0`` of its ``x``: the call keeps the rows it is given); else None."""
     site = _sites(module).get(id(call))
     if site is None or site.target is not None or site.local_class is not None:
-        return False
+        return None
     found = resolve_call(module, site)
     if found is None or not isinstance(found[1], Function):
-        return False
+        return None
     other, fn = found
+    key = ("gl504-returns-one-sample", id(fn))
+    if key in other.cache:  # judged once per function (None while it is: a cycle of modules)
+        return other.cache[key]
+    other.cache[key] = None
+    budget = other.cache.get(_BUDGET)
+    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
     returns = _returns(other, fn)
     params: set = set()
-    return bool(returns) and all(_one_sample(other, r.value, fn, r.lineno, params=params) for r in returns) and not params
+    if returns and all(_one_sample(other, r.value, fn, r.lineno, params=params) for r in returns):
+        other.cache[key] = (fn, frozenset(params))
+    if budget is None:
+        del other.cache[_BUDGET]
+    else:
+        other.cache[_BUDGET] = budget
+    return other.cache[key]
 
 
 def _passed(fn, param: str, site):
@@ -1118,6 +1157,52 @@ def _feature_axis(axis) -> bool:
 
 def _is_int(node, value: int) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
+
+
+def _keeps_rows(shape, array) -> bool:
+    """Whether a new ``shape`` for ``array`` keeps its first axis: it begins with
+    ``array.shape[0]``, ``len(array)`` or ``*array.shape``, or is ``array.shape + (...)``."""
+    if isinstance(shape, ast.BinOp) and isinstance(shape.op, ast.Add):
+        return _is_shape_of(shape.left, array)
+    if not isinstance(shape, (ast.Tuple, ast.List)) or not shape.elts:
+        return False
+    first = shape.elts[0]
+    if isinstance(first, ast.Starred):
+        return _is_shape_of(first.value, array)
+    if isinstance(first, ast.Subscript) and _is_int(first.slice, 0):
+        return _is_shape_of(first.value, array)
+    return (
+        isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "len"
+        and len(first.args) == 1 and _same(first.args[0], array)
+    )
+
+
+def _is_shape_of(node, array) -> bool:
+    """``array.shape`` (or ``np.shape(array)``) of the very expression ``array``."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return _same(node.value, array)
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "shape"
+        and len(node.args) == 1 and _same(node.args[0], array)
+    )
+
+
+def _same(a, b) -> bool:
+    """The same name or attribute chain (``frame``, ``self.state``)."""
+    if isinstance(a, ast.Name) and isinstance(b, ast.Name):
+        return a.id == b.id
+    if isinstance(a, ast.Attribute) and isinstance(b, ast.Attribute):
+        return a.attr == b.attr and _same(a.value, b.value)
+    return False
+
+
+def _several(node) -> bool:
+    """A list or tuple of more than one part: an array of that many rows (not a model's inputs)."""
+    return isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) != 1
+
+
+def _is_ellipsis(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
 def _leads_with_one(shape) -> bool:

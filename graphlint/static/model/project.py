@@ -78,6 +78,7 @@ class Project:
         self._recent: dict[str, tuple[str | bytes, Module]] = {}
         self._digests: dict[str, str | bytes] = {}  # absolute path -> :meth:`key` of the bytes :meth:`load` parsed
         self._roots_of: dict[str, list[str]] = {}
+        self._above: dict[tuple[str, str], str] = {}  # (directory, top package) -> the folder above one so named
         self._looked_up: dict[tuple[str, int, str], Resolved | None] = {}
         #: Editors' buffers (graphlint.server): absolute path -> the bytes that stand for the file's.
         self._sources: dict[str, bytes] = {}
@@ -144,8 +145,8 @@ class Project:
     def forget(self) -> None:
         """Drop what was read of the files (the editor's buffers stay)."""
         for memo in (
-            self._modules, self._found, self._tops, self._roots_of, self._looked_up, self.resolutions, self._recent,
-            self._digests, self._importers,
+            self._modules, self._found, self._tops, self._roots_of, self._above, self._looked_up, self.resolutions,
+            self._recent, self._digests, self._importers,
         ):
             memo.clear()
 
@@ -190,11 +191,30 @@ class Project:
             found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
         return found
 
+    def _roots_for(self, here: str, top: str) -> list[str]:
+        """:meth:`_roots`, and the folder above the nearest folder named ``top`` that holds the
+        file ``here``: ``import spinup.utils.logx`` in ``spinup/algos/ddpg/ddpg.py`` of a tree
+        without ``__init__.py`` files is the package the file is itself a part of, run from
+        the folder above it."""
+        roots = self._roots(here)
+        key = (os.path.dirname(here), top)
+        above = self._above.get(key)
+        if above is None:
+            above = ""
+            folder = os.path.dirname(here)
+            while os.path.dirname(folder) != folder:
+                if os.path.basename(folder) == top:
+                    above = os.path.dirname(folder)
+                    break
+                folder = os.path.dirname(folder)
+            self._above[key] = above
+        return [*roots, above] if above and above not in roots else roots
+
     def top_exists(self, here: str, top: str) -> bool:
         """Whether a file ``top.py`` or a folder ``top`` lies in a folder that an absolute
         import in the file ``here`` (absolute) is looked for in: else no ``import top...``
         there finds a user's module (:meth:`module_file`)."""
-        return any(self._top_in(root, top) for root in self._roots(here))
+        return any(self._top_in(root, top) for root in self._roots_for(here, top))
 
     def module_file(self, path: str, dotted: str, level: int = 0, here: str | None = None) -> str | None:
         """The file :meth:`find_module` reads for ``import dotted`` in the file ``path``
@@ -210,7 +230,7 @@ class Project:
         else:
             if dotted.split(".", 1)[0] in LIBRARIES:
                 return None
-            roots = self._roots(here)
+            roots = self._roots_for(here, dotted.split(".", 1)[0])
         for root in roots:
             found = self._file_for(root, dotted) if dotted else self._file_for(root, "__init__")
             if found is not None and os.path.abspath(found) != here:
@@ -484,13 +504,31 @@ def _resolve_call(module: Module, site: CallSite, func: ast.expr) -> Resolved | 
             (label,) = labels
             if label.startswith("class:"):  # ``self.net.step()`` with ``self.net = Net()``
                 cls = module.classes.get(label[6:])
-                method = cls.method(func.attr) if cls is not None else None
-                return (module, method) if method is not None else None
+                return _inherited_method(module, cls, func.attr) if cls is not None else None
             if label != "?" and not label.startswith(("tensorflow", "keras")):
                 found = module.project.lookup(module, 0, label)
                 if found is not None and isinstance(found[1], ClassInfo):
-                    method = found[1].method(func.attr)
-                    return (found[0], method) if method is not None else None
+                    return _inherited_method(found[0], found[1], func.attr)
+    return None
+
+
+def _inherited_method(module: Module, cls: ClassInfo, name: str, depth: int = 0) -> Resolved | None:
+    """What ``obj.name(...)`` runs on an object of ``cls`` (a class of ``module``): its own
+    method, else that of its first base class that has one, when the bases up to it are classes
+    of the same module (``EpochLogger`` deriving from ``Logger``, which defines ``save_state``);
+    None when they do not say."""
+    method = cls.method(name)
+    if method is not None:
+        return module, method
+    for base in cls.node.bases if depth < 4 else ():
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
+        parent = module.classes.get(base.id) if isinstance(base, ast.Name) else None
+        if parent is None or parent is cls:
+            return None  # a base of elsewhere may define it first
+        found = _inherited_method(module, parent, name, depth + 1)
+        if found is not None:
+            return found
     return None
 
 

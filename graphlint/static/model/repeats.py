@@ -214,7 +214,8 @@ def first_time_guard(test: ast.expr) -> bool:
         return True
     if isinstance(test, ast.Compare) and any(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
         periodic = isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        return not periodic and any(_once_value(v) for v in [test.left, *test.comparators])
+        values = [test.left, *test.comparators]
+        return not periodic and any(_once_value(v) for v in values) and not any(_process_rank(v) for v in values)
     if isinstance(test, ast.BoolOp):
         if isinstance(test.op, ast.And):
             return any(first_time_guard(v) for v in test.values)
@@ -255,6 +256,20 @@ def _chain(node: ast.AST) -> tuple | None:
             node = node.args[0]
         else:
             return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) else None
+
+
+#: What names the process a program runs as (MPI's, Horovod's, torch.distributed's, JAX's):
+#: ``if proc_id() == 0:`` picks the first process, in which it holds every time.
+_RANKS = frozenset({"rank", "local_rank", "global_rank", "get_rank", "Get_rank", "proc_id", "process_index", "task_index"})
+
+
+def _process_rank(node: ast.AST) -> bool:
+    """``proc_id()``, ``hvd.rank()``, ``comm.Get_rank()``, ``args.local_rank``, ``rank``."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr in _RANKS
+    return isinstance(node, ast.Name) and node.id in _RANKS
 
 
 def _once_value(node: ast.AST) -> bool:
