@@ -1,6 +1,7 @@
 """Every sample prints and returns the same with and without graphlint (issue 6): each runs
 twice, plainly and as ``graphlint run``'s child runs it, in children forked from one process
-that imported TensorFlow once (tests/fork_driver.py)."""
+that imported TensorFlow once (tests/fork_driver.py), each framework's samples from a parent
+that imported that framework once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import HANG_GUARD, ROOT, SAMPLES, TF_ENV, tf_quiet
+from harness import HANG_GUARD, ROOT, SAMPLES, TF_ENV, sample_framework, tf_quiet
 
 ENV = {**os.environ, **TF_ENV, "PYTHONHASHSEED": "0"}
 
@@ -31,17 +32,34 @@ def _user_frames_and_errors(err: bytes, path: Path) -> list[bytes]:
             keep.append(line)
     return keep
 
+#: What a framework's samples import beyond TensorFlow (which imports Keras and JAX itself): the
+#: driver's parent for those samples imports it once, instead of every child again (torch and
+#: its compiler, some 4 s of CPU a child, 36 children).
+FRAMEWORK_IMPORTS = {"tf-keras": "tf_keras", "torch": "torch,torch._dynamo,torch._inductor.compile_fx"}
 #: The samples are run in two halves, each by a driver of its own, so that pytest-xdist's two
 #: workers share the test's minutes instead of one of them ending the run with all of them.
 HALVES = 2
 
 
+def driver_arguments(samples: list[Path]) -> list[str]:
+    """``tests/fork_driver.py``'s arguments for ``samples`` in their order: a group (``--imports``)
+    wherever the framework changes."""
+    args, last = [], None
+    for path in samples:
+        framework = sample_framework(path)
+        if framework != last:
+            args += ["--imports", FRAMEWORK_IMPORTS.get(framework, "")]
+            last = framework
+        args.append(str(path))
+    return args
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("half", range(HALVES))
 def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp_path, half):
-    samples = ALL_SAMPLES[half::HALVES]
+    samples = sorted(ALL_SAMPLES[half::HALVES], key=lambda p: (sample_framework(p), p))
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *map(str, samples)],
+        [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *driver_arguments(samples)],
         env=ENV, capture_output=True, timeout=HANG_GUARD,  # a hang guard: the half takes a minute or two
     )
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
