@@ -36,9 +36,19 @@ def _user_frames_and_errors(err: bytes, path: Path) -> list[bytes]:
 #: driver's parent for those samples imports it once, instead of every child again (torch and
 #: its compiler, some 4 s of CPU a child, 36 children).
 FRAMEWORK_IMPORTS = {"tf-keras": "tf_keras", "torch": "torch,torch._dynamo,torch._inductor.compile_fx"}
-#: The samples are run in two halves, each by a driver of its own, so that pytest-xdist's two
-#: workers share the test's minutes instead of one of them ending the run with all of them.
-HALVES = 2
+#: The parts the samples are run in, each by a driver of its own, so that pytest-xdist's two
+#: workers share the minutes instead of one of them ending the run with all of them: the
+#: frameworks of a part's samples, and into how many parts those are dealt (by framework, so
+#: that a part imports few; some 30-40 s of CPU each).
+PARTS = {"tensorflow-v1": ("tensorflow-v1",), "keras-0": ("keras",), "keras-1": ("keras",),
+         "tensorflow-jax-torch": ("tensorflow", "tf-keras", "jax", "torch")}
+
+
+def part_samples(part: str) -> list[Path]:
+    """The samples of ``part``: those of its frameworks, dealt in turn to the parts that share them."""
+    sharing = [name for name, frameworks in PARTS.items() if frameworks == PARTS[part]]
+    mine = [p for p in ALL_SAMPLES if sample_framework(p) in PARTS[part]]
+    return mine[sharing.index(part)::len(sharing)]
 
 
 def driver_arguments(samples: list[Path]) -> list[str]:
@@ -54,13 +64,18 @@ def driver_arguments(samples: list[Path]) -> list[str]:
     return args
 
 
+def test_the_parts_run_every_sample_once():
+    parts = [p for part in PARTS for p in part_samples(part)]
+    assert sorted(parts) == ALL_SAMPLES
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("half", range(HALVES))
-def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp_path, half):
-    samples = sorted(ALL_SAMPLES[half::HALVES], key=lambda p: (sample_framework(p), p))
+@pytest.mark.parametrize("part", PARTS)
+def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp_path, part):
+    samples = sorted(part_samples(part), key=lambda p: (sample_framework(p), p))
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *driver_arguments(samples)],
-        env=ENV, capture_output=True, timeout=HANG_GUARD,  # a hang guard: the half takes a minute or two
+        env=ENV, capture_output=True, timeout=HANG_GUARD,  # a hang guard: a part takes a minute or less
     )
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     failed = []
