@@ -1,14 +1,21 @@
 """Run programs twice each, plainly and under graphlint, in children forked from one process
 that imported TensorFlow once (a TensorFlow import costs seconds; a fork, milliseconds).
 
-``python tests/fork_driver.py OUTDIR PROGRAM.py...`` writes, per program ``i`` and mode
-(``plain``, ``graphlint``): ``i.MODE.out`` and ``i.MODE.err`` (the child's stdout and stderr
-bytes) and ``i.MODE.json`` (``{"status": ..., "codes": [...], "warnings": [...]}``: the
-program's exit status, the codes graphlint found and its warnings). Under graphlint the child
-is set up as ``graphlint run``'s child is (its start-up hook installed, the engine started since
-TensorFlow is imported already) and its record is read back as the parent reads it. TF1
-programs turn eager execution off and TF2 ones need it on: each child starts from the parent's
-pristine state, so both kinds can be given.
+``python tests/fork_driver.py OUTDIR [--imports MODULE,...] PROGRAM.py... [--imports ...] ...``
+writes, per program ``i`` (its place among all the programs given) and mode (``plain``,
+``graphlint``): ``i.MODE.out`` and ``i.MODE.err`` (the child's stdout and stderr bytes) and
+``i.MODE.json`` (``{"status": ..., "codes": [...], "warnings": [...]}``: the program's exit
+status, the codes graphlint found and its warnings). Under graphlint the child is set up as
+``graphlint run``'s child is (its start-up hook installed, the engine started since TensorFlow
+is imported already) and its record is read back as the parent reads it. TF1 programs turn
+eager execution off and TF2 ones need it on: each child starts from the parent's pristine
+state, so both kinds can be given.
+
+``--imports`` starts a group of programs (those up to the next ``--imports``) and names the
+modules its programs import (``keras``, ``torch``, ``jax``: a second or more each): the group's
+children are forked from a parent forked for the group that imported them once, so that no
+child imports them again. Programs before any ``--imports`` are a group that imports nothing
+more than TensorFlow.
 """
 
 from __future__ import annotations
@@ -60,17 +67,17 @@ def _deterministic() -> None:
     ops.get_default_graph()._seed = 0
 
 
-def main(outdir: str, paths: list[str]) -> None:
+def _run_group(outdir: str, programs: list[tuple[int, str]]) -> None:
+    """Run ``programs`` (index, path), each twice, in children forked from this process."""
     import pickle
     import shutil
     import tempfile
 
     from graphlint._boot.sitecustomize import SETTINGS
-    from graphlint.config import Config
     from graphlint.channel import outcome_of, read_records
+    from graphlint.config import Config
 
-    outdir = os.path.abspath(outdir)
-    for i, path in enumerate(paths):
+    for i, path in programs:
         path = os.path.abspath(path)
         for mode in ("plain", "graphlint"):
             channel = tempfile.mkdtemp(prefix="graphlint-run-")
@@ -110,5 +117,47 @@ def main(outdir: str, paths: list[str]) -> None:
                 json.dump(result, fh)
 
 
+def groups(args: list[str]) -> list[tuple[list[str], list[tuple[int, str]]]]:
+    """The command line's groups: (modules to import, [(index, program path)])."""
+    found: list[tuple[list[str], list[tuple[int, str]]]] = [([], [])]
+    args, index = list(args), 0
+    while args:
+        arg = args.pop(0)
+        if arg == "--imports":
+            found.append(([name for name in args.pop(0).split(",") if name], []))
+        else:
+            found[-1][1].append((index, arg))
+            index += 1
+    return [group for group in found if group[1]]
+
+
+def main(outdir: str, args: list[str]) -> int:
+    """Each group in a parent of its own, forked from this process (which imported TensorFlow
+    and graphlint's harness); that parent imports the group's modules, then forks its children.
+    The groups run one after another; the exit status is 1 if a group's parent failed."""
+    import importlib
+
+    outdir = os.path.abspath(outdir)
+    failed = 0
+    for modules, programs in groups(args):
+        pid = os.fork()
+        if pid == 0:  # the group's parent: never returns
+            code = 1
+            try:
+                for name in modules:
+                    importlib.import_module(name)
+                _run_group(outdir, programs)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        failed |= status != 0
+    return int(failed)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

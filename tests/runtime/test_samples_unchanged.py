@@ -1,6 +1,7 @@
 """Every sample prints and returns the same with and without graphlint (issue 6): each runs
 twice, plainly and as ``graphlint run``'s child runs it, in children forked from one process
-that imported TensorFlow once (tests/fork_driver.py)."""
+that imported TensorFlow once (tests/fork_driver.py), each framework's samples from a parent
+that imported that framework once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import HANG_GUARD, ROOT, SAMPLES, TF_ENV, tf_quiet
+from harness import HANG_GUARD, ROOT, SAMPLES, TF_ENV, sample_framework, tf_quiet
 
 ENV = {**os.environ, **TF_ENV, "PYTHONHASHSEED": "0"}
 
@@ -31,18 +32,50 @@ def _user_frames_and_errors(err: bytes, path: Path) -> list[bytes]:
             keep.append(line)
     return keep
 
-#: The samples are run in two halves, each by a driver of its own, so that pytest-xdist's two
-#: workers share the test's minutes instead of one of them ending the run with all of them.
-HALVES = 2
+#: What a framework's samples import beyond TensorFlow (which imports Keras and JAX itself): the
+#: driver's parent for those samples imports it once, instead of every child again (torch and
+#: its compiler, some 4 s of CPU a child, 36 children).
+FRAMEWORK_IMPORTS = {"tf-keras": "tf_keras", "torch": "torch,torch._dynamo,torch._inductor.compile_fx"}
+#: The parts the samples are run in, each by a driver of its own, so that pytest-xdist's two
+#: workers share the minutes instead of one of them ending the run with all of them: the
+#: frameworks of a part's samples, and into how many parts those are dealt (by framework, so
+#: that a part imports few; some 30-40 s of CPU each).
+PARTS = {"tensorflow-v1": ("tensorflow-v1",), "keras-0": ("keras",), "keras-1": ("keras",),
+         "tensorflow-jax-torch": ("tensorflow", "tf-keras", "jax", "torch")}
+
+
+def part_samples(part: str) -> list[Path]:
+    """The samples of ``part``: those of its frameworks, dealt in turn to the parts that share them."""
+    sharing = [name for name, frameworks in PARTS.items() if frameworks == PARTS[part]]
+    mine = [p for p in ALL_SAMPLES if sample_framework(p) in PARTS[part]]
+    return mine[sharing.index(part)::len(sharing)]
+
+
+def driver_arguments(samples: list[Path]) -> list[str]:
+    """``tests/fork_driver.py``'s arguments for ``samples`` in their order: a group (``--imports``)
+    wherever the framework changes."""
+    args, last = [], None
+    for path in samples:
+        framework = sample_framework(path)
+        if framework != last:
+            args += ["--imports", FRAMEWORK_IMPORTS.get(framework, "")]
+            last = framework
+        args.append(str(path))
+    return args
+
+
+def test_the_parts_run_every_sample_once():
+    parts = [p for part in PARTS for p in part_samples(part)]
+    assert sorted(parts) == ALL_SAMPLES
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("half", range(HALVES))
-def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp_path, half):
-    samples = ALL_SAMPLES[half::HALVES]
+@pytest.mark.parametrize("part", PARTS)
+def test_every_sample_prints_and_returns_the_same_with_and_without_graphlint(tmp_path, part):
+    samples = sorted(part_samples(part), key=lambda p: (sample_framework(p), p))
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *map(str, samples)],
-        env=ENV, capture_output=True, timeout=HANG_GUARD,  # a hang guard: the half takes a minute or two
+        [sys.executable, str(ROOT / "tests" / "fork_driver.py"), str(tmp_path), *driver_arguments(samples)],
+        env=ENV, capture_output=True, timeout=HANG_GUARD,  # a hang guard: a part takes a minute or less
     )
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     failed = []
