@@ -67,6 +67,46 @@ def _deterministic() -> None:
     ops.get_default_graph()._seed = 0
 
 
+def _forked(failed: int, body, *args) -> int:
+    """The pid of a child forked from this process to run ``body(*args)``. The child never
+    returns: it exits 0 when ``body`` returns, ``failed`` (its traceback printed) when it raises."""
+    pid = os.fork()
+    if pid == 0:
+        code = failed
+        try:
+            body(*args)
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    return pid
+
+
+def _run_program(path: str, base: str, run) -> None:
+    """In a forked child: run ``path`` with ``run``, its stdout and stderr into ``base``'s files."""
+    for fd, suffix in ((1, ".out"), (2, ".err")):
+        os.dup2(os.open(base + suffix, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+    os.chdir(os.path.dirname(path))
+    sys.argv = [path]
+    sys.path[0] = os.path.dirname(path)
+    _deterministic()
+    status = run(path)
+    with open(base + ".json", "w") as fh:
+        json.dump({"status": status}, fh)
+
+
+def _group_parent(outdir: str, modules: list[str], programs: list[tuple[int, str]]) -> None:
+    """In a group's forked parent: import the group's modules, then run its programs."""
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+    _run_group(outdir, programs)
+
+
 def _run_group(outdir: str, programs: list[tuple[int, str]]) -> None:
     """Run ``programs`` (index, path), each twice, in children forked from this process."""
     import pickle
@@ -85,26 +125,7 @@ def _run_group(outdir: str, programs: list[tuple[int, str]]) -> None:
                 pickle.dump({"config": Config(), "plugins": True}, fh)
             run = plain if mode == "plain" else (lambda path: linted(path, channel))
             base = os.path.join(outdir, f"{i}.{mode}")
-            pid = os.fork()
-            if pid == 0:  # the child: never returns
-                code = 99
-                try:
-                    for fd, suffix in ((1, ".out"), (2, ".err")):
-                        os.dup2(os.open(base + suffix, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-                    os.chdir(os.path.dirname(path))
-                    sys.argv = [path]
-                    sys.path[0] = os.path.dirname(path)
-                    _deterministic()
-                    status = run(path)
-                    with open(base + ".json", "w") as fh:
-                        json.dump({"status": status}, fh)
-                    code = 0
-                except BaseException:
-                    traceback.print_exc()
-                finally:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    os._exit(code)
+            pid = _forked(99, _run_program, path, base, run)
             os.waitpid(pid, 0)
             reported = outcome_of(read_records(channel), pid, 0)
             shutil.rmtree(channel)
@@ -135,25 +156,10 @@ def main(outdir: str, args: list[str]) -> int:
     """Each group in a parent of its own, forked from this process (which imported TensorFlow
     and graphlint's harness); that parent imports the group's modules, then forks its children.
     The groups run one after another; the exit status is 1 if a group's parent failed."""
-    import importlib
-
     outdir = os.path.abspath(outdir)
     failed = 0
     for modules, programs in groups(args):
-        pid = os.fork()
-        if pid == 0:  # the group's parent: never returns
-            code = 1
-            try:
-                for name in modules:
-                    importlib.import_module(name)
-                _run_group(outdir, programs)
-                code = 0
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+        pid = _forked(1, _group_parent, outdir, modules, programs)
         _, status = os.waitpid(pid, 0)
         failed |= status != 0
     return int(failed)
