@@ -138,6 +138,10 @@ class _Builder:
             return
         if label is None:
             label = self._call_label(value) if type(value) is _CALL else "?"
+        self._file_origin(key, label)
+
+    def _file_origin(self, key: tuple, label: str) -> None:
+        """``label`` among the origins of the name ``key`` (scope id, name)."""
         found = self._origins.get(key)
         if found is None:
             self._origins[key] = {label}
@@ -200,12 +204,7 @@ class _Builder:
                 if type(target) is _NAME:  # the commonest: _assign_origin's first case, inline
                     scope = ctx.scope
                     key = (id(scope) if scope is not None else None, target.id)
-                    label = self._call_label(value) if type(value) is _CALL else "?"
-                    found = self._origins.get(key)
-                    if found is None:
-                        self._origins[key] = {label}
-                    else:
-                        found.add(label)
+                    self._file_origin(key, self._call_label(value) if type(value) is _CALL else "?")
                 else:
                     self._assign_origin(target, value, ctx)
             for target in reversed(node.targets):
@@ -324,7 +323,7 @@ class _Builder:
             self.module_functions[node.name] = fn
         self.functions.append(fn)
         for p in params:
-            self._origins.setdefault((id(fn), p), set()).add("?")
+            self._file_origin((id(fn), p), "?")
         self._stmts(node.body, _Ctx(scope=fn, cls=fn.cls))
 
     def _record_call(self, node: ast.expr, name: str | None, ctx: _Ctx, parent: ast.Call | None, decorator: bool = False) -> CallSite:
