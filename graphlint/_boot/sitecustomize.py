@@ -4,9 +4,7 @@
 folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Python imports
 ``sitecustomize`` while it starts, before the script's folder is put on ``sys.path``. This module:
 
-- takes its folder off ``sys.path`` again, and the two variables out of ``os.environ`` (not
-  out of the process's environment, which its subprocesses inherit): the program sees the
-  path and the environment python gives it;
+- takes its folder off ``sys.path`` again: the program sees the path python gives it;
 - watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
   tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
@@ -363,29 +361,6 @@ def _unlisted():
     return here
 
 
-def _hide_environment(here):
-    """``os.environ`` as python gives it to the program: without ``GRAPHLINT_RUN``, and with
-    ``PYTHONPATH`` as graphlint's caller gave it (without this folder first). The process's
-    own environment keeps both (``os.environ`` changed without ``unsetenv``): a subprocess
-    that inherits it (subprocess's default, multiprocessing's spawn and forkserver, an exec)
-    is followed too."""
-    try:
-        data, encode = getattr(os.environ, "_data"), os.environ.encodekey
-        data.pop(encode(CHANNEL_ENV), None)
-        value = os.environ.get("PYTHONPATH")
-        if value is None:
-            return
-        first, _, rest = value.partition(os.pathsep)
-        if os.path.abspath(first) != here:
-            return
-        if rest:
-            data[encode("PYTHONPATH")] = os.environ.encodevalue(rest)
-        else:
-            data.pop(encode("PYTHONPATH"), None)
-    except Exception:
-        pass
-
-
 def install(channel):
     """Watch this process for the run whose channel folder is ``channel``; the Boot."""
     here = _unlisted()
@@ -417,13 +392,10 @@ def install(channel):
 
 if __name__ == "sitecustomize":
     try:
-        channel = os.environ.get(CHANNEL_ENV, "")
-        _hide_environment(os.path.dirname(os.path.abspath(__file__)))
-        if os.path.isdir(channel):
-            install(channel)
+        if os.path.isdir(os.environ.get(CHANNEL_ENV, "")):
+            install(os.environ[CHANNEL_ENV])
         else:  # not a process of graphlint run's (its folder is gone): only the path put back
             _unlisted()
-        del channel
     except Exception:
         pass  # the program runs, unwatched
     # The sitecustomize python would have imported (the user's, the distribution's), if any:
