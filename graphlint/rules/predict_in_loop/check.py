@@ -1019,14 +1019,16 @@ def _returns_one_sample_elsewhere(module, call: ast.Call):
     other.cache[key] = None
     budget = other.cache.get(_BUDGET)
     other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
-    returns = _returns(other, fn)
-    params: set = set()
-    if returns and all(_one_sample(other, r.value, fn, r.lineno, params=params) for r in returns):
-        other.cache[key] = (fn, frozenset(params))
-    if budget is None:
-        del other.cache[_BUDGET]
-    else:
-        other.cache[_BUDGET] = budget
+    try:
+        returns = _returns(other, fn)
+        params: set = set()
+        if returns and all(_one_sample(other, r.value, fn, r.lineno, params=params) for r in returns):
+            other.cache[key] = (fn, frozenset(params))
+    finally:  # that module's own question goes on with its budget, whatever happened here
+        if budget is None:
+            del other.cache[_BUDGET]
+        else:
+            other.cache[_BUDGET] = budget
     return other.cache[key]
 
 
