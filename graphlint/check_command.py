@@ -178,12 +178,19 @@ def _read_stdin(name: str | None) -> tuple[str, bytes]:
     path = _stdin_path(name)
     if sys.stdin is None:  # `<&-`: the interpreter found no stdin to open
         raise ConfigError("cannot read the source from stdin: it is closed")
+    # one read: it returns at the end (a terminal's ^D), another would wait for a second
+    return path, _read_chunk(read_limit(path) + 1)
+
+
+def _read_chunk(size: int) -> bytes:
+    """At most ``size`` bytes of stdin (its text encoded where it has no bytes: a test's
+    StringIO); an error reading it is one line (EIO: a terminal gone; EISDIR; ...)."""
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    try:  # one read: it returns at the end (a terminal's ^D), another would wait for a second
-        data = stream.read(read_limit(path) + 1)
-    except OSError as exc:  # EIO (a terminal gone), EISDIR, ...
+    try:
+        data = stream.read(size)
+    except OSError as exc:
         raise ConfigError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
-    return path, data.encode("utf-8") if isinstance(data, str) else data
+    return data.encode("utf-8") if isinstance(data, str) else data
 
 
 def _stdin_path(name: str | None) -> str:
@@ -294,16 +301,15 @@ def _write_source(source: bytes, truncated: bool = False) -> None:
         from graphlint.cli import _fail
 
         _fail("cannot write the fixed source: stdout is closed")
-    stream = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin) if truncated else None
     if hasattr(sys.stdout, "buffer"):
         flush(sys.stdout)
-        sys.stdout.buffer.write(source)
-        while stream is not None and (chunk := stream.read(1 << 20)):
-            sys.stdout.buffer.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+        write = sys.stdout.buffer.write
     else:
-        sys.stdout.write(source.decode("utf-8", "replace"))
-        while stream is not None and (chunk := stream.read(1 << 20)):
-            sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8", "replace"))
+        def write(data: bytes) -> None:
+            sys.stdout.write(data.decode("utf-8", "replace"))
+    write(source)
+    while truncated and (chunk := _read_chunk(1 << 20)):
+        write(chunk)
 
 
 def _truncated(path: str, data: bytes) -> bool:
