@@ -189,7 +189,8 @@ def _end(code: int) -> NoReturn:
     output is flushed and the process ends without the interpreter's teardown, which would free
     every module, tree and model one by one: up to a second after a large tree checked in one
     process, a tenth of ``graphlint --version`` (mypy ends the same way). ``graphlint run``
-    never ends so: the program it ran may hold open files and ``atexit`` handlers of its own."""
+    ends so only under ``-v`` (:func:`graphlint.cli_run._quiet_exit`, once its ``atexit``
+    handlers ran), where the teardown would list every module graphlint imported."""
     if _OWN_PROCESS:
         try:
             sys.stdout.flush()

@@ -9,7 +9,7 @@ from typing import NoReturn
 
 import click
 
-from graphlint.cli import _config, _emit, _fail, own_process, selection_options
+from graphlint.cli import _config, _emit, _end, _fail, own_process, selection_options
 from graphlint.cli_options import VALUED
 from graphlint.config import ConfigError
 from graphlint.output import check_writable, flush, fresh_line
@@ -125,9 +125,4 @@ def _quiet_exit(code: int) -> NoReturn:
     import atexit
 
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, OSError, ValueError):
-            sys.exit(code)  # a stream closed or failing: said as at any exit
-    os._exit(code)
+    _end(code)
