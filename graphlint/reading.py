@@ -88,3 +88,19 @@ def read_regular(path: str, limit: int, *, follow: bool = True) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def source_encoding(data: bytes) -> str:
+    """The encoding Python reads the source ``data`` with: its BOM's or coding cookie's, else
+    UTF-8. Raises SyntaxError for a cookie naming an unknown codec or a BOM beside another one."""
+    import io
+    import tokenize
+
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """``(encoding, text)`` of the source ``data``, decoded as Python decodes it (a BOM dropped).
+    Raises SyntaxError (:func:`source_encoding`), UnicodeDecodeError or LookupError."""
+    encoding = source_encoding(data)
+    return encoding, data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)

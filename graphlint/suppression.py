@@ -252,12 +252,10 @@ def _texts(path: str, data: bytes) -> list[tuple[str, str]]:
         except NotebookError:
             return []
         return [(f"cell {c.number}:", c.source) for c in notebook.cells] if notebook is not None else []
-    import io
-    import tokenize
+    from graphlint.reading import decode_source
 
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return [("", data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding))]
+        return [("", decode_source(data)[1])]
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return []
 

@@ -12,11 +12,9 @@ are positions in those texts, whatever the editor holds by the time they are pub
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
-import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -25,6 +23,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from graphlint.findings import Location
+from graphlint.reading import source_encoding
 
 #: The line breaks of Python and of LSP positions (``str.splitlines`` knows more of them).
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -118,7 +117,7 @@ def encode(text: str) -> bytes:
     declared codec cannot hold stays UTF-8: the engine then says why it cannot decode it."""
     data = text.encode("utf-8", "surrogatepass")
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = source_encoding(data)
     except SyntaxError:  # a cookie naming an unknown codec: GL001 from the engine
         return data
     if encoding in ("utf-8", "utf-8-sig"):

@@ -8,9 +8,7 @@ findings that were reported are written by :mod:`graphlint.static.fixes` (``--fi
 from __future__ import annotations
 
 import ast
-import io
 import os
-import tokenize
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -24,7 +22,7 @@ from graphlint.findings import (
     Severity,
     internal_error,
 )
-from graphlint.reading import FileTooLarge, NotRegularFile, read_head, read_regular
+from graphlint.reading import FileTooLarge, NotRegularFile, decode_source, read_head, read_regular
 from graphlint.static import checks, prefilter
 from graphlint.static.cache import Cache, Inputs, digest, reached
 from graphlint.static.cores import available_cores
@@ -116,8 +114,7 @@ def _parse(path: str, data: bytes, decode: bool, source: str | None = None):
             encoding, text = "utf-8", source
             tree = ast.parse(text, filename=path)
         elif decode:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            text = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
+            encoding, text = decode_source(data)
             tree = ast.parse(text, filename=path)
         else:
             encoding = "utf-8"
@@ -141,8 +138,7 @@ def _too_deep(path: str, data: bytes, text: str | None) -> Finding:
     (the parser's error names no place: :func:`graphlint.static.depth.too_deep_at`)."""
     if text is None:  # parsed from its bytes: decoded as Python decodes them
         try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            text = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
+            _, text = decode_source(data)
         except (SyntaxError, UnicodeDecodeError, LookupError):
             text = None
     where = too_deep_at(text, path) if text is not None else None
