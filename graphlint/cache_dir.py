@@ -15,16 +15,14 @@ deletes a file of another shape.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from typing import TYPE_CHECKING
 
-from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, TEMP_NAME, _own_file, own_temp
+from graphlint.static.cache import DIRECTORY, DIRECTORY_ENV, OWN_NAME, TEMP_NAME, own_file
 
 if TYPE_CHECKING:
     from graphlint.config import Config
 
-_ENTRY = re.compile(r"^[0-9a-f]{24}\.json$")
 _IGNORE_HEADER = "# Automatically created by graphlint."
 
 
@@ -40,18 +38,11 @@ def cache_folder(config: Config, given: str | None = None) -> str:
     return os.path.join(config.root, DIRECTORY)
 
 
-def _ours(path: str) -> bool:
-    """A cache file graphlint wrote: a regular file (no link) that begins with its mark."""
+def _ours(path: str, partial: bool = False) -> bool:
+    """A cache file graphlint wrote (``partial``: a temporary one a killed writer left), as
+    :func:`graphlint.static.cache.own_file` tells."""
     try:
-        return _own_file(path, os.lstat(path))
-    except OSError:
-        return False
-
-
-def _our_temp(path: str) -> bool:
-    """A temporary cache file a killed writer left (:func:`graphlint.static.cache.own_temp`)."""
-    try:
-        return own_temp(path, os.lstat(path))
+        return own_file(path, os.lstat(path), partial=partial)
     except OSError:
         return False
 
@@ -75,7 +66,7 @@ def clean(folder: str) -> int:
             continue
         mine = 0
         for entry in entries:
-            if (_ENTRY.match(entry.name) and _ours(entry.path)) or (TEMP_NAME.fullmatch(entry.name) and _our_temp(entry.path)):
+            if (OWN_NAME.fullmatch(entry.name) and _ours(entry.path)) or (TEMP_NAME.fullmatch(entry.name) and _ours(entry.path, partial=True)):
                 try:
                     os.unlink(entry.path)
                     mine += 1

@@ -66,7 +66,7 @@ FORMAT = 2
 #: is never read, rewritten or pruned.
 MARK = b'{"graphlint":"cache","format":%d,' % FORMAT
 #: The name of a context file: the context's key (:func:`context_key`), ``.json``.
-_OWN_NAME = re.compile(r"[0-9a-f]{24}\.json")
+OWN_NAME = re.compile(r"[0-9a-f]{24}\.json")
 #: The name of the temporary file a context file is written to (:func:`write_beside`,
 #: ``tempfile``'s random part): one left behind by a writer that was killed.
 TEMP_NAME = re.compile(r"\.[0-9a-f]{24}\.json\.[a-z0-9_]{8}\.tmp")
@@ -363,31 +363,21 @@ def _link_or_other(path: str, file: bool = False) -> bool:
         return True
     if not file:
         return not stat.S_ISDIR(st.st_mode)
-    return not _own_file(path, st)
+    return not own_file(path, st)
 
 
-def _own_file(path: str, st: os.stat_result) -> bool:
-    """A context file graphlint wrote: a regular file (no link), marked."""
-    if not stat.S_ISREG(st.st_mode):
+def own_file(path: str, st: os.stat_result, *, partial: bool = False) -> bool:
+    """A context file graphlint wrote: a regular file (no link), marked. ``partial``: a
+    temporary file of :func:`write_beside`'s for one, left by a writer killed before it renamed
+    it (``kill -9``, a power cut; its name is the caller's to test): a regular file of this
+    user's, holding the beginning of a context file (or nothing yet)."""
+    if not stat.S_ISREG(st.st_mode) or (partial and st.st_uid != os.getuid()):
         return False
     try:
         head, _ = read_head(path, len(MARK), follow=False)
     except OSError:
         return False
-    return head == MARK
-
-
-def own_temp(path: str, st: os.stat_result) -> bool:
-    """A temporary file of :func:`write_beside`'s for a context file, left by a writer killed
-    before it renamed it (``kill -9``, a power cut): named as it names them, a regular file
-    (no link) of this user, holding the beginning of a context file (or nothing yet)."""
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
-        return False
-    try:
-        head, _ = read_head(path, len(MARK), follow=False)
-    except OSError:
-        return False
-    return MARK.startswith(head)
+    return MARK.startswith(head) if partial else head == MARK
 
 
 def _prune(folder: str, in_use: Collection[str] = ()) -> None:
@@ -406,17 +396,17 @@ def _prune(folder: str, in_use: Collection[str] = ()) -> None:
             path = os.path.join(folder, name)
             try:
                 st = os.lstat(path)
-                if now - st.st_mtime > STALE_TEMP_SECONDS and own_temp(path, st):
+                if now - st.st_mtime > STALE_TEMP_SECONDS and own_file(path, st, partial=True):
                     os.unlink(path)
             except OSError:
                 pass
-        elif _OWN_NAME.fullmatch(name):
+        elif OWN_NAME.fullmatch(name):
             path = os.path.join(folder, name)
             try:
                 st = os.lstat(path)
             except OSError:
                 continue
-            if _own_file(path, st):
+            if own_file(path, st):
                 files.append((st.st_mtime, path))
     for _, path in sorted(files, reverse=True)[KEEP:]:
         if os.path.abspath(path) in in_use:
