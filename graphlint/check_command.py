@@ -81,6 +81,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         if stdin is not None and config is resolver.for_path(stdin[0]):
             results.append(_check_stdin(stdin, static, config))
         if group:
+            _recover(group, static, config, fix and not diff)
             cache = None if no_cache else _open_cache(config, static, cache_dir, in_use)
             results += _check(group, static, config, jobs, cache)
     findings = [f for r in results for f in r.findings]
@@ -157,6 +158,15 @@ def _open_cache(config, static, cache_dir, in_use):
     from graphlint.static.cache import Cache
 
     return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir), in_use=in_use)
+
+
+def _recover(files, static, config, fix):
+    """The backups a killed ``--fix`` left beside ``files``: said, and with ``fix`` restored or
+    removed (graphlint.static.fixes.recover), before the files are checked."""
+    from graphlint.static import check_file
+    from graphlint.static.fixes import recover
+
+    recover(files, lambda path, data: check_file(path, static, config, data=data), fix, warn)
 
 
 def _check(files, static, config, jobs, cache):
