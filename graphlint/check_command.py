@@ -210,12 +210,12 @@ def _stdin_path(name: str | None) -> str:
 
 def _check_stdin(stdin, static, config):
     """The source from stdin as the file ``stdin[0]``: never cached, every rule run on it."""
-    from graphlint.static.engine import FileResult, check_file, read_limit, syntax_error
+    from graphlint.static.engine import FileResult, check_file, read_limit, too_large
 
     path, data = stdin
     limit = read_limit(path)
     if len(data) > limit:  # (read no further: its size is not known)
-        return FileResult(path, [syntax_error(path, f"source too large to check (more than the limit of {limit // (1024 * 1024)} MiB)")])
+        return FileResult(path, [too_large(path, None, limit, what="source")])
     return check_file(path, static, config, full=True, data=data)
 
 

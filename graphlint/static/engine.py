@@ -72,8 +72,13 @@ class FileResult:
 
 
 
-def _too_large(path: str, size: int, limit: int = MAX_BYTES, what: str = "file") -> Finding:
-    return syntax_error(path, f"{what} too large to check ({size / 1e6:.0f} MB; the limit is {limit // (1024 * 1024)} MiB)")
+def too_large(path: str, size: int | None, limit: int = MAX_BYTES, what: str = "file") -> Finding:
+    """The GL001 of a source larger than ``limit``; ``size`` None: read only up to past it
+    (stdin, which may never end), its size unknown."""
+    mib = limit // (1024 * 1024)
+    if size is None:
+        return syntax_error(path, f"{what} too large to check (more than the limit of {mib} MiB)")
+    return syntax_error(path, f"{what} too large to check ({size / 1e6:.0f} MB; the limit is {mib} MiB)")
 
 
 def read_limit(path: str) -> int:
@@ -193,7 +198,7 @@ def _check(
 ) -> list[Finding]:
     if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
         if len(data) > read_limit(path):
-            return [_too_large(path, len(data), read_limit(path))]
+            return [too_large(path, len(data), read_limit(path))]
         full = True  # every rule runs (the scan's bytecode shortcut needs the file)
     else:
         try:
@@ -201,7 +206,7 @@ def _check(
         except NotRegularFile:  # a FIFO would block, /dev/zero never end
             return [syntax_error(path, "cannot read the file: not a regular file")]
         except FileTooLarge as exc:
-            return [_too_large(path, exc.size, exc.limit)]
+            return [too_large(path, exc.size, exc.limit)]
         except OSError as exc:
             return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     # what the result was computed from, for a cache or an editor (none records nothing)
@@ -431,7 +436,7 @@ def _notebook(path: str, data: bytes, result: FileResult, broken: list[Finding])
         notebook = repaired
     source = notebook.source.encode("utf-8")
     if len(source) > MAX_BYTES:
-        return [_too_large(path, len(source), what="code cells")]
+        return [too_large(path, len(source), what="code cells")]
     return source
 
 
