@@ -247,36 +247,14 @@ def _show_diff(results, show_fixes, stdin, exit_zero=False) -> int:
 
     text, n_fixes, n_files = diffs(results, stdin=stdin)
     if text:
-        _write_bytes(text)
+        from graphlint.output import write_bytes
+
+        write_bytes(text, sys.stdout)
     if show_fixes:
         warn(fix_list(list(fixes_of(results, stdin)), applied=False).rstrip("\n"))
     elif n_fixes:
         warn(f"graphlint: would fix {plural(n_fixes, 'finding')} in {plural(n_files, 'file')}.")
     return EXIT_FINDINGS if text and not exit_zero else EXIT_OK
-
-
-def _write_bytes(data: bytes) -> None:
-    """``data`` (a diff, in its files' own bytes) on stdout as they are, else (stdout closed:
-    ``>&-``) on stderr: never lost silently."""
-    from graphlint.output import flush
-
-    import errno
-
-    for stream in (sys.stdout, sys.__stderr__):
-        if stream is None or getattr(stream, "closed", False):
-            continue
-        try:
-            flush(stream)
-            if hasattr(stream, "buffer"):
-                stream.buffer.write(data)
-                stream.buffer.flush()
-            else:  # a text-only stream (an embedding's): what it can show
-                stream.write(data.decode("utf-8", "replace"))
-                stream.flush()
-            return
-        except (OSError, ValueError) as exc:
-            if stream is sys.__stderr__ or getattr(exc, "errno", None) not in (errno.EBADF, None):
-                raise
 
 
 def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, exit_zero):
