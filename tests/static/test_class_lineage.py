@@ -82,3 +82,39 @@ def test_each_lookup_finds_what_it_found_before_the_walk_was_one():
         method = _method(m, m.classes[name], "save")
         found[name] = (resolved[1].node.lineno if resolved else None, method.node.lineno if method else None)
     assert found == {"Leaf": (5, 5), "Keras": (None, 5), "Plain": (5, 5), "C5": (None, 21), "Again": (None, None)}
+
+
+FRAMEWORK_CLASSES = """
+import tensorflow as tf
+import torch
+
+class Net(tf.keras.Model):
+    pass
+
+class Deeper(Net):
+    pass
+
+class Torch(torch.nn.Module):
+    pass
+
+class Mixed(object, Torch):
+    pass
+
+class Plain:
+    pass
+
+class Plain(Plain):
+    pass
+"""
+
+
+def test_which_classes_derive_from_a_framework_class_through_the_files_own():
+    from graphlint.static.model.tf_functions import is_keras_class
+    from graphlint.static.model.torch_compiled import is_nn_module
+
+    m = Module("m.py", FRAMEWORK_CLASSES, ast.parse(FRAMEWORK_CLASSES))
+    kinds = {name: (is_keras_class(m, cls), is_nn_module(m, cls)) for name, cls in m.classes.items()}
+    assert kinds == {
+        "Net": (True, False), "Deeper": (True, False), "Torch": (False, True), "Mixed": (False, True), "Plain": (False, False),
+    }
+    assert not is_keras_class(m, None) and not is_nn_module(m, None)

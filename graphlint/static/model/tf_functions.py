@@ -85,15 +85,9 @@ def traced_at_trace_time(module: Module, fn: Function | None) -> bool:
     return False
 
 
-def is_keras_class(module: Module, cls: ClassInfo | None, seen: tuple[int, ...] = ()) -> bool:
-    if cls is None or id(cls) in seen:
-        return False
-    for base, node in zip(cls.bases, cls.node.bases):
-        if base in _KERAS_MODELS:
-            return True
-        if isinstance(node, ast.Name) and is_keras_class(module, module.classes.get(node.id), seen + (id(cls),)):
-            return True
-    return False
+def is_keras_class(module: Module, cls: ClassInfo | None) -> bool:
+    """A class of the file that derives from a Keras model (through the file's own classes)."""
+    return cls is not None and any(base in _KERAS_MODELS for own in lineage(module, cls) for base in own.bases)
 
 
 def _method(module: Module, cls: ClassInfo | None, name: str) -> Function | None:
