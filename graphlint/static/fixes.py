@@ -29,6 +29,7 @@ from typing import Callable, Iterable
 from graphlint.reading import read_regular
 from graphlint.static.cache import digest
 from graphlint.static.engine import FileResult, read_limit
+from graphlint.static.notebook import in_cell
 
 
 def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int, int | None]]:
@@ -59,7 +60,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
         if changed is None:  # changed since: by the fix of another name of this file (a hard link)?
             done = written.get(_identity(result.path))
             if done is not None and done[0] == result.digest and set(result.edits) <= done[1]:
-                fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in result.edits if e in done[2]}
+                fixed |= {(result.path, e.code, *in_cell(notebook, e.line)) for e in result.edits if e in done[2]}
             continue
         out, chosen = changed
         try:
@@ -71,7 +72,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
                 warn(f"graphlint: cannot fix {result.path}: {_reason(exc)} ({outcome})")
             continue
         written[_identity(result.path)] = (result.digest, set(result.edits), set(chosen))
-        fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
+        fixed |= {(result.path, e.code, *in_cell(notebook, e.line)) for e in chosen}
     return fixed
 
 
@@ -242,13 +243,6 @@ def _unlink(path: str) -> None:
 
 def _reason(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
-
-
-def _cell_line(notebook, line: int) -> tuple[int, int | None]:
-    if notebook is None:
-        return line, None
-    cell = notebook.cell_at(line)
-    return (line - cell.start, cell.number) if cell is not None else (line, None)
 
 
 # -- a run killed while it wrote -------------------------------------------------------------

@@ -160,6 +160,15 @@ class Notebook:
         return body
 
 
+def in_cell(notebook: Notebook | None, line: int) -> tuple[int, int | None]:
+    """``(line within its cell, cell number)`` of a 1-based line of ``notebook``'s module;
+    ``(line, None)`` outside a notebook (or a cell)."""
+    if notebook is None:
+        return line, None
+    cell = notebook.cell_at(line)
+    return (line - cell.start, cell.number) if cell is not None else (line, None)
+
+
 # -- reading ------------------------------------------------------------------------------------
 def read_notebook(data: bytes) -> Notebook | None:
     """The notebook's code cells as one module; ``None`` for a notebook in another language.

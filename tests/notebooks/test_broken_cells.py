@@ -136,3 +136,17 @@ def test_a_cell_too_deep_to_analyse_is_one_gl001_and_the_others_are_checked(tmp_
     assert sites(findings) == {("GL504", 3, 2), ("GL001", 4, 1)}
     (broken,) = [f for f in findings if f["code"] == "GL001"]
     assert broken["message"] == "too deeply nested to analyse"
+
+
+def test_a_module_line_is_a_cell_and_its_line_for_fixes_and_their_view():
+    """One function (notebook.in_cell) for --fix's fixed findings and --show-fixes' edits."""
+    from graphlint.static.notebook import in_cell
+
+    doc = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# t"}]
+        + [{"cell_type": "code", "metadata": {}, "outputs": [], "source": s} for s in ["a = 1\nb = 2\n", "", "c = 3\n"]],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    notebook = read_notebook(json.dumps(doc).encode())
+    assert [in_cell(notebook, line) for line in (1, 2, 3)] == [(1, 2), (2, 2), (1, 4)]
+    assert in_cell(None, 7) == (7, None)
