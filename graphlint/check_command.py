@@ -81,6 +81,7 @@ def check(paths, select, extend_select, ignore, fmt, output, exit_zero, statisti
         if stdin is not None and config is resolver.for_path(stdin[0]):
             results.append(_check_stdin(stdin, static, config))
         if group:
+            _recover(group, static, config, fix and not diff)
             cache = None if no_cache else _open_cache(config, static, cache_dir, in_use)
             results += _check(group, static, config, jobs, cache)
     findings = [f for r in results for f in r.findings]
@@ -159,6 +160,15 @@ def _open_cache(config, static, cache_dir, in_use):
     return Cache.open(config.root, static, config, folder=cache_folder(config, cache_dir), in_use=in_use)
 
 
+def _recover(files, static, config, fix):
+    """The backups a killed ``--fix`` left beside ``files``: said, and with ``fix`` restored or
+    removed (graphlint.static.fixes.recover), before the files are checked."""
+    from graphlint.static import check_file
+    from graphlint.static.fixes import recover
+
+    recover(files, lambda path, data: check_file(path, static, config, data=data), fix, warn)
+
+
 def _check(files, static, config, jobs, cache):
     from graphlint.static import check_files
 
@@ -200,12 +210,12 @@ def _stdin_path(name: str | None) -> str:
 
 def _check_stdin(stdin, static, config):
     """The source from stdin as the file ``stdin[0]``: never cached, every rule run on it."""
-    from graphlint.static.engine import FileResult, check_file, read_limit, syntax_error
+    from graphlint.static.engine import FileResult, check_file, read_limit, too_large
 
     path, data = stdin
     limit = read_limit(path)
     if len(data) > limit:  # (read no further: its size is not known)
-        return FileResult(path, [syntax_error(path, f"source too large to check (more than the limit of {limit // (1024 * 1024)} MiB)")])
+        return FileResult(path, [too_large(path, None, limit, what="source")])
     return check_file(path, static, config, full=True, data=data)
 
 
@@ -237,36 +247,14 @@ def _show_diff(results, show_fixes, stdin, exit_zero=False) -> int:
 
     text, n_fixes, n_files = diffs(results, stdin=stdin)
     if text:
-        _write_bytes(text)
+        from graphlint.output import write_bytes
+
+        write_bytes(text, sys.stdout)
     if show_fixes:
         warn(fix_list(list(fixes_of(results, stdin)), applied=False).rstrip("\n"))
     elif n_fixes:
         warn(f"graphlint: would fix {plural(n_fixes, 'finding')} in {plural(n_files, 'file')}.")
     return EXIT_FINDINGS if text and not exit_zero else EXIT_OK
-
-
-def _write_bytes(data: bytes) -> None:
-    """``data`` (a diff, in its files' own bytes) on stdout as they are, else (stdout closed:
-    ``>&-``) on stderr: never lost silently."""
-    from graphlint.output import flush
-
-    import errno
-
-    for stream in (sys.stdout, sys.__stderr__):
-        if stream is None or getattr(stream, "closed", False):
-            continue
-        try:
-            flush(stream)
-            if hasattr(stream, "buffer"):
-                stream.buffer.write(data)
-                stream.buffer.flush()
-            else:  # a text-only stream (an embedding's): what it can show
-                stream.write(data.decode("utf-8", "replace"))
-                stream.flush()
-            return
-        except (OSError, ValueError) as exc:
-            if stream is sys.__stderr__ or getattr(exc, "errno", None) not in (errno.EBADF, None):
-                raise
 
 
 def _fix_stdin(result, stdin, findings, fixes, fmt, output, rules, statistics, exit_zero):

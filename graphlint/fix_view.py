@@ -19,7 +19,6 @@ from graphlint.text import plural
 
 if TYPE_CHECKING:
     from graphlint.static.engine import FileResult
-    from graphlint.static.notebook import Notebook
 
     #: a source read from stdin: ``(the path it is checked as, its bytes)``
     Stdin = tuple[str, bytes]
@@ -83,16 +82,11 @@ def _positions(text: str) -> Callable[[int], tuple[int, int]]:
     return at
 
 
-def _in_cell(notebook: Notebook | None, line: int) -> tuple[int, int | None]:
-    if notebook is None:
-        return line, None
-    cell = notebook.cell_at(line)
-    return (line - cell.start, cell.number) if cell is not None else (line, None)
-
-
 def fixes_of(results: Iterable[FileResult], stdin: Stdin | None = None) -> dict[Finding, tuple[TextEdit, ...]]:
     """Each fixable finding of ``results`` (:class:`graphlint.static.engine.FileResult`) and
     its edits (``stdin``: ``(path, bytes)`` of a source read from stdin)."""
+    from graphlint.static.notebook import in_cell
+
     out: dict[Finding, tuple[TextEdit, ...]] = {}
     for result in results:
         if not result.edits:
@@ -105,9 +99,9 @@ def fixes_of(results: Iterable[FileResult], stdin: Stdin | None = None) -> dict[
         for edit in sorted(set(result.edits), key=lambda e: (e.start, e.end)):
             line, column = at(edit.start)
             end_line, end_column = at(edit.end)
-            cell_line, cell = _in_cell(result.notebook, line)
-            end_cell_line, _ = _in_cell(result.notebook, end_line)
-            key = (edit.code, *_in_cell(result.notebook, edit.line))
+            cell_line, cell = in_cell(result.notebook, line)
+            end_cell_line, _ = in_cell(result.notebook, end_line)
+            key = (edit.code, *in_cell(result.notebook, edit.line))
             by_finding.setdefault(key, []).append(
                 TextEdit(cell_line, column, end_cell_line, end_column, edit.replacement, cell)
             )

@@ -8,7 +8,7 @@ import errno
 import os
 import stat
 import sys
-from typing import TextIO
+from typing import Callable, TextIO
 
 from graphlint.config import ConfigError
 
@@ -62,16 +62,41 @@ def flush(stream: TextIO | None) -> bool:
 
 def write_report(text: str, stream: TextIO | None) -> None:
     """To ``stream``, else (closed: ``>&-``) to the other standard stream: never lost silently."""
+
+    def write(target: TextIO) -> None:
+        try:
+            target.write(text)
+        except UnicodeEncodeError:  # a non-UTF-8 file name on a strict stream: escaped
+            encoding = target.encoding or "utf-8"
+            target.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    _write_to(stream, write)
+
+
+def write_bytes(data: bytes, stream: TextIO | None) -> None:
+    """``data`` (a diff, in its files' own bytes) to ``stream`` as they are, else as
+    :func:`write_report` falls back; a text-only stream (an embedding's) gets what it can show."""
+
+    def write(target: TextIO) -> None:
+        flush(target)  # what was written as text first comes first
+        if hasattr(target, "buffer"):
+            target.buffer.write(data)
+            target.buffer.flush()
+        else:
+            target.write(data.decode("utf-8", "replace"))
+
+    _write_to(stream, write)
+
+
+def _write_to(stream: TextIO | None, write: Callable[[TextIO], None]) -> None:
+    """``write(stream)``, else, where ``stream`` is closed (``>&-``: ``EBADF``), ``write`` to the
+    other standard stream; any other error is raised."""
     fallback = sys.__stderr__ if stream is not sys.__stderr__ else sys.__stdout__
     for target in (stream, fallback):
         if target is None or getattr(target, "closed", False):
             continue
         try:
-            try:
-                target.write(text)
-            except UnicodeEncodeError:  # a non-UTF-8 file name on a strict stream: escaped
-                encoding = target.encoding or "utf-8"
-                target.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            write(target)
             target.flush()
             return
         except (OSError, ValueError) as exc:

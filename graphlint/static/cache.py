@@ -32,7 +32,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from graphlint.findings import Finding, finding_from_dict, finding_to_dict, well_formed
-from graphlint.reading import read_head, read_regular
+from graphlint.reading import FileTooLarge, read_head, read_regular
 from graphlint.static.model.project import Project, sha256
 
 if TYPE_CHECKING:
@@ -77,7 +77,9 @@ STALE_TEMP_SECONDS = 3600
 PRUNE_MIN_FILES = 64
 #: Contexts kept (other selections, other versions); the least recently written go first.
 KEEP = 8
-#: A context's file is read up to this size (a larger one is no cache of ours).
+#: A context's file is read up to this size, and written up to it: a save keeps the entries
+#: that fit, the run's own files' first (:func:`_within`). One of graphlint's that is larger (an
+#: older graphlint's) is read as empty and rewritten; one of another's is left alone.
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -187,6 +189,7 @@ class Cache:
         self.entries = entries
         self.changed = False
         self._digests: dict[str, str | None] = {}  # every file's digest, read once per run
+        self._run: set[str] = set()  # the paths this run checked: kept first when not all fit
         #: the context files of the run this cache is part of (never pruned by it)
         self.in_use: set[str] = set() if in_use is None else in_use
         if file is not None:
@@ -213,6 +216,8 @@ class Cache:
             raw = read_regular(file, MAX_CACHE_BYTES, follow=False)
         except FileNotFoundError:
             return cls(file, {}, in_use)
+        except FileTooLarge:  # of graphlint's (an older one's, unbounded): rewritten within the limit
+            return cls(None if _link_or_other(file, file=True) else file, {}, in_use)
         except OSError:  # a link, a FIFO, a folder in its place: not a file of ours, left alone
             return cls(None, {}, in_use)
         if not raw.startswith(MARK):  # written by someone else: neither read nor rewritten
@@ -231,6 +236,7 @@ class Cache:
         are looked up in ``project`` (the run's), by default one of the cache's own."""
         kept = {}
         project = project or Project()
+        self._run.update(paths)
         for path in paths:
             found = self.get(path, project)
             if found is not None:
@@ -318,10 +324,30 @@ class Cache:
             mask = os.umask(0)
             os.umask(mask)
             text = json.dumps({"graphlint": "cache", "format": FORMAT, "entries": self.entries}, separators=(",", ":"))
+            if len(text) > MAX_CACHE_BYTES:  # (ASCII: as many bytes as characters)
+                text = _within(self.entries, self._run, MAX_CACHE_BYTES)
             write_beside(self.file, text.encode("utf-8"), 0o666 & ~mask)  # as any file the user writes
             _prune(folder, self.in_use)
         except Exception:
             pass  # a read-only tree, a full disk: the run's results stand, uncached
+
+
+def _within(entries: dict, first: Collection[str], limit: int) -> str:
+    """A context file's text of at most ``limit`` bytes: as many of ``entries`` as fit, those
+    of ``first`` (the run's own files) before the others, each group in its order."""
+    import json
+
+    head = json.dumps({"graphlint": "cache", "format": FORMAT, "entries": {}}, separators=(",", ":"))[:-2]  # ... "entries":{
+    size = len(head) + 2
+    parts = []
+    for mine in (True, False):
+        for path, entry in entries.items():
+            if (path in first) is mine:
+                part = json.dumps(path) + ":" + json.dumps(entry, separators=(",", ":"))
+                if size + len(part) + 1 <= limit:
+                    parts.append(part)
+                    size += len(part) + 1
+    return head + ",".join(parts) + "}}"
 
 
 def write_beside(target: str, data: bytes, mode: int) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import replace
 from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -46,6 +47,8 @@ PARALLEL_MIN_FILES = 64
 #: A word every coding cookie (PEP 263) spells: an ASCII source without it is decoded as ASCII
 #: whatever its lines say, so the parser reads its bytes and the text is the same ASCII.
 _COOKIE_WORD = b"coding"
+#: The GL001 of a source that parses but is deeper than the analysis goes (graphlint.static.depth).
+TOO_DEEP_TO_ANALYSE = "too deeply nested to analyse"
 
 
 class FileResult:
@@ -69,8 +72,13 @@ class FileResult:
 
 
 
-def _too_large(path: str, size: int, limit: int = MAX_BYTES, what: str = "file") -> Finding:
-    return syntax_error(path, f"{what} too large to check ({size / 1e6:.0f} MB; the limit is {limit // (1024 * 1024)} MiB)")
+def too_large(path: str, size: int | None, limit: int = MAX_BYTES, what: str = "file") -> Finding:
+    """The GL001 of a source larger than ``limit``; ``size`` None: read only up to past it
+    (stdin, which may never end), its size unknown."""
+    mib = limit // (1024 * 1024)
+    if size is None:
+        return syntax_error(path, f"{what} too large to check (more than the limit of {mib} MiB)")
+    return syntax_error(path, f"{what} too large to check ({size / 1e6:.0f} MB; the limit is {mib} MiB)")
 
 
 def read_limit(path: str) -> int:
@@ -190,7 +198,7 @@ def _check(
 ) -> list[Finding]:
     if data is not None:  # given (stdin, an editor's buffer): no file on disk to read
         if len(data) > read_limit(path):
-            return [_too_large(path, len(data), read_limit(path))]
+            return [too_large(path, len(data), read_limit(path))]
         full = True  # every rule runs (the scan's bytecode shortcut needs the file)
     else:
         try:
@@ -198,7 +206,7 @@ def _check(
         except NotRegularFile:  # a FIFO would block, /dev/zero never end
             return [syntax_error(path, "cannot read the file: not a regular file")]
         except FileTooLarge as exc:
-            return [_too_large(path, exc.size, exc.limit)]
+            return [too_large(path, exc.size, exc.limit)]
         except OSError as exc:
             return [syntax_error(path, f"cannot read the file: {exc.strerror or exc}")]
     # what the result was computed from, for a cache or an editor (none records nothing)
@@ -209,8 +217,9 @@ def _check(
         full = True  # every directive judged: the file is analysed even if no rule could report
     if b"\0" in data:
         return [syntax_error(path, "binary file (it contains NUL bytes), not Python source")]
+    broken: list[Finding] = []  # a notebook's cells that cannot be read: the others are checked
     if path.endswith(".ipynb"):
-        cells = _notebook(path, data, result)
+        cells = _notebook(path, data, result, broken)
         if isinstance(cells, list):
             return cells  # its GL001, or nothing for a notebook in another language
         data = cells
@@ -230,17 +239,10 @@ def _check(
         decode = bool(rules) and (not data.isascii() or _COOKIE_WORD in data)
         source = result.notebook.source if result.notebook is not None else None
         text, tree, encoding = _parse(path, data, decode=decode, source=source)
-    broken: list[Finding] = []  # a notebook's cells that do not parse: the others are checked
-    if tree is None and result.notebook is not None and not result.notebook.python2:  # (Python 2's: one GL001)
-        repaired = result.notebook.without_broken_cells(path)
-        if repaired is not None:
-            notebook, errors = repaired
-            text2, tree2, encoding2 = _parse(path, data, decode=decode, source=notebook.source)
-            if tree2 is not None:
-                result.notebook, text, tree, encoding = notebook, text2, tree2, encoding2
-                broken = [_syntax_error(path, exc) for _, exc in errors]
+    if tree is None and (repaired := _without_broken_cells(path, result, broken, _unparsable)) is not None:
+        text, tree, encoding = _parse(path, data, decode=decode, source=repaired.source)
     if tree is None:
-        return [encoding]  # the GL001 finding
+        return broken + [encoding]  # the GL001 finding
     if not rules:
         return broken
     if scanned is None:  # (else the scan found it relevant, with its look-ups)
@@ -252,10 +254,12 @@ def _check(
     if text is None:  # ASCII without a coding cookie (else decoded above): decoded as is
         text = data.decode("ascii")
     with deep_recursion():  # as deep as the parser went (graphlint.static.depth)
-        try:
-            module = loaded.relocated(path) if loaded is not None else Module(path, text, tree, project)
-        except RecursionError:
-            return broken + [syntax_error(path, "too deeply nested to analyse")]
+        module = loaded.relocated(path) if loaded is not None else _model(path, text, tree, project)
+        if module is None and (repaired := _without_broken_cells(path, result, broken, _unanalysable)) is not None:
+            text, tree, _ = _parse(path, data, decode=False, source=repaired.source)
+            module = _model(path, text, tree, project) if tree is not None else None
+        if module is None:
+            return broken + [syntax_error(path, TOO_DEEP_TO_ANALYSE)]
         if key is not None:
             project.checked(path, key, module)
         sink = FileSink(path)
@@ -271,6 +275,69 @@ def _check(
             result.notebook.digest = result.digest  # (what _check_file gives the result)
         result.encoding = encoding
     return broken + found
+
+
+def _model(path: str, text: str, tree: ast.Module, project: Project) -> Module | None:
+    """The model of a parsed file; None when it is deeper than the analysis goes."""
+    try:
+        return Module(path, text, tree, project)
+    except RecursionError:
+        return None
+
+
+def _without_broken_cells(
+    path: str, result: FileResult, broken: list[Finding], fails: Callable[[str, str], Finding | None]
+) -> Notebook | None:
+    """Blank the cells of ``result.notebook`` that ``fails`` gives a GL001 for, each read on its
+    own (:meth:`Notebook.cell_texts`), and add those findings, at their cells, to ``broken``:
+    Jupyter runs every other cell, so every other cell is checked. The notebook without them
+    is ``result.notebook`` and is returned; None, and nothing changed,
+    when no cell fails on its own (the whole module's error says it) or the notebook's kernel
+    is Python 2 (its other cells are Python 2 too: one GL001)."""
+    notebook = result.notebook
+    if notebook is None or notebook.python2:
+        return None
+    found: dict[int, Finding] = {}
+    for i, text in enumerate(notebook.cell_texts()):
+        finding = fails(path, text)
+        if finding is not None:
+            cell = notebook.cells[i]
+            if notebook.cell_at(finding.location.line) is not cell:  # (an error that names no line)
+                finding = replace(finding, location=Location(path, cell.start + 1, 1))
+            found[i] = finding
+    if not found:
+        return None
+    result.notebook = notebook.without_cells(found)
+    broken.extend(found.values())
+    return result.notebook
+
+
+def _unparsable(path: str, text: str) -> Finding | None:
+    """The GL001 of a cell that does not parse, each way :func:`_parse` tells."""
+    _, tree, error = _parse(path, b"", decode=False, source=text)
+    return error if tree is None else None
+
+
+def _unanalysable(path: str, text: str) -> Finding | None:
+    """The GL001 of a cell that parses but is deeper than the analysis goes."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a cell that parses only with the others
+        return None
+    return syntax_error(path, TOO_DEEP_TO_ANALYSE) if _model(path, text, tree, Project()) is None else None
+
+
+def _unencodable(path: str, text: str) -> Finding | None:
+    """The GL001 of a cell whose text Python cannot hold: JSON may hold a lone surrogate
+    (``"\\ud800"``), Python source may not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        column = exc.start - text.rfind("\n", 0, exc.start)
+        char = f"U+{ord(text[exc.start]):04X}"
+        return syntax_error(path, f"cannot decode the cell: a lone surrogate ({char}) is no character", line, column)
+    return None
 
 
 def _run_rules(module: Module, rules: list[type[StaticRule]], config: Config, sink: FileSink) -> None:
@@ -348,8 +415,9 @@ def _compiled(path: str, data: bytes) -> bool:
     )
 
 
-def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Finding]:
-    """A notebook's code cells as one module (see graphlint.static.notebook), or its GL001."""
+def _notebook(path: str, data: bytes, result: FileResult, broken: list[Finding]) -> bytes | list[Finding]:
+    """A notebook's code cells as one module (see graphlint.static.notebook), or its GL001;
+    the GL001 of each cell that cannot be read goes to ``broken``, the cell left blank."""
     from graphlint.static.notebook import NotebookError, read_notebook
 
     try:
@@ -360,15 +428,15 @@ def _notebook(path: str, data: bytes, result: FileResult) -> bytes | list[Findin
         return []
     notebook.digest = result.read.digest if result.read is not None else ""  # of the file's bytes
     result.notebook = notebook
-    try:
-        source = notebook.source.encode("utf-8")
-    except UnicodeEncodeError as exc:  # JSON may hold a lone surrogate ("\ud800"); Python text may not
-        line = notebook.source.count("\n", 0, exc.start) + 1
-        column = exc.start - notebook.source.rfind("\n", 0, exc.start)
-        char = f"U+{ord(notebook.source[exc.start]):04X}"
-        return [syntax_error(path, f"cannot decode the cell: a lone surrogate ({char}) is no character", line, column)]
+    error = _unencodable(path, notebook.source)
+    if error is not None:
+        repaired = _without_broken_cells(path, result, broken, _unencodable)
+        if repaired is None:
+            return [error]
+        notebook = repaired
+    source = notebook.source.encode("utf-8")
     if len(source) > MAX_BYTES:
-        return [_too_large(path, len(source), what="code cells")]
+        return [too_large(path, len(source), what="code cells")]
     return source
 
 

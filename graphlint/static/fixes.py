@@ -10,6 +10,11 @@ symlink to it. Before the first byte is written, a backup of the old text is wri
 beside it; a write that fails midway (a full disk, a size limit) is undone from it. A file
 whose mode says read-only (``chmod a-w``: root could write it all the same), or in a folder
 that is (no backup can go beside it), is left whole with one line on stderr.
+
+A run killed while it writes (``kill -9``, a power cut) leaves the backup: the next run that
+checks the file says so (:func:`recover`), and ``--fix`` restores the old text of a file left
+half-written, removes a backup the file no longer needs (the write had not begun, or had
+ended), and keeps one whose file changed since: the user's original text is never lost.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ from __future__ import annotations
 import ast
 import errno
 import os
+import re
 import stat
-from typing import Callable
+from typing import Callable, Iterable
 
 from graphlint.reading import read_regular
 from graphlint.static.cache import digest
 from graphlint.static.engine import FileResult, read_limit
+from graphlint.static.notebook import in_cell
 
 
 def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = None) -> set[tuple[str, str, int, int | None]]:
@@ -53,7 +60,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
         if changed is None:  # changed since: by the fix of another name of this file (a hard link)?
             done = written.get(_identity(result.path))
             if done is not None and done[0] == result.digest and set(result.edits) <= done[1]:
-                fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in result.edits if e in done[2]}
+                fixed |= {(result.path, e.code, *in_cell(notebook, e.line)) for e in result.edits if e in done[2]}
             continue
         out, chosen = changed
         try:
@@ -65,7 +72,7 @@ def apply_fixes(results: list[FileResult], warn: Callable[[str], None] | None = 
                 warn(f"graphlint: cannot fix {result.path}: {_reason(exc)} ({outcome})")
             continue
         written[_identity(result.path)] = (result.digest, set(result.edits), set(chosen))
-        fixed |= {(result.path, e.code, *_cell_line(notebook, e.line)) for e in chosen}
+        fixed |= {(result.path, e.code, *in_cell(notebook, e.line)) for e in chosen}
     return fixed
 
 
@@ -207,8 +214,13 @@ def _write_all(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
+#: The name of a backup of the file ``name`` (:func:`_backup`: ``tempfile``'s random part).
+BACKUP_NAME = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.graphlint-backup")
+
+
 def _backup(folder: str, name: str, data: bytes) -> str:
-    """A new file beside the original holding ``data``, on disk before the original is touched."""
+    """A new file beside the original holding ``data``, on disk before the original is touched
+    (mode 0600, as ``tempfile`` makes it)."""
     import tempfile
 
     fd, backup = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".graphlint-backup")
@@ -233,8 +245,102 @@ def _reason(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
 
 
-def _cell_line(notebook, line: int) -> tuple[int, int | None]:
-    if notebook is None:
-        return line, None
-    cell = notebook.cell_at(line)
-    return (line - cell.start, cell.number) if cell is not None else (line, None)
+# -- a run killed while it wrote -------------------------------------------------------------
+def recover(paths: Iterable[str], check: Callable[[str, bytes], FileResult], fix: bool, warn: Callable[[str], None]) -> None:
+    """Say each backup a ``--fix`` killed while writing left beside one of ``paths`` (only
+    graphlint's: named as :func:`_backup` names them, a regular file of this user's, mode
+    0600), and with ``fix`` act on it, before the files are checked. The backup holds the
+    file's text before that fix; ``check(path, data)`` checks ``data`` as the file, for the
+    fixed text that run was writing. The file holds that text's beginning over the old text's
+    rest (the kill came midway): its old text is written back and the backup removed (the
+    file is then checked and fixed as any other). It holds the old text (the write had not
+    begun) or the fixed one (it had ended): the backup is removed. Anything else is the
+    user's since: the backup is kept, and said by every run until the user removes it."""
+    for path, backup in _backups(paths):
+        shown = os.path.join(os.path.dirname(path), os.path.basename(backup))
+        try:
+            old = read_regular(backup, read_limit(path), follow=False)
+            now = read_regular(path, read_limit(path))
+        except OSError:
+            continue
+        said = f"graphlint: {path}: a --fix was interrupted"
+        fixed = fixed_source(check(path, old), old) if now != old else None
+        new = fixed[0] if fixed is not None else old
+        if now not in (old, new) and not _half_written(now, old, new):
+            warn(f"{said}, and the file has changed since: its text before that fix is in {shown} "
+                 "(kept: compare it and remove it)")
+            continue
+        restore = now not in (old, new)
+        when = "while writing it, and left it half-written" if restore else "before it wrote the file" if now == old else "after it wrote the file"
+        if not fix:
+            what = "`graphlint check --fix` restores it from" if restore else "`graphlint check --fix` removes"
+            warn(f"{said} {when} ({what} its backup {shown})")
+            continue
+        if restore:
+            try:
+                if not _rewrite(path, now, old):
+                    continue  # changed meanwhile: said by the next run
+            except OSError as exc:
+                warn(f"{said} {when}; its text cannot be restored from {shown}: {_reason(exc)} (kept)")
+                continue
+        _unlink(backup)
+        warn(f"{said} {when}: {'its text is restored from its backup, ' if restore else 'its backup, '}{shown}, is removed")
+
+
+def _backups(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """``(path, backup)`` for each of graphlint's backups beside one of ``paths`` (beside the
+    file a symlink names), the newest first: one folder listing per folder."""
+    wanted: dict[str, list[tuple[str, str]]] = {}  # folder -> (file name, path)
+    for path in paths:
+        real = os.path.abspath(path)
+        try:
+            if stat.S_ISLNK(os.lstat(real).st_mode):  # its backup goes beside the file it names
+                real = os.path.realpath(real)
+        except OSError:
+            continue
+        wanted.setdefault(os.path.dirname(real), []).append((os.path.basename(real), path))
+    found = []
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for folder, names in wanted.items():
+        try:
+            with os.scandir(folder) as entries:
+                backups = [e for e in entries if e.name.endswith(".graphlint-backup") and BACKUP_NAME.fullmatch(e.name)]
+        except OSError:
+            continue
+        if not backups:
+            continue
+        by_name: dict[str, list[str]] = {}
+        for name, path in names:
+            by_name.setdefault(name, []).append(path)
+        for entry in backups:
+            name = BACKUP_NAME.fullmatch(entry.name).group("name")  # type: ignore[union-attr]
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            ours = stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600 and (uid is None or st.st_uid == uid)
+            if ours and name in by_name:
+                found.append((st.st_mtime_ns, by_name[name][0], entry.path))
+    return [(path, backup) for _, path, backup in sorted(found, reverse=True)]
+
+
+def _half_written(now: bytes, old: bytes, new: bytes) -> bool:
+    """Whether ``now`` is what an in-place write of ``new`` over ``old`` (:func:`_write_all`)
+    leaves when it stops: ``new``'s first bytes over the rest of ``old``, or, once past
+    ``old``'s end, ``new``'s first bytes alone."""
+    if len(now) != len(old):
+        return len(old) < len(now) <= len(new) and new.startswith(now)
+    rest = len(old) - _common_prefix(now[::-1], old[::-1])  # from here on, now is old
+    return rest <= min(len(new), _common_prefix(now, new))
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many first bytes ``a`` and ``b`` share (by halves: each comparison is one memcmp)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

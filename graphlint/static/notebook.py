@@ -14,7 +14,6 @@ Nothing here imports IPython or Jupyter, and nothing is executed.
 
 from __future__ import annotations
 
-import ast
 import bisect
 import json
 import re
@@ -112,26 +111,27 @@ class Notebook:
         return _LINE_REF.sub(in_cell, text)
 
     # -- cells that do not parse ----------------------------------------------------------------
-    def without_broken_cells(self, path: str) -> tuple[Notebook, list[tuple[int, SyntaxError]]] | None:
-        """The cells that do not parse on their own, and a notebook whose module has them blank
-        (every other line keeps its number): Jupyter runs every other cell, so every other cell
-        is checked. Each error's line is the module's. None when no cell fails on its own."""
-        broken: list[tuple[int, SyntaxError]] = []
-        lines = [f"{line}\n" for line in self.source.split("\n")[:-1]]  # (each ends in "\n")
+    def cell_texts(self) -> list[str]:
+        """Each code cell's lines of :attr:`source` alone, after as many blank lines as come
+        before it: read on its own, a cell's lines and columns are the module's."""
+        lines, spans = self._cell_spans()
+        return ["\n" * start + "".join(f"{line}\n" for line in lines[start:end]) for start, end in spans]
+
+    def without_cells(self, indices) -> Notebook:
+        """This notebook with the module lines of the cells at ``indices`` (of :attr:`cells`)
+        blank: Jupyter runs every other cell, so every other cell is checked, each line where
+        it was."""
+        lines, spans = self._cell_spans()
+        for i in indices:
+            start, end = spans[i]
+            lines[start:end] = [""] * (end - start)
+        return replace(self, source="".join(f"{line}\n" for line in lines))
+
+    def _cell_spans(self) -> tuple[list[str], list[tuple[int, int]]]:
+        """The lines of :attr:`source` and each code cell's (first, end) among them."""
+        lines = self.source.split("\n")[:-1]  # (each line of the source ends in "\n")
         ends = [cell.start for cell in self.cells[1:]] + [len(lines)]
-        for i, (cell, end) in enumerate(zip(self.cells, ends)):
-            try:
-                ast.parse("\n" * cell.start + "".join(lines[cell.start:end]), filename=path)
-            except SyntaxError as exc:
-                broken.append((i, exc))
-            except (ValueError, RecursionError, MemoryError):
-                return None  # (the whole module's error says it)
-        if not broken:
-            return None
-        for i, _ in broken:
-            start = self.cells[i].start
-            lines[start:ends[i]] = ["\n"] * (ends[i] - start)
-        return replace(self, source="".join(lines)), broken
+        return lines, [(cell.start, end) for cell, end in zip(self.cells, ends)]
 
     # -- fixes ----------------------------------------------------------------------------------
     def apply(self, body: str, edits: list) -> str:
@@ -158,6 +158,15 @@ class Notebook:
             new = edited_source(body[begin:finish], items, begin, cell.source, per_cell[index])
             body = body[:begin] + new + body[finish:]
         return body
+
+
+def in_cell(notebook: Notebook | None, line: int) -> tuple[int, int | None]:
+    """``(line within its cell, cell number)`` of a 1-based line of ``notebook``'s module;
+    ``(line, None)`` outside a notebook (or a cell)."""
+    if notebook is None:
+        return line, None
+    cell = notebook.cell_at(line)
+    return (line - cell.start, cell.number) if cell is not None else (line, None)
 
 
 # -- reading ------------------------------------------------------------------------------------

@@ -122,3 +122,39 @@ def test_a_file_of_the_users_at_a_context_files_name_is_never_rewritten(tmp_path
     (tmp_path / "b.py").write_text(FIXABLE_NOT)
     assert check("a.py", "b.py", cwd=tmp_path).exit_code == 1
     assert own.read_text() == '{"mine": true}'
+
+
+def test_a_context_never_grows_past_the_size_it_is_read_up_to(tmp_path, monkeypatch):
+    """A context file is read up to MAX_CACHE_BYTES: one larger was never read again, never
+    rewritten and never pruned (the cache of that context was dead, and its file stayed for
+    good). A save keeps what fits, the results of the run's own files first; a larger context
+    file of graphlint's (an older one's) is rewritten within the limit; a user's file at a
+    context file's name is left alone whatever its size. (The limit is lowered to stand for
+    256 MiB of results.)"""
+    limit = 8000
+    monkeypatch.setattr(cache, "MAX_CACHE_BYTES", limit)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    for i in range(40):  # ~40 entries of ~600 bytes: three times the limit
+        (tmp_path / f"m{i:02}.py").write_text(FIXABLE_NOT)
+    first = check("--format", "json", ".", cwd=tmp_path)
+    assert first.exit_code == 1
+    folder = tmp_path / cache.DIRECTORY / str(cache.FORMAT)
+    (context,) = folder.glob("*.json")
+    assert 0 < context.stat().st_size <= limit
+    kept = json.loads(context.read_bytes())["entries"]
+    assert 0 < len(kept) < 40
+    assert check("--format", "json", ".", cwd=tmp_path).stdout == first.stdout
+    assert json.loads(context.read_bytes())["entries"] == kept  # the same files, run after run
+
+    # a context file of graphlint's larger than the limit: read as empty, rewritten within it
+    big = cache.MARK + b'"entries":{' + b",".join(b'"x%d.py":{}' % i for i in range(2000)) + b"}}"
+    assert len(big) > limit
+    context.write_bytes(big)
+    assert check("--format", "json", ".", cwd=tmp_path).stdout == first.stdout
+    assert 0 < context.stat().st_size <= limit and json.loads(context.read_bytes())["entries"] == kept
+
+    # a user's file at that name, as large: neither read nor rewritten nor pruned
+    theirs = b'{"mine": "' + b"x" * (2 * limit) + b'"}'
+    context.write_bytes(theirs)
+    assert check("--format", "json", ".", cwd=tmp_path).stdout == first.stdout
+    assert context.read_bytes() == theirs

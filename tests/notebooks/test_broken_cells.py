@@ -95,3 +95,58 @@ def test_the_lines_a_text_names_are_the_cells(text, expected):
     notebook = read_notebook(json.dumps(doc).encode())
     assert notebook is not None
     assert notebook._cell_lines(text) == expected
+
+
+DEEP = "-" * 5000 + "1"  # a chain of unary minus: the parser's RecursionError, no place named
+
+
+@pytest.mark.parametrize(
+    ("cell", "message", "line", "column"),
+    [
+        ("x = 1\nif x:\n    y = " + DEEP + "\n", "too deeply nested to parse", 3, 5),
+        ("x = " + "(" * 201 + "1" + ")" * 201 + "\n", "SyntaxError: too many nested parentheses", 1, 205),
+        ("x = 1\ny = 2\0\n", "SyntaxError: source code string cannot contain null bytes", 1, 1),
+        ("x = 1\ns = '\ud800'\n", "cannot decode the cell: a lone surrogate (U+D800) is no character", 2, 6),
+    ],
+    ids=["too-deep", "too-many-parentheses", "null-byte", "lone-surrogate"],
+)
+def test_a_cell_that_fails_in_any_way_is_one_gl001_and_the_others_are_checked(tmp_path, cell, message, line, column):
+    """Every way a cell can fail to parse is reported at that cell: the cells before and
+    after it are still checked, their findings at their own cells and lines."""
+    path = write(tmp_path / "nb.ipynb", [SETUP, STEP, cell, LOOP])
+    code, findings = check(path)
+    assert code == 1
+    assert sites(findings) == {("GL504", 3, 2), ("GL001", 4, line)}
+    (broken,) = [f for f in findings if f["code"] == "GL001"]
+    assert (broken["message"], broken["column"]) == (message, column)
+    (loop,) = [f for f in findings if f["code"] == "GL504"]
+    assert "called in a loop (cell 5, line 2)" in loop["message"]
+
+
+def test_a_cell_too_deep_to_analyse_is_one_gl001_and_the_others_are_checked(tmp_path, monkeypatch):
+    """A cell that parses but is deeper than the analysis goes (a Python whose parser goes
+    deeper than graphlint's recursion limit; here the limit is lowered to stand for it)."""
+    from graphlint.static import depth
+
+    elifs = "if x == 0:\n    pass\n" + "".join(f"elif x == {k}:\n    pass\n" for k in range(1, 1200))
+    monkeypatch.setattr(depth, "RECURSION_LIMIT", 2000)
+    path = write(tmp_path / "nb.ipynb", [SETUP, STEP, "x = 1\n" + elifs, LOOP])
+    code, findings = check(path)
+    assert code == 1
+    assert sites(findings) == {("GL504", 3, 2), ("GL001", 4, 1)}
+    (broken,) = [f for f in findings if f["code"] == "GL001"]
+    assert broken["message"] == "too deeply nested to analyse"
+
+
+def test_a_module_line_is_a_cell_and_its_line_for_fixes_and_their_view():
+    """One function (notebook.in_cell) for --fix's fixed findings and --show-fixes' edits."""
+    from graphlint.static.notebook import in_cell
+
+    doc = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# t"}]
+        + [{"cell_type": "code", "metadata": {}, "outputs": [], "source": s} for s in ["a = 1\nb = 2\n", "", "c = 3\n"]],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    notebook = read_notebook(json.dumps(doc).encode())
+    assert [in_cell(notebook, line) for line in (1, 2, 3)] == [(1, 2), (2, 2), (1, 4)]
+    assert in_cell(None, 7) == (7, None)

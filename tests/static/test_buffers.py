@@ -67,7 +67,20 @@ def test_a_source_too_large_is_one_gl001(tmp_path):
 
     result = check_source(str(tmp_path / "big.py"), b"#" * (MAX_BYTES + 1), RULES, Config())
     assert [f.code for f in result.findings] == ["GL001"]
-    assert "too large" in result.findings[0].message
+    assert result.findings[0].message == "file too large to check (10 MB; the limit is 10 MiB)"
+
+
+def test_stdin_too_large_is_the_engines_gl001_of_an_unknown_size(tmp_path):
+    """stdin is read only up to past the limit (it may never end): its GL001 names no size,
+    made by the engine's one function for a source too large."""
+    from click.testing import CliRunner
+
+    from graphlint.cli import main
+    from graphlint.static.engine import MAX_BYTES, too_large
+
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "concise", "-"], input=b"#" * (MAX_BYTES + 5))
+    assert result.stdout.startswith("-:1:1: GL001 source too large to check (more than the limit of 10 MiB)\n")
+    assert too_large("-", None, MAX_BYTES, "source").message == "source too large to check (more than the limit of 10 MiB)"
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from graphlint.reading import read_regular
 from graphlint.static.model.module import Module
@@ -512,24 +512,42 @@ def _resolve_call(module: Module, site: CallSite, func: ast.expr) -> Resolved | 
     return None
 
 
-def _inherited_method(module: Module, cls: ClassInfo, name: str, depth: int = 0) -> Resolved | None:
+def _inherited_method(module: Module, cls: ClassInfo, name: str) -> Resolved | None:
     """What ``obj.name(...)`` runs on an object of ``cls`` (a class of ``module``): its own
     method, else that of its first base class that has one, when the bases up to it are classes
     of the same module (``EpochLogger`` deriving from ``Logger``, which defines ``save_state``);
     None when they do not say."""
-    method = cls.method(name)
-    if method is not None:
-        return module, method
-    for base in cls.node.bases if depth < 4 else ():
-        if isinstance(base, ast.Name) and base.id == "object":
-            continue
-        parent = module.classes.get(base.id) if isinstance(base, ast.Name) else None
-        if parent is None or parent is cls:
-            return None  # a base of elsewhere may define it first
-        found = _inherited_method(module, parent, name, depth + 1)
-        if found is not None:
-            return found
+    for own in lineage(module, cls, elsewhere_stops=True, depth=4):
+        method = own.method(name)
+        if method is not None:
+            return module, method
     return None
+
+
+def lineage(module: Module, cls: ClassInfo, *, elsewhere_stops: bool = False, depth: int | None = None,
+            _path: tuple[int, ...] = ()) -> Iterator[ClassInfo]:
+    """``cls`` and its base classes of ``module`` (``class B(A)``, both in the file), depth
+    first in the order the bases are written: where a method is first looked for. A base that
+    is no class of the file (``tf.keras.Model``, an import) or that is the class itself (``class
+    A(A)``, a redefinition) is passed over; with ``elsewhere_stops`` it ends the look at that
+    class's further bases instead (a base of elsewhere may define the method first), ``object``
+    is passed over, and ``depth`` levels of bases at the most are looked at; else a class met
+    again on the way (a loop of redefinitions) is passed over."""
+    yield cls
+    if depth == 0:
+        return
+    path = _path + (id(cls),)
+    for node in cls.node.bases:
+        if elsewhere_stops and isinstance(node, ast.Name) and node.id == "object":
+            continue
+        parent = module.classes.get(node.id) if isinstance(node, ast.Name) else None
+        if parent is None or parent is cls:
+            if elsewhere_stops:
+                return
+            continue
+        if not elsewhere_stops and id(parent) in path:
+            continue
+        yield from lineage(module, parent, elsewhere_stops=elsewhere_stops, depth=None if depth is None else depth - 1, _path=path)
 
 
 def resolve_function(module: Module, site: CallSite) -> tuple[Module, Function] | None:

@@ -8,7 +8,7 @@ import ast
 
 from graphlint.static.model.api import TF_FUNCTION
 from graphlint.static.model.module import Module
-from graphlint.static.model.project import reaches_elsewhere, resolve_function
+from graphlint.static.model.project import lineage, reaches_elsewhere, resolve_function
 from graphlint.static.model.scopes import CallSite, ClassInfo, Function
 
 #: Keras methods that Keras itself traces (``fit``/``evaluate``/``predict``, ``model(x)`` in a graph).
@@ -85,29 +85,16 @@ def traced_at_trace_time(module: Module, fn: Function | None) -> bool:
     return False
 
 
-def is_keras_class(module: Module, cls: ClassInfo | None, seen: tuple[int, ...] = ()) -> bool:
-    if cls is None or id(cls) in seen:
-        return False
-    for base, node in zip(cls.bases, cls.node.bases):
-        if base in _KERAS_MODELS:
-            return True
-        if isinstance(node, ast.Name) and is_keras_class(module, module.classes.get(node.id), seen + (id(cls),)):
-            return True
-    return False
+def is_keras_class(module: Module, cls: ClassInfo | None) -> bool:
+    """A class of the file that derives from a Keras model (through the file's own classes)."""
+    return cls is not None and any(base in _KERAS_MODELS for own in lineage(module, cls) for base in own.bases)
 
 
-def _method(module: Module, cls: ClassInfo | None, name: str, seen: tuple[int, ...] = ()) -> Function | None:
+def _method(module: Module, cls: ClassInfo | None, name: str) -> Function | None:
     """``cls.name``, looked up through the file's own base classes."""
-    if cls is None or id(cls) in seen:
+    if cls is None:
         return None
-    if name in cls.methods:
-        return cls.methods[name]
-    for node in cls.node.bases:
-        if isinstance(node, ast.Name):
-            found = _method(module, module.classes.get(node.id), name, seen + (id(cls),))
-            if found is not None:
-                return found
-    return None
+    return next((own.methods[name] for own in lineage(module, cls) if name in own.methods), None)
 
 
 def _wrapped(module: Module) -> dict:

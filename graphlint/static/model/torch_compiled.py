@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphlint.static.model.module import Module
+from graphlint.static.model.project import lineage
 from graphlint.static.model.scopes import CallSite, ClassInfo, Function
 from graphlint.static.model.tf_functions import _method
 from graphlint.static.model.values import assignments
@@ -57,16 +58,9 @@ class Compiled:
         return tuple(names[1:] if self.fn.is_method and names else names)
 
 
-def is_nn_module(module: Module, cls: ClassInfo | None, seen: tuple[int, ...] = ()) -> bool:
+def is_nn_module(module: Module, cls: ClassInfo | None) -> bool:
     """A class of the file that derives from ``torch.nn.Module`` (through the file's own classes)."""
-    if cls is None or id(cls) in seen:
-        return False
-    for base, node in zip(cls.bases, cls.node.bases):
-        if base in NN_MODULES:
-            return True
-        if isinstance(node, ast.Name) and is_nn_module(module, module.classes.get(node.id), (*seen, id(cls))):
-            return True
-    return False
+    return cls is not None and any(base in NN_MODULES for own in lineage(module, cls) for base in own.bases)
 
 
 def method(module: Module, cls: ClassInfo | None, name: str) -> Function | None:
