@@ -9,7 +9,10 @@ owner, group, mode, ACLs and every hard link to it stay as they were, and a syml
 symlink to it. Before the first byte is written, a backup of the old text is written whole
 beside it; a write that fails midway (a full disk, a size limit) is undone from it. A file
 whose mode says read-only (``chmod a-w``: root could write it all the same), or in a folder
-that is (no backup can go beside it), is left whole with one line on stderr.
+that is (no backup can go beside it), is left whole with one line on stderr. The writer holds
+an advisory lock (``flock``) on the file from its read to its last byte: a second run finds
+the file in use and leaves it, and a backup whose file is locked is a live run's, not a
+killed one's (the kernel drops a killed process's locks).
 
 A run killed while it writes (``kill -9``, a power cut) leaves the backup: the next run that
 checks the file says so (:func:`recover`), and ``--fix`` restores the old text of a file left
@@ -172,6 +175,8 @@ def _rewrite(path: str, old: bytes, new: bytes) -> bool:
             raise _Unwritable("not a regular file", path)
         if _read_only(st.st_mode):
             raise _Unwritable("the file is read-only", path)
+        if not _lock(fd, exclusive=True):  # released with the fd, or by the kernel if killed
+            raise _Unwritable("another process is writing it (it holds a lock on the file)", path)
         if _read_all(fd) != old:  # changed since it was checked
             return False
         try:
@@ -194,6 +199,34 @@ def _rewrite(path: str, old: bytes, new: bytes) -> bool:
         return True
     finally:
         os.close(fd)
+
+
+def _lock(fd: int, exclusive: bool) -> bool:
+    """An advisory lock on the file ``fd``, without waiting: False when another process (or
+    another open file of this one) holds a conflicting one. Where there is no ``flock``, True."""
+    try:
+        import fcntl
+    except ImportError:  # (not POSIX)
+        return True
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without locks: as without flock
+        return True
+    return True
+
+
+def _being_written(path: str) -> bool:
+    """Whether a live ``--fix`` holds its lock on ``path`` (:func:`_rewrite`)."""
+    try:
+        fd = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return False
+    try:
+        return not _lock(fd, exclusive=False)
+    finally:
+        os.close(fd)  # (the probe's own lock goes with it)
 
 
 def _read_all(fd: int) -> bytes:
@@ -255,8 +288,11 @@ def recover(paths: Iterable[str], check: Callable[[str, bytes], FileResult], fix
     rest (the kill came midway): its old text is written back and the backup removed (the
     file is then checked and fixed as any other). It holds the old text (the write had not
     begun) or the fixed one (it had ended): the backup is removed. Anything else is the
-    user's since: the backup is kept, and said by every run until the user removes it."""
+    user's since: the backup is kept, and said by every run until the user removes it. A
+    backup whose file a run still holds locked (:func:`_rewrite`) is that run's: left to it."""
     for path, backup in _backups(paths):
+        if _being_written(path):  # a live run's backup: it removes it itself
+            continue
         shown = os.path.join(os.path.dirname(path), os.path.basename(backup))
         try:
             old = read_regular(backup, read_limit(path), follow=False)

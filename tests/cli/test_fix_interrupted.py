@@ -105,3 +105,71 @@ def test_a_file_of_the_users_named_like_a_backup_is_left_alone(tmp_path):
     theirs.chmod(0o644)
     code, out, err = check("--fix", "--no-cache", "--no-plugins", "a.py", cwd=tmp_path)
     assert path.read_text() == FIXED and theirs.read_text() == "not graphlint's\n"
+
+
+#: `graphlint check --fix` paused midway through its in-place write (alive, not killed): it
+#: prints "paused" once `sys.argv[1]` bytes of the fixed text are written, and writes the rest
+#: when a line comes on its stdin.
+PAUSED_FIX = """
+import os, sys
+from graphlint.static import fixes
+
+real, calls, written = fixes._write_all, [], int(sys.argv[1])
+
+def write_all(fd, data):
+    calls.append(fd)
+    if len(calls) != 2:  # the backup (1), a write of the run's own
+        return real(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data[:written])
+    print("paused", flush=True)
+    sys.stdin.readline()
+    os.write(fd, data[written:])
+    os.ftruncate(fd, len(data))
+
+fixes._write_all = write_all
+from graphlint.cli import main
+main(["check", "--fix", "--no-cache", "--no-plugins", *sys.argv[2:]])
+"""
+
+
+def test_a_fix_still_writing_is_left_to_finish(tmp_path):
+    # a second run while the first writes: its backup is no killed run's, and the file is not
+    # restored under it (before: the second --fix wrote the old text back and removed the
+    # backup, and the first then wrote the rest of the fixed text over the old beginning)
+    path = tmp_path / "a.py"
+    path.write_text(FIXABLE)
+    writer = subprocess.Popen([sys.executable, "-c", PAUSED_FIX, str(len(FIXABLE) // 2), "a.py"], cwd=tmp_path,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline() == "paused\n", writer.stderr.read()
+        (backup,) = backups(path)
+        half = path.read_bytes()
+        for args in ([], ["--fix"]):
+            code, out, err = check(*args, "--no-cache", "--no-plugins", "a.py", cwd=tmp_path)
+            assert "interrupted" not in err and backup.name not in err, err
+            assert path.read_bytes() == half and backups(path) == [backup]
+        out, err = writer.communicate("\n", timeout=HANG_GUARD)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert writer.returncode == 0, err
+    assert path.read_text() == FIXED and backups(path) == []
+
+
+def test_a_file_another_process_holds_locked_is_left_unchanged(tmp_path):
+    import fcntl
+    import os
+
+    path = tmp_path / "a.py"
+    path.write_text(FIXABLE)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        code, out, err = check("--fix", "--no-cache", "--no-plugins", "a.py", cwd=tmp_path)
+    finally:
+        os.close(fd)
+    assert path.read_text() == FIXABLE and backups(path) == []
+    assert err == "graphlint: cannot fix a.py: another process is writing it (it holds a lock on the file) (left unchanged)\n"
+    assert code == 1 and "GL103" in out  # its finding is kept
