@@ -329,3 +329,51 @@ def test_a_helper_of_another_module_keeps_the_rows_it_is_given(tmp_path, row, re
     write_folder(tmp_path, {"utils/__init__.py": "", "utils/preprocessor.py": utils, "main.py": main})
     path = tmp_path / "main.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- a model unpacked from what a builder of another module returns ------------------------------
+RNN_BUILDER = """\
+from keras.layers import Dense, Input
+from keras.models import Model
+
+
+def create_network(n_notes, use_attention=False):
+    notes = Input(shape=(None,))
+    durations = Input(shape=(None,))
+    out = Dense(n_notes)(notes)
+    model = Model([notes, durations], out)
+    {second}
+    return {ret}
+"""
+
+COMPOSER = """\
+import numpy as np
+
+from models.rnn import create_network
+
+model, second = create_network(8, use_attention=True)
+notes, durations = [1, 2], [3, 4]
+for step in range(50):
+    prediction = {receiver}.predict([np.array([notes]), np.array([durations])], verbose=0)
+    notes.append(int(np.argmax(prediction)))
+"""
+
+
+@pytest.mark.parametrize(
+    "second, ret, receiver, reported",
+    [
+        ("history = {}", "model, history", "model", True),
+        ("att_model = Model([notes, durations], out) if use_attention else None", "model, att_model", "second", True),
+        ("history = {}", "model, history", "second", False),  # a dict, not a model
+        ("history = {}", "history, model", "model", False),  # the model is the other part
+        ("history = {}", "(model, history) if n_notes else (history, model)", "model", False),  # not a tuple
+    ],
+    ids=["first-part", "a-model-or-none", "not-a-model", "other-part", "not-told"],
+)
+def test_a_model_unpacked_from_a_builder_of_another_module(tmp_path, second, ret, receiver, reported):
+    """Held-out set 10 (GDL_code's music notebook): ``model, att_model = create_network(...)``
+    imported from ``models/RNNAttention.py``, then a one-row ``predict`` per generated note."""
+    main = COMPOSER.format(receiver=receiver)
+    write_folder(tmp_path, {"models/rnn.py": RNN_BUILDER.format(second=second, ret=ret), "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())

@@ -606,7 +606,10 @@ def _follow(module, expr, scope, line: int, depth: int, index=None, stop=None):
         site = _sites(module).get(id(expr))
         fn = site.target if site is not None else None
         if fn is None:
-            yield (expr, scope, line, depth) if index is None else _UNKNOWN
+            if index is None or _unpacks_a_model_elsewhere(module, expr, index):
+                yield (expr, scope, line, depth)  # (the call itself: a model, by its builder)
+            else:
+                yield _UNKNOWN
             return
         returns = _returns(module, fn)
         if not returns:
@@ -998,6 +1001,53 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
         if _is_number(expr.left):
             return again(expr.right)
     return False
+
+
+def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
+    """Whether part ``index`` of what ``call`` returns is a Keras model, ``call`` reaching a
+    function of another module of the tree every return of which is a tuple whose part
+    ``index`` is one, judged in that module (``model, att_model = create_network(...)``
+    imported from ``models/rnn.py``, which ``return model, att_model`` after ``model =
+    Model(...)``). A part that may also be None (``Model(...) if use_attention else None``)
+    counts: ``.predict`` can only run on the model."""
+    site = _sites(module).get(id(call))
+    if site is None or site.target is not None or site.local_class is not None:
+        return False
+    found = resolve_call(module, site)
+    if found is None or not isinstance(found[1], Function):
+        return False
+    other, fn = found
+    key = ("gl504-unpacks-a-model", id(fn), index)
+    if key in other.cache:  # judged once per function and part (False while it is: a cycle)
+        return other.cache[key]
+    other.cache[key] = False
+    budget = other.cache.get(_BUDGET)
+    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
+    try:
+        parts = []
+        for ret in _returns(other, fn):
+            value = ret.value
+            if not isinstance(value, (ast.Tuple, ast.List)) or index >= len(value.elts):
+                return False
+            if any(isinstance(e, ast.Starred) for e in value.elts):
+                return False
+            parts.append((value.elts[index], ret.lineno))
+        leaves = [leaf for part, where in parts for leaf in _leaves(other, part, fn, where, 1)]
+        while any(leaf is not _UNKNOWN and isinstance(leaf[0], ast.IfExp) for leaf in leaves):
+            leaves = [
+                inner
+                for leaf in leaves
+                for inner in (
+                    [x for branch in (leaf[0].body, leaf[0].orelse) for x in _leaves(other, branch, *leaf[1:])]
+                    if leaf is not _UNKNOWN and isinstance(leaf[0], ast.IfExp) else [leaf]
+                )
+            ]
+        real = [leaf for leaf in leaves if leaf is _UNKNOWN or not _is_none(leaf[0])]
+        answer = bool(real) and all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in real)
+    finally:
+        other.cache[_BUDGET] = budget
+    other.cache[key] = answer
+    return answer
 
 
 def _returns_one_sample_elsewhere(module, call: ast.Call):
