@@ -377,3 +377,23 @@ def test_a_model_unpacked_from_a_builder_of_another_module(tmp_path, second, ret
     write_folder(tmp_path, {"models/rnn.py": RNN_BUILDER.format(second=second, ret=ret), "main.py": main})
     path = tmp_path / "main.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- an importer elsewhere in the package: the package rule of imports, read backwards ---------------
+@pytest.mark.parametrize(
+    "script, imports, reported",
+    [
+        ("rl/scripts/train.py", "from rl.agents.dqn import Agent", True),  # a sibling folder of the package
+        ("rl/train.py", "from rl.agents.dqn import Agent", True),  # the package's own folder
+        ("rl/scripts/train.py", "from agents.dqn import Agent", False),  # no such module from there
+    ],
+    ids=["sibling-folder", "package-folder", "import-leads-elsewhere"],
+)
+def test_an_importer_elsewhere_in_a_package_without_init(tmp_path, script, imports, reported):
+    """``rl/agents/dqn.py`` of a tree without ``__init__.py`` files is imported as
+    ``rl.agents.dqn`` by ``rl/scripts/train.py`` run from the folder above ``rl`` (as
+    spinningup's ``spinup.utils.logx`` is): checked alone, the agent's module finds that
+    importer's step loop."""
+    write_folder(tmp_path, {"rl/agents/dqn.py": AGENT, script: PER_STEP.replace("from agent import Agent", imports)})
+    path = tmp_path / "rl" / "agents" / "dqn.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", PREDICT)} if reported else set())

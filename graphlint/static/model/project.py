@@ -45,6 +45,37 @@ LIBRARIES = frozenset(
 #: Folders of installed packages: never a root of the user's own modules.
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 
+#: At most this many folders below a package folder are walked for its modules' importers.
+_TREE_FOLDERS = 100
+
+
+def _py_files(folder: str) -> list[str]:
+    """The names of the ``.py`` files directly in ``folder``, sorted (none when unreadable)."""
+    try:
+        return sorted(e.name for e in os.scandir(folder) if e.name.endswith(".py") and e.is_file())
+    except OSError:
+        return []
+
+
+def _tree_files(top: str) -> list[tuple[str, str]]:
+    """``(folder, name)`` of the ``.py`` files in ``top`` and below it, breadth first, hidden and installed folders left out, :data:`_TREE_FOLDERS` folders at most."""
+    out: list[tuple[str, str]] = []
+    queue, walked = [top], 0
+    while queue and walked < _TREE_FOLDERS:
+        folder = queue.pop(0)
+        walked += 1
+        try:
+            subs = sorted(
+                e.path for e in os.scandir(folder)
+                if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__")) and e.name not in _INSTALLED
+            )
+        except OSError:
+            continue
+        out += [(folder, name) for name in _py_files(folder)]
+        queue += subs
+    return out
+
+
 #: What a call resolves to in another module of the tree: that module, and the function or class.
 Resolved = tuple[Module, "Function | ClassInfo"]
 
@@ -90,6 +121,7 @@ class Project:
         #: Who imports whom (:meth:`importers`): a module's file -> the files of the tree that
         #: import it, each with the dotted name it is found by from the module.
         self._importers: dict[str, list[tuple[str, str]]] = {}
+        self._trees: dict[str, list[tuple[str, str]]] = {}  # package folder -> its .py files, walked once
 
     # -- files -------------------------------------------------------------------------------
     def load(self, path: str) -> Module | None:
@@ -309,26 +341,52 @@ class Project:
             # a folder without ``__init__.py`` is a namespace package of the one above it:
             # ``from agent.ddpg import Agent`` in a script beside the folder
             roots = [*roots, os.path.dirname(top)]
-        for root in roots:
-            try:
-                entries = sorted(e.name for e in os.scandir(root) if e.name.endswith(".py") and e.is_file())
-            except OSError:
+        # a file found by the package rule imports the module by a dotted name that spells
+        # its folder too (``rl.agents.dqn``, ``from rl.agents import dqn``)
+        folder = os.path.basename(os.path.dirname(here)).encode()
+        places = [(root, entry, b"") for root in roots for entry in _py_files(root)]
+        places += [(*place, folder) for top in self._package_folders(here) for place in self._tree(top)]
+        for root, entry, also in places:
+            path = os.path.join(root, entry)
+            if path in seen or budget <= 0:
                 continue
-            for entry in entries:
-                path = os.path.join(root, entry)
-                if path in seen or budget <= 0:
-                    continue
-                seen.add(path)
-                budget -= 1
-                try:
-                    if needle not in self._read(path):
-                        continue  # no import of the module can name it
-                except (OSError, ValueError):
-                    continue
-                importer = self.load(path)
-                if importer is not None and self._imports(importer, here):
-                    found.append((path, entry[:-3]))
+            seen.add(path)
+            budget -= 1
+            try:
+                text = self._read(path)
+                if needle not in text or also not in text:
+                    continue  # no import of the module can name it
+            except (OSError, ValueError):
+                continue
+            importer = self.load(path)
+            if importer is not None and self._imports(importer, here):
+                found.append((path, entry[:-3]))
         return found
+
+    def _tree(self, top: str) -> list[tuple[str, str]]:
+        """:func:`_tree_files` of ``top``, walked once per project."""
+        found = self._trees.get(top)
+        if found is None:
+            found = self._trees[top] = _tree_files(top)
+        return found
+
+    #: How many folders above a module's own the package it may be part of is looked for in.
+    PACKAGE_LEVELS = 2
+
+    def _package_folders(self, here: str) -> list[str]:
+        """The folders whose files may import ``here`` by the package rule of
+        :meth:`_roots_for` (``from spinup.utils.logx import EpochLogger`` in
+        ``spinup/algos/ddpg/ddpg.py`` of a tree without ``__init__.py`` files): the module's own
+        folder and the ones above it, :attr:`PACKAGE_LEVELS` at most, nearest first — a file
+        anywhere below the folder named by an import's first part can import it."""
+        folders = []
+        folder = os.path.dirname(here)
+        for _ in range(self.PACKAGE_LEVELS + 1):
+            if os.path.basename(folder) in _INSTALLED or os.path.dirname(folder) == folder:
+                break
+            folders.append(folder)
+            folder = os.path.dirname(folder)
+        return folders
 
     def _imports(self, importer: Module, here: str) -> bool:
         """Whether one of ``importer``'s imports leads to the file ``here``."""
@@ -373,6 +431,7 @@ class Project:
             self._found.clear()
             self._tops.clear()
             self._roots_of.clear()
+            self._trees.clear()
         affected = self.dependents(paths)
         for path in paths:
             self._modules.pop(path, None)
