@@ -48,8 +48,6 @@ def builds_op(module, call, ifs=None) -> bool:
         return False
     if builds_ops(call.name):
         return not reusing(module, call) and call.api != "train.get_or_create_global_step"
-    if call.api in _SAVED_MODEL_SAVES:
-        return True
     if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
         return bool(call.node.args)  # a variable takes the value positionally; pandas' df.assign(col=...) does not
     if call.name is None and call.method in _QUEUE_METHODS and call.receiver is not None:
@@ -62,12 +60,9 @@ def builds_op(module, call, ifs=None) -> bool:
 #: Methods of a TF1 queue that add an op at every call, and the queue classes.
 _QUEUE_METHODS = frozenset({"enqueue", "enqueue_many", "dequeue", "dequeue_many", "dequeue_up_to", "size", "close"})
 _QUEUES = frozenset({"FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"})
-#: TF1 SavedModel exports that make a new ``tf.train.Saver`` in the default graph at each call
-#: (a saver's save and restore ops: 25 ops for a one-variable graph, measured with TF 2.21's
-#: ``tf.compat.v1``), as ``tf.train.Saver()`` does; ``simple_save`` is a builder and its
-#: ``add_meta_graph_and_variables`` in one call.
-_SAVED_MODEL_SAVES = frozenset({"saved_model.simple_save"})
-#: The methods of a ``SavedModelBuilder`` that do so unless given the user's ``saver=``.
+#: The methods of a ``SavedModelBuilder`` that make a new ``tf.train.Saver`` in the default
+#: graph at each call unless given the user's ``saver=`` (``simple_save``, a builder and its
+#: ``add_meta_graph_and_variables`` in one call, is a saver by its name: ``api.builds_ops``).
 _BUILDER_METHODS = frozenset({"add_meta_graph_and_variables", "add_meta_graph"})
 _BUILDERS = frozenset({"SavedModelBuilder", "Builder"})
 
