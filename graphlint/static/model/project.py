@@ -487,8 +487,88 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
     return cached
 
 
-def _dotted_of(module: Module, expr: ast.expr) -> tuple[int, str] | None:
-    """``(level, dotted)`` an expression names through the module's imports, or None."""
+def _star_imports(module: Module) -> list[tuple[int, str]]:
+    """``(level, dotted)`` of the module's top-level ``from X import *``, last first (the
+    last one binds a name both give), libraries left out. Once per module."""
+    cached = module.cache.get("star-imports")
+    if cached is None:
+        cached = [
+            (node.level, node.module or "")
+            for node in reversed(module.tree.body)
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            and (node.level or (node.module and node.module.partition(".")[0] not in LIBRARIES))
+        ]
+        module.cache["star-imports"] = cached
+    return cached
+
+
+def resolve_global(module: Module, expr: ast.expr) -> tuple[Module, str] | None:
+    """The module of the tree and the top-level name there that ``expr`` names through an
+    import (``from nets import model``, ``nets.model``, a ``from nets import *``): a value the
+    other module binds at its top, not one of its functions or classes; else None."""
+    named = _dotted_of(module, expr, values=True)
+    if named is None:
+        return None
+    level, dotted = named
+    head, _, name = dotted.rpartition(".")
+    if not name or (not level and (head or name).partition(".")[0] in LIBRARIES):
+        return None
+    target = module.project.find_module(module, head, level) if head or level else None
+    if target is None or name not in _top_stores(target):
+        return None
+    if name in target.module_functions or name in target.classes:
+        return None
+    return target, name
+
+
+def _star_name(module: Module, name: str, values: bool = False) -> tuple[int, str] | None:
+    """``(level, dotted)`` of the function or class ``name`` that a ``from X import *`` of a
+    module of the tree binds in ``module`` (``from model import *`` then ``unet()``), by the
+    names that module defines at its top and its ``__all__`` (any value it binds there too,
+    with ``values``); None when none does, or when ``module`` binds the name itself."""
+    stars = _star_imports(module)
+    if not stars or name in _top_stores(module):
+        return None
+    for level, dotted in stars:
+        target = module.project.find_module(module, dotted, level)
+        if target is None:
+            continue
+        if name in target.module_functions or name in target.classes or (values and name in _top_stores(target)):
+            exported = _all_names(target)
+            if exported is None or name in exported:
+                return level, f"{dotted}.{name}" if dotted else name
+    return None
+
+
+def _top_stores(module: Module) -> set[str]:
+    """The names the module's top level binds itself (assignments, ``def``, ``class``, imports)."""
+    cached = module.cache.get("top-stores")
+    if cached is None:
+        cached = set()
+        for node in module.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                cached.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                cached.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+            else:
+                cached.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        module.cache["top-stores"] = cached
+    return cached
+
+
+def _all_names(module: Module) -> set[str] | None:
+    """The module's ``__all__`` when it is a literal list or tuple of strings, else None."""
+    for node in module.tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node.value, (ast.List, ast.Tuple)):
+                return {e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+            return None
+    return None
+
+
+def _dotted_of(module: Module, expr: ast.expr, values: bool = False) -> tuple[int, str] | None:
+    """``(level, dotted)`` an expression names through the module's imports, or None
+    (``values``: a name a star import binds may be any value, not only a function or class)."""
     attrs = []
     while isinstance(expr, ast.Attribute):
         attrs.append(expr.attr)
@@ -502,7 +582,10 @@ def _dotted_of(module: Module, expr: ast.expr) -> tuple[int, str] | None:
     else:
         level, base = 0, module.bindings.names.get(expr.id)
         if base is None:
-            return None  # not an imported name: no string is built
+            star = _star_name(module, expr.id, values)
+            if star is None:
+                return None  # not an imported name: no string is built
+            level, base = star
     if attrs:
         attrs.reverse()
         return level, base + "." + ".".join(attrs)
@@ -527,7 +610,9 @@ def reaches_elsewhere(module: Module) -> bool:
     found = module.cache.get("reaches-elsewhere")
     if found is None:
         tops = {dotted.partition(".")[0] for dotted in module.bindings.names.values()} - LIBRARIES
-        found = bool(_relative_names(module)) or any(project.top_exists(absolute(module), top) for top in tops)
+        tops |= {dotted.partition(".")[0] for level, dotted in _star_imports(module) if not level}
+        relative = bool(_relative_names(module)) or any(level for level, _ in _star_imports(module))
+        found = relative or any(project.top_exists(absolute(module), top) for top in tops)
         module.cache["reaches-elsewhere"] = found
     return found
 
@@ -542,7 +627,10 @@ def resolve_call(module: Module, site: CallSite) -> Resolved | None:
     if site.name is not None and site.name.startswith(("tensorflow", "keras")):
         return None
     func = node.func
-    if type(func) is ast.Name and func.id not in module.bindings.names and func.id not in _relative_names(module):
+    if (
+        type(func) is ast.Name and func.id not in module.bindings.names and func.id not in _relative_names(module)
+        and not _star_imports(module)
+    ):
         return None  # a builtin, or a name of this file: no import leads elsewhere
     memo: dict[int, Resolved | None] | None = module.cache.get("resolved-calls")
     if memo is None:
