@@ -364,11 +364,13 @@ for step in range(50):
     [
         ("history = {}", "model, history", "model", True),
         ("att_model = Model([notes, durations], out) if use_attention else None", "model, att_model", "second", True),
+        ("if use_attention:\n        att_model = Model([notes, durations], out)\n    else:\n        att_model = None", "model, att_model", "second", True),
+        ("if use_attention:\n        att_model = {}\n    else:\n        att_model = None", "model, att_model", "second", False),
         ("history = {}", "model, history", "second", False),  # a dict, not a model
         ("history = {}", "history, model", "model", False),  # the model is the other part
         ("history = {}", "(model, history) if n_notes else (history, model)", "model", False),  # not a tuple
     ],
-    ids=["first-part", "a-model-or-none", "not-a-model", "other-part", "not-told"],
+    ids=["first-part", "a-model-or-none", "a-model-or-none-by-branch", "none-or-a-dict", "not-a-model", "other-part", "not-told"],
 )
 def test_a_model_unpacked_from_a_builder_of_another_module(tmp_path, second, ret, receiver, reported):
     """Held-out set 10 (GDL_code's music notebook): ``model, att_model = create_network(...)``

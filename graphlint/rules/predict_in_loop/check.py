@@ -1070,7 +1070,7 @@ def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
             if any(isinstance(e, ast.Starred) for e in value.elts):
                 return False
             parts.append((value.elts[index], ret.lineno))
-        leaves = [leaf for part, where in parts for leaf in _leaves(other, part, fn, where, 1)]
+        leaves = [leaf for part, where in parts for leaf in _every_binding(other, fn, part, where)]
         while any(leaf is not _UNKNOWN and isinstance(leaf[0], ast.IfExp) for leaf in leaves):
             leaves = [
                 inner
@@ -1086,6 +1086,25 @@ def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
         other.cache[_BUDGET] = budget
     other.cache[key] = answer
     return answer
+
+
+def _every_binding(module, fn, part, where: int) -> list:
+    """The leaves of a returned ``part``: for a name the function binds, those of every one of
+    its bindings there, whatever the path (``att_model = Model(...)`` under an ``if``,
+    ``att_model = None`` in its ``else``), a value that must pass for each; else
+    :func:`_leaves` of the part."""
+    bindings = _binding_table(module, fn).get(part.id, ()) if isinstance(part, ast.Name) else ()
+    if not bindings:
+        return list(_leaves(module, part, fn, where, 1))
+    out: list = [_UNKNOWN] if part.id in fn.params else []  # (what a caller passes: not told here)
+    for line, kind, value in bindings:
+        if kind == "assign":
+            out += _leaves(module, value, fn, line, 1)
+        elif kind == "unpack":
+            out += _leaves(module, value[0], fn, line, 1, value[1])
+        else:
+            out.append(_UNKNOWN)
+    return out
 
 
 def _returns_one_sample_elsewhere(module, call: ast.Call):
