@@ -449,3 +449,60 @@ def test_a_model_from_another_module_by_star_import_or_value(tmp_path, imports, 
     write_folder(tmp_path, {"nets.py": NETS.format(exported=exported, model=model), "main.py": main})
     path = tmp_path / "main.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- an object a factory of another module makes of the class it is given ---------------------------
+VAE = """\
+import keras
+
+
+class VariationalAutoencoder:
+    def __init__(self, z_dim):
+        inputs = keras.Input(shape=(z_dim,))
+        self.decoder = keras.Model(inputs, keras.layers.Dense(4)(inputs))
+"""
+
+LOADERS = """\
+import os
+import pickle
+
+
+def load_model(model_class, folder):
+    with open(os.path.join(folder, "params.pkl"), "rb") as f:
+        params = pickle.load(f)
+    {made}
+    model.load_weights(os.path.join(folder, "weights.h5"))
+    return model
+"""
+
+MORPH = """\
+import numpy as np
+
+from models.vae import VariationalAutoencoder
+from utils.loaders import load_model
+
+vae = load_model({cls}, "run")
+z = np.zeros(4)
+for factor in np.arange(0, 1, 0.1):
+    image = vae.decoder.predict(np.array([z * factor]))[0]
+"""
+
+
+@pytest.mark.parametrize(
+    "made, cls, reported",
+    [
+        ("model = model_class(*params)", "VariationalAutoencoder", True),
+        ("model = model_class(*params)", "dict", False),  # not a class of the tree
+        ("model = pickle.load(f)", "VariationalAutoencoder", False),  # not made of the class given
+        ("model_class = dict\n    model = model_class(*params)", "VariationalAutoencoder", False),  # rebound
+    ],
+    ids=["the-class-given", "a-builtin-given", "not-made-of-it", "parameter-rebound"],
+)
+def test_an_object_a_factory_of_another_module_makes_of_the_class_given(tmp_path, made, cls, reported):
+    """Held-out set 10 (GDL_code's VAE notebooks): ``vae = load_model(VariationalAutoencoder,
+    RUN_FOLDER)`` from ``utils/loaders.py``, which returns ``model_class(*params)``, then
+    ``vae.decoder.predict`` on one latent point per factor."""
+    main = MORPH.format(cls=cls)
+    write_folder(tmp_path, {"models/vae.py": VAE, "utils/loaders.py": LOADERS.format(made=made), "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())

@@ -62,7 +62,7 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
-from graphlint.static.model.project import resolve_call, resolve_global
+from graphlint.static.model.project import resolve_call, resolve_class, resolve_global
 from graphlint.static.model.scopes import ClassInfo, Function, passed_for
 from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
@@ -402,6 +402,8 @@ def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) 
     for leaf in _leaves(module, receiver.value, scope, line, 1):
         site = _sites(module).get(id(leaf[0])) if leaf is not _UNKNOWN else None
         found = resolve_call(module, site) if site is not None else None
+        if found is not None and isinstance(found[1], Function):
+            found = _made_by_factory(module, site, found)
         if found is None or not isinstance(found[1], ClassInfo) or (owner is not None and found[1] is not owner[1]):
             return False
         owner = found
@@ -415,6 +417,30 @@ def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) 
         all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in _leaves(other, value, method, where, 1, index))
         for value, index, method, where in values
     )
+
+
+def _made_by_factory(module, site, found):
+    """The class of the object a factory of another module returns, when every return of it
+    is an object of the class it is given (``def load_model(model_class, folder): model =
+    model_class(*params); ...; return model``): the class ``site`` passes for that parameter
+    (``load_model(VariationalAutoencoder, RUN_FOLDER)``), as ``(module, ClassInfo)``; else None."""
+    other, fn = found
+    returns = _returns(other, fn)
+    param = None
+    for ret in returns:
+        for leaf in _leaves(other, ret.value, fn, ret.lineno, 1):
+            made = leaf[0] if leaf is not _UNKNOWN else None
+            if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in fn.params):
+                return None
+            if param is not None and made.func.id != param:
+                return None
+            param = made.func.id
+    if param is None:
+        return None
+    if _binding_table(other, fn).get(param):
+        return None  # the parameter is rebound in the factory
+    arg = _passed(fn, param, site)
+    return resolve_class(module, arg) if arg is not None else None
 
 
 def _copies_a_model(module, cls, attr: str) -> bool:

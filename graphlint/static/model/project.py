@@ -502,6 +502,16 @@ def _star_imports(module: Module) -> list[tuple[int, str]]:
     return cached
 
 
+def resolve_class(module: Module, expr: ast.expr) -> Resolved | None:
+    """The class ``expr`` names (``Net``, ``models.Net``): one of the file's own, or of another
+    module of the tree through an import; else None."""
+    if isinstance(expr, ast.Name) and expr.id in module.classes and expr.id in _top_stores(module):
+        return module, module.classes[expr.id]
+    named = _dotted_of(module, expr)
+    found = module.project.lookup(module, *named) if named is not None else None
+    return found if found is not None and isinstance(found[1], ClassInfo) else None
+
+
 def resolve_global(module: Module, expr: ast.expr) -> tuple[Module, str] | None:
     """The module of the tree and the top-level name there that ``expr`` names through an
     import (``from nets import model``, ``nets.model``, a ``from nets import *``): a value the
