@@ -506,3 +506,73 @@ def test_an_object_a_factory_of_another_module_makes_of_the_class_given(tmp_path
     write_folder(tmp_path, {"models/vae.py": VAE, "utils/loaders.py": LOADERS.format(made=made), "main.py": main})
     path = tmp_path / "main.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- a web route of another module, through a package's re-export -----------------------------------
+SERVE = """\
+import numpy as np
+import tensorflow as tf
+
+model = None
+
+
+def predict(image):
+    global model
+    if model is None:
+        model = tf.keras.applications.MobileNetV2(weights="imagenet")
+    image = np.expand_dims(np.asarray(image), 0)
+    return model.predict(image)
+"""
+
+ROUTES = """\
+from fastapi import FastAPI
+
+from application.components import predict
+
+app = FastAPI()
+
+
+{decorator}
+async def predict_api(image):
+    return predict(image)
+"""
+
+
+@pytest.mark.parametrize(
+    "init, decorator, reported",
+    [
+        ("from .prediction.serve_model import predict", '@app.post("/predict/image")', True),
+        ("from application.components.prediction.serve_model import predict", '@app.post("/predict/image")', True),
+        ("from .prediction.serve_model import predict", "", False),  # not a route: called by nobody here
+        ("", '@app.post("/predict/image")', False),  # the package re-exports nothing
+    ],
+    ids=["relative-re-export", "absolute-re-export", "not-a-route", "no-re-export"],
+)
+def test_a_route_of_another_module_through_a_package_re_export(tmp_path, init, decorator, reported):
+    """Held-out set 5 (tensorflow-web-app-starter-pack): the FastAPI route of
+    ``application/server/main.py`` calls ``predict`` imported from ``application.components``,
+    whose ``__init__.py`` re-exports it from ``prediction/serve_model.py``: a one-image predict
+    per request, found when the serving module is checked."""
+    files = {
+        "application/__init__.py": "",
+        "application/components/__init__.py": init,
+        "application/components/prediction/serve_model.py": SERVE,
+        "application/server/main.py": ROUTES.format(decorator=decorator),
+    }
+    write_folder(tmp_path, files)
+    path = tmp_path / "application" / "components" / "prediction" / "serve_model.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(SERVE, ".predict("))} if reported else set())
+
+
+@pytest.mark.parametrize(
+    "decorator, reported",
+    [('@app.route("/getData", methods=["POST"])', True), ("", False)],
+    ids=["flask-route", "a-plain-function"],
+)
+def test_a_route_of_the_package_calls_a_one_sample_predict(tmp_path, decorator, reported):
+    """Held-out set 2 (flask-tensorflow-MNIST): the Flask route of the package's
+    ``__init__.py`` calls the serving module's function per request, no loop anywhere."""
+    route = f"from flask import Flask\n\nfrom .serve_model import predict\n\napp = Flask(__name__)\n\n\n{decorator}\ndef get_data(image):\n    return predict(image)\n"
+    write_folder(tmp_path, {"flaskapp/__init__.py": route, "flaskapp/serve_model.py": SERVE})
+    path = tmp_path / "flaskapp" / "serve_model.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(SERVE, ".predict("))} if reported else set())

@@ -64,7 +64,7 @@ from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
 from graphlint.static.model.project import resolve_call, resolve_class, resolve_global
 from graphlint.static.model.scopes import ClassInfo, Function, passed_for
-from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
+from graphlint.static.model.repeats import guarded, isolated, per_call, per_call_by_kind, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model"})
@@ -196,8 +196,16 @@ def _called_across_modules(module, fn, limit: int, params: set | frozenset = fro
             owner, target = found
             if not (isinstance(target, Function) and (os.path.abspath(owner.path), target.node.lineno, target.node.name) == here):
                 continue  # a function of another module, or none certainly
-            if not site.loops or _once(importer, site) or isolated(site, importer):
+            if _once(importer, site) or isolated(site, importer):
                 continue
+            if not site.loops:
+                by_kind = per_call_by_kind(importer, site.scope) if site.scope is not None else None
+                if by_kind is None or (params and not all(_passed_one_sample(importer, target, p, site) for p in params)):
+                    continue
+                name = os.path.basename(importer.path)
+                return f"each time {fn.display} runs: {site.scope.display} of {name} calls it, and {by_kind.text}", (
+                    (importer.location(site.node), "called here"),
+                )
             loop = site.loops[-1]
             if runs_at_most(importer, site, limit) or _waits_for_user(site, loop):
                 continue

@@ -122,6 +122,7 @@ class Project:
         #: import it, each with the dotted name it is found by from the module.
         self._importers: dict[str, list[tuple[str, str]]] = {}
         self._trees: dict[str, list[tuple[str, str]]] = {}  # package folder -> its .py files, walked once
+        self._reexporting: set[str] = set()  # the modules a look-up is following a re-export through
 
     # -- files -------------------------------------------------------------------------------
     def load(self, path: str) -> Module | None:
@@ -301,8 +302,33 @@ class Project:
                 found = target.classes[rest[0]].methods.get(rest[1])
             else:
                 found = None
+            if found is None and target is not module:
+                return self._reexported(target, rest)
             return (target, found) if found is not None else None
         return None
+
+    def _reexported(self, target: Module, rest: list[str]) -> Resolved | None:
+        """What ``target`` imports under the name ``rest[0]`` and so re-exports (a package's
+        ``__init__.py`` with ``from .prediction.serve_model import predict``), looked up from
+        there, ``rest[1:]`` after it; None when it imports no such name (a module that is
+        already being looked through: a cycle, none)."""
+        name = rest[0]
+        relative = _relative_names(target).get(name)
+        absolute_name = target.bindings.names.get(name)
+        if relative is not None:
+            level, base = relative
+        elif absolute_name is not None and absolute_name.partition(".")[0] not in LIBRARIES:
+            level, base = 0, absolute_name
+        else:
+            return None
+        key = os.path.abspath(target.path)
+        if key in self._reexporting:
+            return None
+        self._reexporting.add(key)
+        try:
+            return self.lookup(target, level, ".".join([base, *rest[1:]]))
+        finally:
+            self._reexporting.discard(key)
 
     # -- who imports whom --------------------------------------------------------------------
     #: At most this many files beside a module are read to find the ones that import it.
@@ -327,7 +353,7 @@ class Project:
                 out.append(importer)
         return out
 
-    def _find_importers(self, here: str) -> list[tuple[str, str]]:
+    def _find_importers(self, here: str, depth: int = 0) -> list[tuple[str, str]]:
         name = os.path.splitext(os.path.basename(here))[0]
         if name == "__init__":
             name = os.path.basename(os.path.dirname(here))
@@ -361,6 +387,12 @@ class Project:
             importer = self.load(path)
             if importer is not None and self._imports(importer, here):
                 found.append((path, entry[:-3]))
+        if depth == 0:
+            # a package's ``__init__.py`` that imports the module re-exports it: who imports
+            # the package imports the module's names (``from application.components import predict``)
+            for path, _ in list(found):
+                if os.path.basename(path) == "__init__.py":
+                    found += [f for f in self._find_importers(path, 1) if f[0] != here and f not in found]
         return found
 
     def _tree(self, top: str) -> list[tuple[str, str]]:
