@@ -329,3 +329,250 @@ def test_a_helper_of_another_module_keeps_the_rows_it_is_given(tmp_path, row, re
     write_folder(tmp_path, {"utils/__init__.py": "", "utils/preprocessor.py": utils, "main.py": main})
     path = tmp_path / "main.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- a model unpacked from what a builder of another module returns ------------------------------
+RNN_BUILDER = """\
+from keras.layers import Dense, Input
+from keras.models import Model
+
+
+def create_network(n_notes, use_attention=False):
+    notes = Input(shape=(None,))
+    durations = Input(shape=(None,))
+    out = Dense(n_notes)(notes)
+    model = Model([notes, durations], out)
+    {second}
+    return {ret}
+"""
+
+COMPOSER = """\
+import numpy as np
+
+from models.rnn import create_network
+
+model, second = create_network(8, use_attention=True)
+notes, durations = [1, 2], [3, 4]
+for step in range(50):
+    prediction = {receiver}.predict([np.array([notes]), np.array([durations])], verbose=0)
+    notes.append(int(np.argmax(prediction)))
+"""
+
+
+@pytest.mark.parametrize(
+    "second, ret, receiver, reported",
+    [
+        ("history = {}", "model, history", "model", True),
+        ("att_model = Model([notes, durations], out) if use_attention else None", "model, att_model", "second", True),
+        ("if use_attention:\n        att_model = Model([notes, durations], out)\n    else:\n        att_model = None", "model, att_model", "second", True),
+        ("if use_attention:\n        att_model = {}\n    else:\n        att_model = None", "model, att_model", "second", False),
+        ("history = {}", "model, history", "second", False),  # a dict, not a model
+        ("history = {}", "history, model", "model", False),  # the model is the other part
+        ("history = {}", "(model, history) if n_notes else (history, model)", "model", False),  # not a tuple
+    ],
+    ids=["first-part", "a-model-or-none", "a-model-or-none-by-branch", "none-or-a-dict", "not-a-model", "other-part", "not-told"],
+)
+def test_a_model_unpacked_from_a_builder_of_another_module(tmp_path, second, ret, receiver, reported):
+    """Held-out set 10 (GDL_code's music notebook): ``model, att_model = create_network(...)``
+    imported from ``models/RNNAttention.py``, then a one-row ``predict`` per generated note."""
+    main = COMPOSER.format(receiver=receiver)
+    write_folder(tmp_path, {"models/rnn.py": RNN_BUILDER.format(second=second, ret=ret), "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- an importer elsewhere in the package: the package rule of imports, read backwards ---------------
+@pytest.mark.parametrize(
+    "script, imports, reported",
+    [
+        ("rl/scripts/train.py", "from rl.agents.dqn import Agent", True),  # a sibling folder of the package
+        ("rl/train.py", "from rl.agents.dqn import Agent", True),  # the package's own folder
+        ("rl/scripts/train.py", "from agents.dqn import Agent", False),  # no such module from there
+    ],
+    ids=["sibling-folder", "package-folder", "import-leads-elsewhere"],
+)
+def test_an_importer_elsewhere_in_a_package_without_init(tmp_path, script, imports, reported):
+    """``rl/agents/dqn.py`` of a tree without ``__init__.py`` files is imported as
+    ``rl.agents.dqn`` by ``rl/scripts/train.py`` run from the folder above ``rl`` (as
+    spinningup's ``spinup.utils.logx`` is): checked alone, the agent's module finds that
+    importer's step loop."""
+    write_folder(tmp_path, {"rl/agents/dqn.py": AGENT, script: PER_STEP.replace("from agent import Agent", imports)})
+    path = tmp_path / "rl" / "agents" / "dqn.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", PREDICT)} if reported else set())
+
+
+# -- a model from another module through a star import or as that module's value -----------------
+NETS = """\
+import keras
+
+__all__ = {exported}
+
+
+def build_unet(n):
+    return keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(n)])
+
+
+model = {model}
+"""
+
+FRAMES = """\
+import numpy as np
+{imports}
+{made}
+for frame in np.ones((100, 8)):
+    scores = {receiver}.predict(frame[None], verbose=0)
+"""
+
+_A_MODEL = "keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(2)])"
+
+
+@pytest.mark.parametrize(
+    "imports, made, receiver, model, exported, reported",
+    [
+        ("from nets import *", "unet = build_unet(2)", "unet", _A_MODEL, "['build_unet', 'model']", True),
+        ("from nets import *", "", "model", _A_MODEL, "['build_unet', 'model']", True),
+        ("from nets import model", "", "model", _A_MODEL, "['build_unet', 'model']", True),
+        ("import nets", "", "nets.model", _A_MODEL, "['build_unet', 'model']", True),
+        ("from nets import *", "unet = build_unet(2)", "unet", _A_MODEL, "['model']", False),  # not exported
+        ("from nets import *", "def build_unet(n):\n    return object()\nunet = build_unet(2)", "unet", _A_MODEL,
+         "['build_unet', 'model']", False),  # the file's own function
+        ("from nets import model", "", "model", "None", "['build_unet', 'model']", False),  # not a model
+        ("from nets import *", "model = object()", "model", _A_MODEL, "['build_unet', 'model']", False),  # rebound here
+    ],
+    ids=["star-builder", "star-model", "imported-model", "module-attribute", "not-exported", "own-function",
+         "not-a-model", "rebound"],
+)
+def test_a_model_from_another_module_by_star_import_or_value(tmp_path, imports, made, receiver, model, exported, reported):
+    """unet's notebooks (held-out set 10) take ``unet()`` by ``from model import *``; a
+    model another module makes at its top is the same model wherever it is imported."""
+    main = FRAMES.format(imports=imports, made=made, receiver=receiver)
+    write_folder(tmp_path, {"nets.py": NETS.format(exported=exported, model=model), "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- an object a factory of another module makes of the class it is given ---------------------------
+VAE = """\
+import keras
+
+
+class VariationalAutoencoder:
+    def __init__(self, z_dim):
+        inputs = keras.Input(shape=(z_dim,))
+        self.decoder = keras.Model(inputs, keras.layers.Dense(4)(inputs))
+"""
+
+LOADERS = """\
+import os
+import pickle
+
+
+def load_model(model_class, folder):
+    with open(os.path.join(folder, "params.pkl"), "rb") as f:
+        params = pickle.load(f)
+    {made}
+    model.load_weights(os.path.join(folder, "weights.h5"))
+    return model
+"""
+
+MORPH = """\
+import numpy as np
+
+from models.vae import VariationalAutoencoder
+from utils.loaders import load_model
+
+vae = load_model({cls}, "run")
+z = np.zeros(4)
+for factor in np.arange(0, 1, 0.1):
+    image = vae.decoder.predict(np.array([z * factor]))[0]
+"""
+
+
+@pytest.mark.parametrize(
+    "made, cls, reported",
+    [
+        ("model = model_class(*params)", "VariationalAutoencoder", True),
+        ("model = model_class(*params)", "dict", False),  # not a class of the tree
+        ("model = pickle.load(f)", "VariationalAutoencoder", False),  # not made of the class given
+        ("model_class = dict\n    model = model_class(*params)", "VariationalAutoencoder", False),  # rebound
+    ],
+    ids=["the-class-given", "a-builtin-given", "not-made-of-it", "parameter-rebound"],
+)
+def test_an_object_a_factory_of_another_module_makes_of_the_class_given(tmp_path, made, cls, reported):
+    """Held-out set 10 (GDL_code's VAE notebooks): ``vae = load_model(VariationalAutoencoder,
+    RUN_FOLDER)`` from ``utils/loaders.py``, which returns ``model_class(*params)``, then
+    ``vae.decoder.predict`` on one latent point per factor."""
+    main = MORPH.format(cls=cls)
+    write_folder(tmp_path, {"models/vae.py": VAE, "utils/loaders.py": LOADERS.format(made=made), "main.py": main})
+    path = tmp_path / "main.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(main, ".predict("))} if reported else set())
+
+
+# -- a web route of another module, through a package's re-export -----------------------------------
+SERVE = """\
+import numpy as np
+import tensorflow as tf
+
+model = None
+
+
+def predict(image):
+    global model
+    if model is None:
+        model = tf.keras.applications.MobileNetV2(weights="imagenet")
+    image = np.expand_dims(np.asarray(image), 0)
+    return model.predict(image)
+"""
+
+ROUTES = """\
+from fastapi import FastAPI
+
+from application.components import predict
+
+app = FastAPI()
+
+
+{decorator}
+async def predict_api(image):
+    return predict(image)
+"""
+
+
+@pytest.mark.parametrize(
+    "init, decorator, reported",
+    [
+        ("from .prediction.serve_model import predict", '@app.post("/predict/image")', True),
+        ("from application.components.prediction.serve_model import predict", '@app.post("/predict/image")', True),
+        ("from .prediction.serve_model import predict", "", False),  # not a route: called by nobody here
+        ("", '@app.post("/predict/image")', False),  # the package re-exports nothing
+    ],
+    ids=["relative-re-export", "absolute-re-export", "not-a-route", "no-re-export"],
+)
+def test_a_route_of_another_module_through_a_package_re_export(tmp_path, init, decorator, reported):
+    """Held-out set 5 (tensorflow-web-app-starter-pack): the FastAPI route of
+    ``application/server/main.py`` calls ``predict`` imported from ``application.components``,
+    whose ``__init__.py`` re-exports it from ``prediction/serve_model.py``: a one-image predict
+    per request, found when the serving module is checked."""
+    files = {
+        "application/__init__.py": "",
+        "application/components/__init__.py": init,
+        "application/components/prediction/serve_model.py": SERVE,
+        "application/server/main.py": ROUTES.format(decorator=decorator),
+    }
+    write_folder(tmp_path, files)
+    path = tmp_path / "application" / "components" / "prediction" / "serve_model.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(SERVE, ".predict("))} if reported else set())
+
+
+@pytest.mark.parametrize(
+    "decorator, reported",
+    [('@app.route("/getData", methods=["POST"])', True), ("", False)],
+    ids=["flask-route", "a-plain-function"],
+)
+def test_a_route_of_the_package_calls_a_one_sample_predict(tmp_path, decorator, reported):
+    """Held-out set 2 (flask-tensorflow-MNIST): the Flask route of the package's
+    ``__init__.py`` calls the serving module's function per request, no loop anywhere."""
+    route = f"from flask import Flask\n\nfrom .serve_model import predict\n\napp = Flask(__name__)\n\n\n{decorator}\ndef get_data(image):\n    return predict(image)\n"
+    write_folder(tmp_path, {"flaskapp/__init__.py": route, "flaskapp/serve_model.py": SERVE})
+    path = tmp_path / "flaskapp" / "serve_model.py"
+    assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(SERVE, ".predict("))} if reported else set())

@@ -48,7 +48,10 @@ class OpInRunLoop(Rule):
     - Statically, loops the source says run fewer than `min-repeats` times, and a loop that runs
       a whole training of its own per pass (a sweep, not a run loop), or starts each pass from
       a fresh graph (`reset_default_graph()`, directly or through a helper or a constructor of
-      the file or of another module of the tree).
+      the file or of another module of the tree). Under a graph made outside the loop
+      (`with tf.Graph().as_default():` around it), only the ops built alike at every pass are
+      reported (a `Saver()` per checkpoint): ops built from the pass's own values are a sweep
+      over cases.
     """
 
     code = "GL102"

@@ -10,7 +10,9 @@ that runs a session and builds ops, and runs per call (``agent.learn()`` called 
 is reported at those ops. A function with a run loop of its own is a whole run: a loop calling
 it is a sweep, not a run loop.
 
-Not reported: ops under the iteration's own ``as_default()`` graph or a first-time guard
+Under a graph made outside the loop, only ops built alike at each pass (``Saver()``); ops
+built from the pass's values there are a sweep over cases. Not reported: ops under the
+iteration's own ``as_default()`` graph or a first-time guard
 (``if op is None:``; not ``if proc_id() == 0:``, which picks a process), ``get_variable``
 under ``reuse=True`` (no op), a variable assigned in the loop itself (a weight load, one op
 per variable), and loops that the source says run fewer times than the runtime's
@@ -27,7 +29,7 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model import project
 from graphlint.static.model.api import builds_ops, is_minimize
 from graphlint.static.model.rebuilds import rebuilds
-from graphlint.static.model.repeats import guard_bound, guarded, loop_count, memoized, per_call, times_run
+from graphlint.static.model.repeats import bound_in, guard_bound, guarded, loop_count, memoized, per_call, times_run
 from graphlint.static.model.sessions import has_run_loop, is_session_run, runs_session
 from graphlint.static.model.variables import reusing
 
@@ -37,13 +39,15 @@ _DEPTH = 3  # how deep calls of the user's functions are followed
 def builds_op(module, call, ifs=None) -> bool:
     """Whether this call adds an op to the default graph each time it runs (``ifs``: the
     ``if`` parts that repeat with it, when not all of those around it in its function: a
-    guard outside the run loop does not make what the loop builds once)."""
-    if call.under_graph_default() or guarded(call.ifs if ifs is None else ifs, module):
+    guard outside the run loop does not make what the loop builds once, and a graph's
+    ``as_default()`` outside it does not give each pass a graph of its own — the caller
+    has looked at the ``with`` items that repeat)."""
+    if ifs is None and call.under_graph_default():
+        return False
+    if guarded(call.ifs if ifs is None else ifs, module):
         return False
     if builds_ops(call.name):
         return not reusing(module, call) and call.api != "train.get_or_create_global_step"
-    if call.api in _SAVED_MODEL_SAVES:
-        return True
     if call.name is None and call.method in ASSIGN_METHODS and call.receiver is not None:
         return bool(call.node.args)  # a variable takes the value positionally; pandas' df.assign(col=...) does not
     if call.name is None and call.method in _QUEUE_METHODS and call.receiver is not None:
@@ -56,12 +60,9 @@ def builds_op(module, call, ifs=None) -> bool:
 #: Methods of a TF1 queue that add an op at every call, and the queue classes.
 _QUEUE_METHODS = frozenset({"enqueue", "enqueue_many", "dequeue", "dequeue_many", "dequeue_up_to", "size", "close"})
 _QUEUES = frozenset({"FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"})
-#: TF1 SavedModel exports that make a new ``tf.train.Saver`` in the default graph at each call
-#: (a saver's save and restore ops: 25 ops for a one-variable graph, measured with TF 2.21's
-#: ``tf.compat.v1``), as ``tf.train.Saver()`` does; ``simple_save`` is a builder and its
-#: ``add_meta_graph_and_variables`` in one call.
-_SAVED_MODEL_SAVES = frozenset({"saved_model.simple_save"})
-#: The methods of a ``SavedModelBuilder`` that do so unless given the user's ``saver=``.
+#: The methods of a ``SavedModelBuilder`` that make a new ``tf.train.Saver`` in the default
+#: graph at each call unless given the user's ``saver=`` (``simple_save``, a builder and its
+#: ``add_meta_graph_and_variables`` in one call, is a saver by its name: ``api.builds_ops``).
 _BUILDER_METHODS = frozenset({"add_meta_graph_and_variables", "add_meta_graph"})
 _BUILDERS = frozenset({"SavedModelBuilder", "Builder"})
 
@@ -177,6 +178,16 @@ def _passes_repeat(module, loop, ifs, options) -> bool:
     return total >= options.get("min-repeats", 3)
 
 
+def _same_each_pass(module, loop, call) -> bool:
+    """Whether ``call`` builds the same op at every pass of ``loop``: nothing it reads is
+    assigned in the loop (``tf1.train.Saver()``, ``tf.add(x, y)``). Under a graph made
+    outside the loop that is the sign of a run loop; ops built from the pass's values
+    (``tf.constant(np.ones(size))`` for each ``size``) are a sweep over cases, each built and
+    run once, as a loop in a test is."""
+    bound = bound_in(module, loop)
+    return not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(call.node))
+
+
 def _step_elsewhere(module, call):
     """A call, in a loop, of a function of another module that itself builds ops and runs a
     session (``agent.learn()``, ``model.train_step(batch)``) with no run loop of its own:
@@ -253,6 +264,8 @@ def op_in_run_loop(module, options: dict) -> list[Hit]:
             if builds_op(module, call, inner_ifs):
                 if per_variable(module, loop, call) or not _repeats(module, call, options):
                     continue
+                if call.under_graph_default() and not _same_each_pass(module, loop, call):
+                    continue  # one graph made for a sweep: each pass builds another case's ops
                 done.add(id(call.node))
                 add(call.node, f"`{call.api or call.method}()`")
                 continue

@@ -62,9 +62,9 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
-from graphlint.static.model.project import resolve_call
+from graphlint.static.model.project import resolve_call, resolve_class, resolve_global
 from graphlint.static.model.scopes import ClassInfo, Function, passed_for
-from graphlint.static.model.repeats import guarded, isolated, per_call, runs_at_most
+from graphlint.static.model.repeats import guarded, isolated, per_call, per_call_by_kind, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model"})
@@ -86,8 +86,10 @@ def predict_in_loop(module, options: dict) -> list[Hit]:
     found = []
     limit = options.get("max-calls", 5)
     for call in module.calls:
-        if call.method not in _PREDICTS or call.name is not None or call.receiver is None:
+        if call.method not in _PREDICTS or call.receiver is None:
             continue
+        if call.name is not None and resolve_global(module, call.receiver) is None:
+            continue  # a library's function (a model imported from a module of the tree goes on)
         module.cache[_BUDGET] = [_STEPS]
         node = call.node
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "x"), None)
@@ -194,8 +196,16 @@ def _called_across_modules(module, fn, limit: int, params: set | frozenset = fro
             owner, target = found
             if not (isinstance(target, Function) and (os.path.abspath(owner.path), target.node.lineno, target.node.name) == here):
                 continue  # a function of another module, or none certainly
-            if not site.loops or _once(importer, site) or isolated(site, importer):
+            if _once(importer, site) or isolated(site, importer):
                 continue
+            if not site.loops:
+                by_kind = per_call_by_kind(importer, site.scope) if site.scope is not None else None
+                if by_kind is None or (params and not all(_passed_one_sample(importer, target, p, site) for p in params)):
+                    continue
+                name = os.path.basename(importer.path)
+                return f"each time {fn.display} runs: {site.scope.display} of {name} calls it, and {by_kind.text}", (
+                    (importer.location(site.node), "called here"),
+                )
             loop = site.loops[-1]
             if runs_at_most(importer, site, limit) or _waits_for_user(site, loop):
                 continue
@@ -353,7 +363,43 @@ def _keras_model(module, call) -> bool:
             return True
     if _all_leaves(module, receiver, call.scope, call.line, 0, _model_leaf):
         return True
+    if _imported_model(module, receiver, call.scope):
+        return True
     return isinstance(receiver, ast.Attribute) and _model_of_foreign_object(module, receiver, call.scope, call.line)
+
+
+def _imported_model(module, receiver, scope) -> bool:
+    """Whether ``receiver`` is a Keras model another module of the tree makes at its top and
+    this one imports (``from nets import model``, ``nets.model``, ``from nets import *``):
+    every binding of that name there is one, judged in that module. A name this module binds
+    itself is not the import's."""
+    if isinstance(receiver, ast.Name):
+        if receiver.id in _binding_table(module, None) or (scope is not None and (
+            receiver.id in scope.params or receiver.id in _binding_table(module, scope)
+        )):
+            return False
+    elif not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)):
+        return False
+    found = resolve_global(module, receiver)
+    if found is None:
+        return False
+    other, name = found
+    key = ("gl504-imported-model", name)
+    if key in other.cache:  # judged once per name (False while it is: a cycle of modules)
+        return other.cache[key]
+    other.cache[key] = False
+    budget = other.cache.get(_BUDGET)
+    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
+    try:
+        bindings = _global_bindings(other, name)
+        answer = bool(bindings) and all(
+            kind == "assign" and _all_leaves(other, value, owner, where, 1, _model_leaf)
+            for owner, (where, kind, value) in bindings
+        )
+    finally:
+        other.cache[_BUDGET] = budget
+    other.cache[key] = answer
+    return answer
 
 
 def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) -> bool:
@@ -364,6 +410,8 @@ def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) 
     for leaf in _leaves(module, receiver.value, scope, line, 1):
         site = _sites(module).get(id(leaf[0])) if leaf is not _UNKNOWN else None
         found = resolve_call(module, site) if site is not None else None
+        if found is not None and isinstance(found[1], Function):
+            found = _made_by_factory(module, site, found)
         if found is None or not isinstance(found[1], ClassInfo) or (owner is not None and found[1] is not owner[1]):
             return False
         owner = found
@@ -377,6 +425,30 @@ def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) 
         all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in _leaves(other, value, method, where, 1, index))
         for value, index, method, where in values
     )
+
+
+def _made_by_factory(module, site, found):
+    """The class of the object a factory of another module returns, when every return of it
+    is an object of the class it is given (``def load_model(model_class, folder): model =
+    model_class(*params); ...; return model``): the class ``site`` passes for that parameter
+    (``load_model(VariationalAutoencoder, RUN_FOLDER)``), as ``(module, ClassInfo)``; else None."""
+    other, fn = found
+    returns = _returns(other, fn)
+    param = None
+    for ret in returns:
+        for leaf in _leaves(other, ret.value, fn, ret.lineno, 1):
+            made = leaf[0] if leaf is not _UNKNOWN else None
+            if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in fn.params):
+                return None
+            if param is not None and made.func.id != param:
+                return None
+            param = made.func.id
+    if param is None:
+        return None
+    if _binding_table(other, fn).get(param):
+        return None  # the parameter is rebound in the factory
+    arg = _passed(fn, param, site)
+    return resolve_class(module, arg) if arg is not None else None
 
 
 def _copies_a_model(module, cls, attr: str) -> bool:
@@ -606,7 +678,10 @@ def _follow(module, expr, scope, line: int, depth: int, index=None, stop=None):
         site = _sites(module).get(id(expr))
         fn = site.target if site is not None else None
         if fn is None:
-            yield (expr, scope, line, depth) if index is None else _UNKNOWN
+            if index is None or _unpacks_a_model_elsewhere(module, expr, index):
+                yield (expr, scope, line, depth)  # (the call itself: a model, by its builder)
+            else:
+                yield _UNKNOWN
             return
         returns = _returns(module, fn)
         if not returns:
@@ -998,6 +1073,72 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
         if _is_number(expr.left):
             return again(expr.right)
     return False
+
+
+def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
+    """Whether part ``index`` of what ``call`` returns is a Keras model, ``call`` reaching a
+    function of another module of the tree every return of which is a tuple whose part
+    ``index`` is one, judged in that module (``model, att_model = create_network(...)``
+    imported from ``models/rnn.py``, which ``return model, att_model`` after ``model =
+    Model(...)``). A part that may also be None (``Model(...) if use_attention else None``)
+    counts: ``.predict`` can only run on the model."""
+    site = _sites(module).get(id(call))
+    if site is None or site.target is not None or site.local_class is not None:
+        return False
+    found = resolve_call(module, site)
+    if found is None or not isinstance(found[1], Function):
+        return False
+    other, fn = found
+    key = ("gl504-unpacks-a-model", id(fn), index)
+    if key in other.cache:  # judged once per function and part (False while it is: a cycle)
+        return other.cache[key]
+    other.cache[key] = False
+    budget = other.cache.get(_BUDGET)
+    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
+    try:
+        parts = []
+        for ret in _returns(other, fn):
+            value = ret.value
+            if not isinstance(value, (ast.Tuple, ast.List)) or index >= len(value.elts):
+                return False
+            if any(isinstance(e, ast.Starred) for e in value.elts):
+                return False
+            parts.append((value.elts[index], ret.lineno))
+        leaves = [leaf for part, where in parts for leaf in _every_binding(other, fn, part, where)]
+        while any(leaf is not _UNKNOWN and isinstance(leaf[0], ast.IfExp) for leaf in leaves):
+            leaves = [
+                inner
+                for leaf in leaves
+                for inner in (
+                    [x for branch in (leaf[0].body, leaf[0].orelse) for x in _leaves(other, branch, *leaf[1:])]
+                    if leaf is not _UNKNOWN and isinstance(leaf[0], ast.IfExp) else [leaf]
+                )
+            ]
+        real = [leaf for leaf in leaves if leaf is _UNKNOWN or not _is_none(leaf[0])]
+        answer = bool(real) and all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in real)
+    finally:
+        other.cache[_BUDGET] = budget
+    other.cache[key] = answer
+    return answer
+
+
+def _every_binding(module, fn, part, where: int) -> list:
+    """The leaves of a returned ``part``: for a name the function binds, those of every one of
+    its bindings there, whatever the path (``att_model = Model(...)`` under an ``if``,
+    ``att_model = None`` in its ``else``), a value that must pass for each; else
+    :func:`_leaves` of the part."""
+    bindings = _binding_table(module, fn).get(part.id, ()) if isinstance(part, ast.Name) else ()
+    if not bindings:
+        return list(_leaves(module, part, fn, where, 1))
+    out: list = [_UNKNOWN] if part.id in fn.params else []  # (what a caller passes: not told here)
+    for line, kind, value in bindings:
+        if kind == "assign":
+            out += _leaves(module, value, fn, line, 1)
+        elif kind == "unpack":
+            out += _leaves(module, value[0], fn, line, 1, value[1])
+        else:
+            out.append(_UNKNOWN)
+    return out
 
 
 def _returns_one_sample_elsewhere(module, call: ast.Call):

@@ -50,6 +50,10 @@ _NO_OP = frozenset(
     }
 )
 PLACEHOLDERS = frozenset({"placeholder", "placeholder_with_default", "sparse_placeholder"})
+#: ``tf.compat.v1.train.Saver()``, and TF1's SavedModel export that makes one in the default
+#: graph at each call (its ``SavedModelBuilder`` with no saver given: 25 ops for a
+#: one-variable graph, measured with TF 2.21's ``tf.compat.v1``), for GL101 as for GL102.
+_SAVERS = frozenset({"train.Saver", "saved_model.simple_save"})
 _VARIABLES = frozenset({"get_variable", "get_local_variable", "Variable"})
 _OPTIMIZER_SUFFIX = "Optimizer"
 KERAS_MODELS = frozenset({"Sequential", "Model", "models.Sequential", "models.Model", "models.clone_model"})
@@ -63,7 +67,7 @@ def builds_ops(name: str | None) -> bool:
     rest = api(name)
     if rest is None or name is None:  # api(None) is None: the second says so to mypy
         return False
-    if rest in _VARIABLES or rest == "train.Saver":
+    if rest in _VARIABLES or rest in _SAVERS:
         return True
     namespace, _, last = rest.rpartition(".")
     if namespace not in _OP_NAMESPACES or not last[:1].islower() or rest in _NO_OP or last in _NO_OP:
@@ -88,11 +92,12 @@ def is_optimizer(name: str | None) -> bool:
 
 @cache
 def builds_model(name: str | None) -> bool:
-    """Placeholders, variables, TF1 layers and ``Saver()``: the parts of a model."""
+    """Placeholders, variables, TF1 layers and ``Saver()`` (``simple_save`` makes one): the
+    parts of a model."""
     rest = api(name)
     if rest is None or name is None:  # api(None) is None: the second says so to mypy
         return False
-    if rest in PLACEHOLDERS or rest in _VARIABLES or rest == "train.Saver":
+    if rest in PLACEHOLDERS or rest in _VARIABLES or rest in _SAVERS:
         return True
     return rest.startswith("layers.") and rest[7:8].islower() and name.startswith("tensorflow.compat.v1.")
 

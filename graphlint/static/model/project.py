@@ -45,6 +45,37 @@ LIBRARIES = frozenset(
 #: Folders of installed packages: never a root of the user's own modules.
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 
+#: At most this many folders below a package folder are walked for its modules' importers.
+_TREE_FOLDERS = 100
+
+
+def _py_files(folder: str) -> list[str]:
+    """The names of the ``.py`` files directly in ``folder``, sorted (none when unreadable)."""
+    try:
+        return sorted(e.name for e in os.scandir(folder) if e.name.endswith(".py") and e.is_file())
+    except OSError:
+        return []
+
+
+def _tree_files(top: str) -> list[tuple[str, str]]:
+    """``(folder, name)`` of the ``.py`` files in ``top`` and below it, breadth first, hidden and installed folders left out, :data:`_TREE_FOLDERS` folders at most."""
+    out: list[tuple[str, str]] = []
+    queue, walked = [top], 0
+    while queue and walked < _TREE_FOLDERS:
+        folder = queue.pop(0)
+        walked += 1
+        try:
+            subs = sorted(
+                e.path for e in os.scandir(folder)
+                if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__")) and e.name not in _INSTALLED
+            )
+        except OSError:
+            continue
+        out += [(folder, name) for name in _py_files(folder)]
+        queue += subs
+    return out
+
+
 #: What a call resolves to in another module of the tree: that module, and the function or class.
 Resolved = tuple[Module, "Function | ClassInfo"]
 
@@ -90,6 +121,8 @@ class Project:
         #: Who imports whom (:meth:`importers`): a module's file -> the files of the tree that
         #: import it, each with the dotted name it is found by from the module.
         self._importers: dict[str, list[tuple[str, str]]] = {}
+        self._trees: dict[str, list[tuple[str, str]]] = {}  # package folder -> its .py files, walked once
+        self._reexporting: set[str] = set()  # the modules a look-up is following a re-export through
 
     # -- files -------------------------------------------------------------------------------
     def load(self, path: str) -> Module | None:
@@ -269,8 +302,33 @@ class Project:
                 found = target.classes[rest[0]].methods.get(rest[1])
             else:
                 found = None
+            if found is None and target is not module:
+                return self._reexported(target, rest)
             return (target, found) if found is not None else None
         return None
+
+    def _reexported(self, target: Module, rest: list[str]) -> Resolved | None:
+        """What ``target`` imports under the name ``rest[0]`` and so re-exports (a package's
+        ``__init__.py`` with ``from .prediction.serve_model import predict``), looked up from
+        there, ``rest[1:]`` after it; None when it imports no such name (a module that is
+        already being looked through: a cycle, none)."""
+        name = rest[0]
+        relative = _relative_names(target).get(name)
+        absolute_name = target.bindings.names.get(name)
+        if relative is not None:
+            level, base = relative
+        elif absolute_name is not None and absolute_name.partition(".")[0] not in LIBRARIES:
+            level, base = 0, absolute_name
+        else:
+            return None
+        key = os.path.abspath(target.path)
+        if key in self._reexporting:
+            return None
+        self._reexporting.add(key)
+        try:
+            return self.lookup(target, level, ".".join([base, *rest[1:]]))
+        finally:
+            self._reexporting.discard(key)
 
     # -- who imports whom --------------------------------------------------------------------
     #: At most this many files beside a module are read to find the ones that import it.
@@ -295,7 +353,7 @@ class Project:
                 out.append(importer)
         return out
 
-    def _find_importers(self, here: str) -> list[tuple[str, str]]:
+    def _find_importers(self, here: str, depth: int = 0) -> list[tuple[str, str]]:
         name = os.path.splitext(os.path.basename(here))[0]
         if name == "__init__":
             name = os.path.basename(os.path.dirname(here))
@@ -309,26 +367,58 @@ class Project:
             # a folder without ``__init__.py`` is a namespace package of the one above it:
             # ``from agent.ddpg import Agent`` in a script beside the folder
             roots = [*roots, os.path.dirname(top)]
-        for root in roots:
-            try:
-                entries = sorted(e.name for e in os.scandir(root) if e.name.endswith(".py") and e.is_file())
-            except OSError:
+        # a file found by the package rule imports the module by a dotted name that spells
+        # its folder too (``rl.agents.dqn``, ``from rl.agents import dqn``)
+        folder = os.path.basename(os.path.dirname(here)).encode()
+        places = [(root, entry, b"") for root in roots for entry in _py_files(root)]
+        places += [(*place, folder) for top in self._package_folders(here) for place in self._tree(top)]
+        for root, entry, also in places:
+            path = os.path.join(root, entry)
+            if path in seen or budget <= 0:
                 continue
-            for entry in entries:
-                path = os.path.join(root, entry)
-                if path in seen or budget <= 0:
-                    continue
-                seen.add(path)
-                budget -= 1
-                try:
-                    if needle not in self._read(path):
-                        continue  # no import of the module can name it
-                except (OSError, ValueError):
-                    continue
-                importer = self.load(path)
-                if importer is not None and self._imports(importer, here):
-                    found.append((path, entry[:-3]))
+            seen.add(path)
+            budget -= 1
+            try:
+                text = self._read(path)
+                if needle not in text or also not in text:
+                    continue  # no import of the module can name it
+            except (OSError, ValueError):
+                continue
+            importer = self.load(path)
+            if importer is not None and self._imports(importer, here):
+                found.append((path, entry[:-3]))
+        if depth == 0:
+            # a package's ``__init__.py`` that imports the module re-exports it: who imports
+            # the package imports the module's names (``from application.components import predict``)
+            for path, _ in list(found):
+                if os.path.basename(path) == "__init__.py":
+                    found += [f for f in self._find_importers(path, 1) if f[0] != here and f not in found]
         return found
+
+    def _tree(self, top: str) -> list[tuple[str, str]]:
+        """:func:`_tree_files` of ``top``, walked once per project."""
+        found = self._trees.get(top)
+        if found is None:
+            found = self._trees[top] = _tree_files(top)
+        return found
+
+    #: How many folders above a module's own the package it may be part of is looked for in.
+    PACKAGE_LEVELS = 2
+
+    def _package_folders(self, here: str) -> list[str]:
+        """The folders whose files may import ``here`` by the package rule of
+        :meth:`_roots_for` (``from spinup.utils.logx import EpochLogger`` in
+        ``spinup/algos/ddpg/ddpg.py`` of a tree without ``__init__.py`` files): the module's own
+        folder and the ones above it, :attr:`PACKAGE_LEVELS` at most, nearest first — a file
+        anywhere below the folder named by an import's first part can import it."""
+        folders = []
+        folder = os.path.dirname(here)
+        for _ in range(self.PACKAGE_LEVELS + 1):
+            if os.path.basename(folder) in _INSTALLED or os.path.dirname(folder) == folder:
+                break
+            folders.append(folder)
+            folder = os.path.dirname(folder)
+        return folders
 
     def _imports(self, importer: Module, here: str) -> bool:
         """Whether one of ``importer``'s imports leads to the file ``here``."""
@@ -373,6 +463,7 @@ class Project:
             self._found.clear()
             self._tops.clear()
             self._roots_of.clear()
+            self._trees.clear()
         affected = self.dependents(paths)
         for path in paths:
             self._modules.pop(path, None)
@@ -428,8 +519,98 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
     return cached
 
 
-def _dotted_of(module: Module, expr: ast.expr) -> tuple[int, str] | None:
-    """``(level, dotted)`` an expression names through the module's imports, or None."""
+def _star_imports(module: Module) -> list[tuple[int, str]]:
+    """``(level, dotted)`` of the module's top-level ``from X import *``, last first (the
+    last one binds a name both give), libraries left out. Once per module."""
+    cached = module.cache.get("star-imports")
+    if cached is None:
+        cached = [
+            (node.level, node.module or "")
+            for node in reversed(module.tree.body)
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            and (node.level or (node.module and node.module.partition(".")[0] not in LIBRARIES))
+        ]
+        module.cache["star-imports"] = cached
+    return cached
+
+
+def resolve_class(module: Module, expr: ast.expr) -> Resolved | None:
+    """The class ``expr`` names (``Net``, ``models.Net``): one of the file's own, or of another
+    module of the tree through an import; else None."""
+    if isinstance(expr, ast.Name) and expr.id in module.classes and expr.id in _top_stores(module):
+        return module, module.classes[expr.id]
+    named = _dotted_of(module, expr)
+    found = module.project.lookup(module, *named) if named is not None else None
+    return found if found is not None and isinstance(found[1], ClassInfo) else None
+
+
+def resolve_global(module: Module, expr: ast.expr) -> tuple[Module, str] | None:
+    """The module of the tree and the top-level name there that ``expr`` names through an
+    import (``from nets import model``, ``nets.model``, a ``from nets import *``): a value the
+    other module binds at its top, not one of its functions or classes; else None."""
+    named = _dotted_of(module, expr, values=True)
+    if named is None:
+        return None
+    level, dotted = named
+    head, _, name = dotted.rpartition(".")
+    if not name or (not level and (head or name).partition(".")[0] in LIBRARIES):
+        return None
+    target = module.project.find_module(module, head, level) if head or level else None
+    if target is None or name not in _top_stores(target):
+        return None
+    if name in target.module_functions or name in target.classes:
+        return None
+    return target, name
+
+
+def _star_name(module: Module, name: str, values: bool = False) -> tuple[int, str] | None:
+    """``(level, dotted)`` of the function or class ``name`` that a ``from X import *`` of a
+    module of the tree binds in ``module`` (``from model import *`` then ``unet()``), by the
+    names that module defines at its top and its ``__all__`` (any value it binds there too,
+    with ``values``); None when none does, or when ``module`` binds the name itself."""
+    stars = _star_imports(module)
+    if not stars or name in _top_stores(module):
+        return None
+    for level, dotted in stars:
+        target = module.project.find_module(module, dotted, level)
+        if target is None:
+            continue
+        if name in target.module_functions or name in target.classes or (values and name in _top_stores(target)):
+            exported = _all_names(target)
+            if exported is None or name in exported:
+                return level, f"{dotted}.{name}" if dotted else name
+    return None
+
+
+def _top_stores(module: Module) -> set[str]:
+    """The names the module's top level binds itself (assignments, ``def``, ``class``, imports)."""
+    cached = module.cache.get("top-stores")
+    if cached is None:
+        cached = set()
+        for node in module.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                cached.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                cached.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+            else:
+                cached.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        module.cache["top-stores"] = cached
+    return cached
+
+
+def _all_names(module: Module) -> set[str] | None:
+    """The module's ``__all__`` when it is a literal list or tuple of strings, else None."""
+    for node in module.tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node.value, (ast.List, ast.Tuple)):
+                return {e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+            return None
+    return None
+
+
+def _dotted_of(module: Module, expr: ast.expr, values: bool = False) -> tuple[int, str] | None:
+    """``(level, dotted)`` an expression names through the module's imports, or None
+    (``values``: a name a star import binds may be any value, not only a function or class)."""
     attrs = []
     while isinstance(expr, ast.Attribute):
         attrs.append(expr.attr)
@@ -443,7 +624,10 @@ def _dotted_of(module: Module, expr: ast.expr) -> tuple[int, str] | None:
     else:
         level, base = 0, module.bindings.names.get(expr.id)
         if base is None:
-            return None  # not an imported name: no string is built
+            star = _star_name(module, expr.id, values)
+            if star is None:
+                return None  # not an imported name: no string is built
+            level, base = star
     if attrs:
         attrs.reverse()
         return level, base + "." + ".".join(attrs)
@@ -468,7 +652,9 @@ def reaches_elsewhere(module: Module) -> bool:
     found = module.cache.get("reaches-elsewhere")
     if found is None:
         tops = {dotted.partition(".")[0] for dotted in module.bindings.names.values()} - LIBRARIES
-        found = bool(_relative_names(module)) or any(project.top_exists(absolute(module), top) for top in tops)
+        tops |= {dotted.partition(".")[0] for level, dotted in _star_imports(module) if not level}
+        relative = bool(_relative_names(module)) or any(level for level, _ in _star_imports(module))
+        found = relative or any(project.top_exists(absolute(module), top) for top in tops)
         module.cache["reaches-elsewhere"] = found
     return found
 
@@ -483,7 +669,10 @@ def resolve_call(module: Module, site: CallSite) -> Resolved | None:
     if site.name is not None and site.name.startswith(("tensorflow", "keras")):
         return None
     func = node.func
-    if type(func) is ast.Name and func.id not in module.bindings.names and func.id not in _relative_names(module):
+    if (
+        type(func) is ast.Name and func.id not in module.bindings.names and func.id not in _relative_names(module)
+        and not _star_imports(module)
+    ):
         return None  # a builtin, or a name of this file: no import leads elsewhere
     memo: dict[int, Resolved | None] | None = module.cache.get("resolved-calls")
     if memo is None:
