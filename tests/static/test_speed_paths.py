@@ -223,6 +223,31 @@ def test_a_file_checked_and_followed_is_parsed_once_with_the_findings_of_a_fresh
         assert len(parses) == 2, order  # not 3: the engine and the follower share forecaster.py's
 
 
+def test_a_module_checked_sixty_files_before_its_follower_is_not_parsed_again(tmp_path, monkeypatch):
+    """A package's module that its later files follow (a ``tf_util.py``) is checked early in
+    the run's order and followed from a file checked 60 files later: the engine's model of it
+    serves the follower, with the findings of a run that checks the follower alone."""
+    from graphlint.static.model.project import Project
+
+    (tmp_path / "aaa_forecaster.py").write_text(FORECASTER)
+    others = [tmp_path / f"mid{i:02d}.py" for i in range(60)]
+    for other in others:
+        other.write_text("import tensorflow as tf\n\nprint(tf.constant(1))\n")
+    main = tmp_path / "zzz_main.py"
+    main.write_text("from aaa_forecaster import forecast\n\nfor day in range(7):\n    print(forecast([[1.0] * 4]))\n")
+    config = Config(root=str(tmp_path))
+    rules = _static_rules(config)
+    expected = check_file(str(main), rules, config).findings
+    assert [f.code for f in expected] == ["GL101"]
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda data, filename="<unknown>", *a, **k: parsed.append(filename) or real_parse(data, filename, *a, **k))
+    run = Project(record=False)  # a --no-cache run's
+    found = [check_file(str(p), rules, config, project=run).findings for p in [tmp_path / "aaa_forecaster.py", *others, main]]
+    assert found[-1] == expected
+    assert parsed.count(str(tmp_path / "aaa_forecaster.py")) == 1
+
+
 # -- the cache ---------------------------------------------------------------------------------
 def _run(paths: list[str], config: Config, cache_root: Path | None, monkeypatch=None) -> tuple[list, list[str]]:
     """(findings, the files analysed afresh) of one `graphlint check` run."""

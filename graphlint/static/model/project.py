@@ -92,8 +92,13 @@ class Project:
     :class:`Module` it builds knows it (:attr:`Module.project`): the questions below that
     follow an import (:func:`resolve_call`, :func:`loop_starts_fresh`) ask it."""
 
-    #: The last files the engine analysed (:meth:`checked`), kept for :meth:`load` to reuse.
-    RECENT = 32
+    #: The last files the engine analysed (:meth:`checked`), kept for :meth:`load` to reuse:
+    #: enough for a package's modules that its later files follow (``tf_util.py``,
+    #: ``logger.py``) to be found here, not parsed and modelled again. A model's cycles keep
+    #: most of it alive after it leaves this list anyway (the engine runs with the collector
+    #: paused): at 96 a ``-j1`` corpus run has no more page faults than at 32, and 13 parses
+    #: and models fewer (-1.0% of its instructions).
+    RECENT = 96
 
     def __init__(self, *, record: bool = True) -> None:
         #: Whether what the analyses read is recorded for a cache or an editor (each look-up
