@@ -256,7 +256,7 @@ class Cache:
     def get(self, path: str, project: Project | None = None) -> list[Finding] | None:
         """The findings stored for ``path`` when the file and everything its analysis read
         are unchanged; else None. Imports are looked up in ``project`` (by default, a new one)."""
-        find = (project or Project()).module_file
+        still_found = (project or Project()).still_found
         entry = self.entries.get(path)
         if not isinstance(entry, dict):
             return None
@@ -264,7 +264,7 @@ class Cache:
             if _file_digest(path, self._digests) != entry["digest"]:
                 return None
             for here, level, dotted, hit in entry["probes"]:
-                if find(here, dotted, level) != hit:
+                if not still_found(here, level, dotted, hit):
                     return None
             for dep, dep_digest in entry["deps"]:
                 if _file_digest(dep, self._digests) != dep_digest:

@@ -529,3 +529,30 @@ def test_the_pool_forks_only_a_process_without_other_threads(monkeypatch):
     monkeypatch.delitem(sys.modules, "jax")
     monkeypatch.setattr(threading, "active_count", lambda: 2)  # another thread runs
     assert pool._start_method(methods) == "forkserver"
+
+
+def test_a_module_found_through_its_importers_is_read_from_the_cache_again(tmp_path):
+    # the serving module's finding comes from an importer two folders up, found through the
+    # package's re-export (graphlint.static.model.project.Project.importers): its look-up was
+    # recorded as an import from the module that a replay could never find again, so every
+    # run analysed the module anew (the corpus's tflearn/estimators/ensemble/forest.py)
+    serve = (
+        "import numpy as np\nimport tensorflow as tf\n\nmodel = None\n\n\ndef predict(image):\n    global model\n"
+        "    if model is None:\n        model = tf.keras.applications.MobileNetV2()\n"
+        "    return model.predict(np.expand_dims(np.asarray(image), 0))\n"
+    )
+    routes = (
+        "from fastapi import FastAPI\n\nfrom application.components import predict\n\napp = FastAPI()\n\n\n"
+        '@app.post("/predict/image")\nasync def predict_api(image):\n    return predict(image)\n'
+    )
+    tree = tmp_path / "tree"
+    for name, text in {
+        "application/__init__.py": "",
+        "application/components/__init__.py": "from .prediction.serve_model import predict\n",
+        "application/components/prediction/serve_model.py": serve,
+        "application/server/main.py": routes,
+    }.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+        os.utime(tree / name, (1e9, 1e9))  # (a file written within the second is not cached yet)
+    _cached_twice(tree, tmp_path)

@@ -44,6 +44,9 @@ LIBRARIES = frozenset(
 
 #: Folders of installed packages: never a root of the user's own modules.
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
+#: The ``level`` under which :meth:`Project.importers` records a module's importer among its
+#: look-ups: found by reading the files around it, not by an import from it (no real level).
+IMPORTED_BY = -1
 
 #: At most this many folders below a package folder are walked for its modules' importers.
 _TREE_FOLDERS = 100
@@ -354,9 +357,18 @@ class Project:
         for path, dotted in found:
             importer = self.load(path)
             if importer is not None:
-                looked[(0, dotted)] = path
+                looked[(IMPORTED_BY, dotted)] = path
                 out.append(importer)
         return out
+
+    def still_found(self, path: str, level: int, dotted: str, hit: str | None) -> bool:
+        """Whether a look-up recorded in :attr:`resolutions` from the file ``path`` still finds
+        ``hit`` (a cache replays them): :meth:`module_file`'s answer, or for an importer found
+        by :meth:`importers` (``level`` :data:`IMPORTED_BY`) its file still there (what it holds
+        is the cache's to compare: it is among the files found)."""
+        if level == IMPORTED_BY:
+            return hit is not None and os.path.isfile(hit)
+        return self.module_file(path, dotted, level) == hit
 
     def _find_importers(self, here: str, depth: int = 0) -> list[tuple[str, str]]:
         name = os.path.splitext(os.path.basename(here))[0]
