@@ -103,7 +103,11 @@ class Boot(object):
         if self.own and self._get_ident() in self.own:
             return self._own_spec(fullname)
         if fullname in FRAMEWORKS and self.engine is None and self.error is None:
-            return self._start(fullname, target)
+            try:
+                return self._start(fullname, target)
+            except BaseException as exc:  # another finder's error, as python shows it
+                _unwound(exc)
+                raise
         return None
 
     def _own_spec(self, fullname):
@@ -299,13 +303,29 @@ class _Exit(object):
                 pass
 
     def __call__(self, status):
-        self._boot.exit(status)
+        try:
+            self._boot.exit(status)
+        except BaseException as exc:  # the builtin's own error (a status of no int)
+            _unwound(exc)
+            raise
 
     def __repr__(self):
         return repr(self._real)
 
     def __reduce__(self):
         return self._real.__name__  # a global of its module, found by name (copy: itself)
+
+
+def _unwound(exc):
+    """Take graphlint's own frames off the head of ``exc``'s traceback as it leaves a function
+    graphlint replaced (``os._exit``) or a finder of its: the program's traceback is python's.
+    The caller re-raises it with a bare ``raise``, which (Python 3.11 on) adds no entry of its
+    own (graphlint.probes.patching.unwound, for the probes)."""
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(own):
+        tb = tb.tb_next
+    exc.__traceback__ = tb
 
 
 def _wrap_exit(boot):

@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from graphlint.probes.patching import unwound
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from importlib.machinery import ModuleSpec
@@ -70,6 +72,9 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
                 spec = find(fullname, path, target)
                 if spec is not None:
                     break
+        except BaseException as exc:  # another finder's error, as python shows it
+            unwound(exc)
+            raise
         finally:
             self._local.finding = False
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
@@ -87,6 +92,9 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
                 watcher.depth += 1
             try:
                 original(module)
+            except BaseException as exc:  # the module's own error, as python shows it
+                unwound(exc)
+                raise
             finally:
                 try:
                     del loader.exec_module
