@@ -4,7 +4,12 @@
 folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Python imports
 ``sitecustomize`` while it starts, before the script's folder is put on ``sys.path``. This module:
 
-- takes its folder off ``sys.path`` again: the program sees the path python gives it;
+- takes its folder off ``sys.path`` again, and the two variables out of ``os.environ`` (not
+  out of the process's environment, which a subprocess that inherits it gets): the program
+  sees the path and the environment python gives it; an environment the program gives a child
+  (``env=`` of subprocess, ``os.execve``, ``os.posix_spawn``) gets them back, and so does the
+  process's own when the program sets or unsets ``PYTHONPATH`` (``os.putenv``,
+  ``os.unsetenv``): every Python subprocess is followed;
 - watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
   tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
@@ -88,6 +93,7 @@ class Boot(object):
         self._import = builtins.__import__
         self._loaders = {}  # a file loader's class: its subclass for graphlint's own modules
         self.hiding = False  # the engine starts: the third-party packages it imports are its own
+        self.forks_watched = False  # subprocess's fork_exec replaced (at its first Popen)
         self._new_image()
 
     def _new_image(self):
@@ -228,6 +234,58 @@ class Boot(object):
     def audit(self, event, args):
         if event == "os.exec":  # about to replace this program: what it found so far
             self.report(False, "exec")
+        elif event == "subprocess.Popen" and not self.forks_watched:
+            self.forks_watched = True
+            _watch_fork_exec(self)
+
+    # -- graphlint's variables, in the environment a child starts with -------------------------
+    def given_env(self, env):
+        """``env``, a mapping a child is given, with graphlint's variables (a copy): its
+        start-up folder first on ``PYTHONPATH``, ``GRAPHLINT_RUN``; as it is when it has a
+        ``GRAPHLINT_RUN`` (a ``graphlint run`` of the program's own) or is no mapping of
+        strings (the real function says what is wrong with it)."""
+        if env is None:
+            return env
+        try:
+            items = dict(env)
+            if CHANNEL_ENV in items or os.fsencode(CHANNEL_ENV) in items:
+                return env
+            encode = os.fsencode if any(isinstance(key, bytes) for key in items) else os.fsdecode
+            name, here = encode("PYTHONPATH"), encode(self.here)
+            rest = items.get(name)
+            items[name] = here + encode(os.pathsep) + rest if rest else here  # type: ignore[operator]  # all str or all bytes
+            items[encode(CHANNEL_ENV)] = encode(self.channel)
+            return items
+        except Exception:
+            return env
+
+    def given_env_list(self, env_list):
+        """``env_list`` (``NAME=value`` bytes, subprocess's fork_exec) as :meth:`given_env`."""
+        if env_list is None:
+            return env_list
+        try:
+            channel = os.fsencode(CHANNEL_ENV) + b"="
+            if any(entry.startswith(channel) for entry in env_list):
+                return env_list
+            here, sep, found, out = os.fsencode(self.here), os.fsencode(os.pathsep), False, []
+            for entry in env_list:
+                if entry.startswith(b"PYTHONPATH="):
+                    rest = entry[len(b"PYTHONPATH="):]
+                    entry, found = b"PYTHONPATH=" + here + (sep + rest if rest else b""), True
+                out.append(entry)
+            if not found:
+                out.append(b"PYTHONPATH=" + here)
+            out.append(channel + os.fsencode(self.channel))
+            return out
+        except Exception:
+            return env_list
+
+    def python_path(self, value):
+        """A ``PYTHONPATH`` the program puts in the process's environment, with graphlint's
+        start-up folder first (its subprocesses inherit it)."""
+        here = os.fsencode(self.here) if isinstance(value, bytes) else self.here
+        sep = os.fsencode(os.pathsep) if isinstance(value, bytes) else os.pathsep
+        return here + sep + value if value else here  # type: ignore[operator]  # all str or all bytes
 
     def forked(self):
         """In a forked child: a process of its own, starting from nothing judged."""
@@ -339,6 +397,145 @@ def _wrap_exit(boot):
         setattr(native, "_exit", _exit)
 
 
+class _Passing(object):
+    """A function of ``os`` (or subprocess's ``_fork_exec``) as graphlint replaces it: its
+    arguments adjusted by ``adjust(args, kwargs)`` (graphlint's variables put back into the
+    environment a child gets), or ``call`` instead, read as the builtin (its repr, names, ``__self__``, signature,
+    pickled by its name) and raising the builtin's own errors from the program's line."""
+
+    def __init__(self, real, adjust=None, call=None):
+        self._real = real
+        self._adjust = adjust
+        self._call = call  # instead of adjust and the real function: what is called
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__", "__self__", "__text_signature__"):
+            try:
+                setattr(self, attr, getattr(real, attr))
+            except (AttributeError, TypeError):
+                pass
+
+    def __call__(self, *args, **kwargs):
+        try:
+            if self._call is not None:
+                return self._call(*args, **kwargs)
+            args, kwargs = self._adjust(args, kwargs)
+            return self._real(*args, **kwargs)
+        except BaseException as exc:
+            _unwound(exc)
+            raise
+
+    @property
+    def __signature__(self):
+        import inspect  # (asked by inspect itself: imported)
+
+        return inspect.signature(self._real)
+
+    def __repr__(self):
+        return repr(self._real)
+
+    def __reduce__(self):
+        return self._real.__name__
+
+
+def _env_at(boot, index, keyword):
+    """An ``adjust`` for :class:`_Passing`: the environment at ``args[index]`` or
+    ``kwargs[keyword]`` given graphlint's variables."""
+    def adjust(args, kwargs):
+        if len(args) > index:
+            args = args[:index] + (boot.given_env(args[index]),) + args[index + 1:]
+        elif keyword in kwargs:
+            kwargs = dict(kwargs, **{keyword: boot.given_env(kwargs[keyword])})
+        return args, kwargs
+
+    return adjust
+
+
+def _replace(module, name, replacement):
+    """``module.name`` and the same function of the module it names (``posix``) replaced."""
+    real = getattr(module, name)
+    setattr(module, name, replacement)
+    native = sys.modules.get(getattr(real, "__module__", None) or "")
+    if native is not None and native is not module and getattr(native, name, None) is real:
+        setattr(native, name, replacement)
+
+
+def _keep_variables(boot):
+    """graphlint's variables stay in the environment of every child: those ``os.execve``,
+    ``os.posix_spawn`` and ``os.posix_spawnp`` are given, and the process's own (which
+    ``os.system``, an exec without ``env``, subprocess without ``env=`` pass on) when the program sets
+    or unsets ``PYTHONPATH`` (``os.environ`` calls ``os.putenv`` and ``os.unsetenv``)."""
+    for name, index, keyword in (("execve", 2, "env"), ("posix_spawn", 2, None), ("posix_spawnp", 2, None)):
+        if hasattr(os, name):
+            _replace(os, name, _Passing(getattr(os, name), _env_at(boot, index, keyword)))
+
+    def putenv(args, kwargs):
+        if len(args) == 2 and not kwargs and _is_name(args[0], "PYTHONPATH"):
+            args = (args[0], boot.python_path(args[1]))
+        return args, kwargs
+
+    real_putenv = getattr(os, "putenv", None)
+    real_unsetenv = getattr(os, "unsetenv", None)
+    if real_putenv is None:
+        return
+    _replace(os, "putenv", _Passing(real_putenv, putenv))
+    if real_unsetenv is not None:
+        def unsetenv(*args, **kwargs):
+            if len(args) == 1 and not kwargs and _is_name(args[0], "PYTHONPATH"):
+                return real_putenv(args[0], boot.python_path(args[0][:0]))  # only graphlint's folder stays
+            return real_unsetenv(*args, **kwargs)
+
+        _replace(os, "unsetenv", _Passing(real_unsetenv, call=unsetenv))
+
+
+def _is_name(key, name):
+    return key == name or key == name.encode("ascii")
+
+
+def _watch_fork_exec(boot):
+    """subprocess's ``_fork_exec`` (``_posixsubprocess.fork_exec``), whose ``env_list`` (its
+    sixth argument) gets graphlint's variables: replaced at the program's first ``Popen``, in
+    its audit event, before the call."""
+    def adjust(args, kwargs):
+        if len(args) > 5:
+            args = args[:5] + (boot.given_env_list(args[5]),) + args[6:]
+        return args, kwargs
+
+    subprocess = sys.modules.get("subprocess")
+    native = sys.modules.get("_posixsubprocess")
+    try:
+        if subprocess is not None and callable(getattr(subprocess, "_fork_exec", None)):
+            real = getattr(subprocess, "_fork_exec")
+            replacement = _Passing(real, adjust)
+            setattr(subprocess, "_fork_exec", replacement)
+            if native is not None and getattr(native, "fork_exec", None) is real:
+                setattr(native, "fork_exec", replacement)
+        elif native is not None and hasattr(native, "fork_exec"):  # (before 3.11: called from there)
+            setattr(native, "fork_exec", _Passing(getattr(native, "fork_exec"), adjust))
+    except Exception:
+        pass
+
+
+def _hide_environment(here):
+    """``os.environ`` (and ``os.environb``, which shares its mapping) as python gives it to the
+    program: without ``GRAPHLINT_RUN``, and with ``PYTHONPATH`` as graphlint's caller gave it
+    (without this folder first). The process's own environment keeps both (``os.environ``
+    changed without ``unsetenv``)."""
+    try:
+        data, encode = getattr(os.environ, "_data"), os.environ.encodekey
+        data.pop(encode(CHANNEL_ENV), None)
+        value = os.environ.get("PYTHONPATH")
+        if value is None:
+            return
+        first, _, rest = value.partition(os.pathsep)
+        if os.path.abspath(first) != here:
+            return
+        if rest:
+            data[encode("PYTHONPATH")] = os.environ.encodevalue(rest)
+        else:
+            data.pop(encode("PYTHONPATH"), None)
+    except Exception:
+        pass
+
+
 def _quiet_own_imports(boot):
     """``PYTHONVERBOSE`` (``-v``): importlib's messages about graphlint's own imports left out
     (those of a thread importing for graphlint, while it does): graphlint itself and the
@@ -399,6 +596,8 @@ def install(channel):
     if not imported:  # python has not imported it (a later import gets the same registry)
         del sys.modules["atexit"]
     _wrap_exit(boot)
+    _keep_variables(boot)
+    _hide_environment(here)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=boot.forked)
     if hasattr(sys, "addaudithook"):

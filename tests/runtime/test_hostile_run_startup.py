@@ -86,6 +86,69 @@ def test_a_subprocess_given_a_copy_of_os_environ_is_followed(tmp_path):
     assert proc.stdout.split() == [b"True", b"True", b"True"], proc.stdout
 
 
+ENVIRON = """\
+import inspect, os, pickle, posix, subprocess, sys
+print(sorted(os.environ.items()))
+print(sorted(os.environb.items()))
+print(os.getenv("PYTHONPATH"), "GRAPHLINT_RUN" in os.environ, os.environ.copy() == dict(os.environ))
+CHILD = "import os, sys; print(os.getenv('PYTHONPATH'), sys.path[1:2], 'GRAPHLINT_RUN' in os.environ)"
+print(subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True).stdout, end="")
+print(subprocess.run([sys.executable, "-c", CHILD], env=dict(os.environ), capture_output=True, text=True).stdout, end="")
+for name in ("execve", "posix_spawn", "posix_spawnp", "putenv", "unsetenv"):
+    function = getattr(os, name)
+    try:
+        signature = inspect.signature(function)
+    except ValueError as exc:  # (posix_spawn's: python's own error)
+        signature = exc
+    print(repr(function), function.__name__, function.__module__, function is getattr(posix, name),
+          pickle.loads(pickle.dumps(function)) is function, signature, flush=True)
+os.execve(sys.executable, [sys.executable, "-c", CHILD], {**os.environ, "EXTRA": "1"})
+"""
+
+
+@pytest.mark.parametrize("pythonpath", [None, "site"])
+def test_os_environ_is_the_programs_own(tmp_path, pythonpath):
+    """graphlint gives the program's python its start-up folder first on PYTHONPATH and its
+    report folder in GRAPHLINT_RUN: neither is in os.environ, os.environb or os.getenv, nor in
+    what a Python subprocess sees (its own start-up hook hides them again), and the functions
+    that give a child an environment read as the builtins."""
+    env = {"PYTHONPATH": str(tmp_path / "prog" / pythonpath)} if pythonpath else {}
+    py, ours = run_both(tmp_path, {"prog.py": ENVIRON, "site/.keep": ""}, ["prog.py"], env=env)
+    assert py.stdout.splitlines()[2] == f"{env.get('PYTHONPATH')} False True".encode()
+    assert_same(py, ours)
+
+
+#: A child given each form of environment, or started after the program changed PYTHONPATH in
+#: its own: whether it has graphlint's start-up hook.
+FOLLOWED_FORMS = """\
+import os, subprocess, sys
+CHILD = "import sys; print(any(type(f).__name__ == 'Boot' for f in sys.meta_path))"  # graphlint's hook
+run = lambda env, **kw: print(subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                                             text=True, **kw).stdout.strip(), flush=True)
+run(os.environ)
+run({"PATH": os.environ.get("PATH", "")})
+run({**os.environ, "PYTHONPATH": "src"})
+run(dict(os.environ), close_fds=False)  # os.posix_spawn
+os.environ["PYTHONPATH"] = "elsewhere"
+run(None)
+del os.environ["PYTHONPATH"]
+os.system(sys.executable + " -c \\"" + CHILD + "\\"")
+pid = os.posix_spawn(sys.executable, [sys.executable, "-c", CHILD], dict(os.environ))
+os.waitpid(pid, 0)
+os.execve(sys.executable, [sys.executable, "-c", CHILD], dict(os.environ))
+"""
+
+
+def test_a_child_given_any_environment_is_followed(tmp_path):
+    """os.environ itself, a mapping of the program's own, a PYTHONPATH of its own,
+    os.posix_spawn, os.execve, and the process's environment after the program set or unset
+    PYTHONPATH (which put the program's value in it)."""
+    (tmp_path / "prog.py").write_text(FOLLOWED_FORMS)
+    proc = subprocess.run([GRAPHLINT, "run", "prog.py"], cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [b"True"] * 8, proc.stdout
+
+
 def test_a_program_that_clears_the_atexit_handlers_ends_as_under_python(tmp_path):
     """graphlint's last report is an atexit handler: ``atexit._clear()`` took it away, no
     record was left and graphlint said "could not watch the program", exit 2 for a program
