@@ -10,7 +10,8 @@ folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Pyth
   (``env=`` of subprocess, ``os.execve``, ``os.posix_spawn``) gets them back, and so does the
   process's own when the program sets or unsets ``PYTHONPATH`` (``os.putenv``,
   ``os.unsetenv``): every Python subprocess is followed;
-- watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
+- watches, from a finder consulted before ``sys.meta_path`` (which stays python's), for the
+  first import of a framework (TensorFlow, Keras,
   tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
 - writes the process's first record at once (it is watched, whatever happens to the last), and
@@ -62,7 +63,7 @@ def _third_party(name):
 
 class Boot(object):
     """This process's part of the run: its record in the channel folder, the import watcher on
-    ``sys.meta_path``, and graphlint's engine once a framework is imported.
+    import system (before ``sys.meta_path``), and graphlint's engine once a framework is imported.
 
     Each process image writes one record file, ``<pid>-<random>.json``, replaced whole on every
     report (a temporary file renamed over it): a forked child and an ``exec``'d program write
@@ -94,13 +95,16 @@ class Boot(object):
         self._loaders = {}  # a file loader's class: its subclass for graphlint's own modules
         self.hiding = False  # the engine starts: the third-party packages it imports are its own
         self.forks_watched = False  # subprocess's fork_exec replaced (at its first Popen)
+        #: graphlint's finders, consulted before sys.meta_path (_hook_find_spec): this one, and
+        #: the engine's import watcher first once it starts
+        self.finders = [self]
         self._new_image()
 
     def _new_image(self):
         self.pid = os.getpid()
         self.image = "%d-%s" % (self.pid, os.urandom(4).hex())
 
-    # -- the import watcher (on sys.meta_path) -------------------------------------------------
+    # -- the import watcher (before sys.meta_path) ---------------------------------------------
     def find_spec(self, fullname, path=None, target=None):
         if path is not None:  # a submodule: only graphlint's own are this hook's business
             if self.own and self._get_ident() in self.own and self._isolated_package(fullname):
@@ -157,7 +161,7 @@ class Boot(object):
         """The program imports a framework for the first time: start the engine, then find the
         module as the other finders would (the engine's own watcher, now first, among them)."""
         self.start_engine()
-        for finder in list(sys.meta_path):
+        for finder in self.finders + list(sys.meta_path):
             find = getattr(finder, "find_spec", None)
             if finder is self or find is None:
                 continue
@@ -536,6 +540,40 @@ def _hide_environment(here):
         pass
 
 
+def _hook_find_spec(boot):
+    """graphlint's finders consulted before ``sys.meta_path``, which stays python's: importlib's
+    ``_find_spec`` (which the import system calls for every module not imported yet) replaced,
+    under the name of importlib's frames (the import system leaves those out of a traceback as
+    its own). Where importlib has none, the finder goes first on ``sys.meta_path``."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    real = getattr(bootstrap, "_find_spec", None)
+    lock = getattr(bootstrap, "_ImportLockContext", None)
+    if real is None or lock is None:
+        sys.meta_path.insert(0, boot)
+        return
+    finders = boot.finders
+
+    def _find_spec(name, path, target=None):
+        try:
+            if sys.meta_path is not None:
+                for finder in finders:
+                    with lock():
+                        spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        return spec
+            return real(name, path, target)
+        except BaseException as exc:  # a finder's error: this frame left out, as under python
+            tb = exc.__traceback__
+            if tb is not None and tb.tb_frame.f_code is _find_spec.__code__:
+                exc.__traceback__ = tb.tb_next
+            raise
+
+    _find_spec.__code__ = _find_spec.__code__.replace(co_filename=real.__code__.co_filename)
+    for attr in ("__module__", "__doc__"):
+        setattr(_find_spec, attr, getattr(real, attr))
+    setattr(bootstrap, "_find_spec", _find_spec)
+
+
 def _quiet_own_imports(boot):
     """``PYTHONVERBOSE`` (``-v``): importlib's messages about graphlint's own imports left out
     (those of a thread importing for graphlint, while it does): graphlint itself and the
@@ -602,7 +640,7 @@ def install(channel):
         os.register_at_fork(after_in_child=boot.forked)
     if hasattr(sys, "addaudithook"):
         sys.addaudithook(boot.audit)
-    sys.meta_path.insert(0, boot)
+    _hook_find_spec(boot)
     # a first record: the process is watched even if its last report never comes (a program
     # that clears the atexit handlers, a kill), and the parent reports its real end
     boot.report(False, "start")

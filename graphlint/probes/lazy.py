@@ -115,9 +115,11 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
 class ProbeSet:
     """The probes of every framework the program uses, installed as each one is imported."""
 
-    def __init__(self, triggers: list[Trigger], watched: Iterable[str], warn: Callable[[str], None]) -> None:
+    def __init__(self, triggers: list[Trigger], watched: Iterable[str], warn: Callable[[str], None],
+                 finders: list[Any] | None = None) -> None:
         self.triggers = triggers
         self.warn = warn
+        self.finders = finders  # where the watcher goes: sys.meta_path (None), or graphlint run's own
         self.installed: dict[str, list[Probe]] = {}
         self._watcher = _ImportWatcher(watched, self.install_present)
         self._lock = threading.RLock()
@@ -125,7 +127,7 @@ class ProbeSet:
     def start(self) -> None:
         self.install_present()
         if len(self.installed) < len(self.triggers):
-            sys.meta_path.insert(0, self._watcher)
+            (sys.meta_path if self.finders is None else self.finders).insert(0, self._watcher)
 
     def install_present(self) -> None:
         """Install the probes of each framework whose module is imported by now."""
@@ -151,7 +153,7 @@ class ProbeSet:
 
     def stop(self) -> None:
         try:
-            sys.meta_path.remove(self._watcher)
+            (sys.meta_path if self.finders is None else self.finders).remove(self._watcher)
         except ValueError:
             pass
         with self._lock:

@@ -70,7 +70,7 @@ def test_os_exit_reads_and_calls_as_the_builtin(tmp_path, how):
 
 FOLLOWED = """\
 import os, subprocess, sys
-CHILD = "import sys; print(any(type(f).__name__ == 'Boot' for f in sys.meta_path))"  # graphlint's hook
+CHILD = "import os; print(type(os._exit).__name__ == '_Exit')"  # graphlint's hook
 for env in (None, dict(os.environ), {**os.environ, "EXTRA": "1"}):
     print(subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True).stdout.strip())
 """
@@ -122,7 +122,7 @@ def test_os_environ_is_the_programs_own(tmp_path, pythonpath):
 #: its own: whether it has graphlint's start-up hook.
 FOLLOWED_FORMS = """\
 import os, subprocess, sys
-CHILD = "import sys; print(any(type(f).__name__ == 'Boot' for f in sys.meta_path))"  # graphlint's hook
+CHILD = "import os; print(type(os._exit).__name__ == '_Exit')"  # graphlint's hook
 run = lambda env, **kw: print(subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
                                              text=True, **kw).stdout.strip(), flush=True)
 run(os.environ)
@@ -147,6 +147,23 @@ def test_a_child_given_any_environment_is_followed(tmp_path):
     proc = subprocess.run([GRAPHLINT, "run", "prog.py"], cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [b"True"] * 8, proc.stdout
+
+
+META_PATH = """\
+import sys
+print([type(f).__name__ for f in sys.meta_path])
+import keras  # (the program's own: graphlint's engine starts)
+print([type(f).__name__ for f in sys.meta_path], keras.X)
+"""
+
+
+def test_sys_meta_path_is_pythons_before_and_after_the_engine_starts(tmp_path):
+    """graphlint's finders (the start-up hook's, the engine's import watcher) are consulted
+    before sys.meta_path, not put on it."""
+    py, ours = run_both(tmp_path, {"prog.py": META_PATH, "keras.py": "X = 1\n"}, ["prog.py"])
+    assert py.returncode == 0 and py.stdout.endswith(b" 1\n"), py.stderr
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode)
+    assert b"graphlint: cannot watch Keras" in ours.stderr, ours.stderr  # (the engine started)
 
 
 def test_a_program_that_clears_the_atexit_handlers_ends_as_under_python(tmp_path):

@@ -225,3 +225,22 @@ def test_a_framework_whose_import_fails_shows_pythons_traceback(tmp_path):
     py, ours = run_both(tmp_path, files, ["prog.py"])
     assert py.stderr.endswith(b"ValueError: no jax here\n"), py.stderr
     assert_same(py, ours)
+
+
+def test_an_error_of_a_finder_of_the_programs_shows_pythons_traceback(tmp_path):
+    """graphlint's finders are consulted before sys.meta_path's, by importlib's own
+    ``_find_spec`` as graphlint replaces it: no frame of it in the program's traceback."""
+    finder = """\
+        import sys
+
+        class Refusing:
+            def find_spec(self, name, path, target=None):
+                if name == "refused":
+                    raise ValueError("not this one")
+
+        sys.meta_path.insert(0, Refusing())
+        import refused
+        """
+    py, ours = run_both(tmp_path, {"prog.py": finder}, ["prog.py"])
+    assert py.stderr.count(b"in _find_spec\n") == 1 and py.stderr.endswith(b"not this one\n"), py.stderr
+    assert_same(py, ours)
