@@ -166,6 +166,18 @@ def test_sys_meta_path_is_pythons_before_and_after_the_engine_starts(tmp_path):
     assert b"graphlint: cannot watch Keras" in ours.stderr, ours.stderr  # (the engine started)
 
 
+def test_dash_x_importtime_times_no_import_of_graphlints_engine(tmp_path):
+    """``-X importtime``: the engine (started by the program's import of a ``keras.py`` of its
+    own) imports graphlint's modules and pluggy through importlib's own ``__import__``, which
+    the import system's timing never sees (some 40 lines before)."""
+    py, ours = run_both(tmp_path, {"prog.py": "import keras\nprint(keras.X)\n", "keras.py": "X = 1\n"},
+                        ["-X", "importtime", "prog.py"])
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode) == (b"1\n", 0)
+    assert b"graphlint: cannot watch Keras" in ours.stderr, ours.stderr  # (the engine started)
+    timed = [line for line in ours.stderr.splitlines() if line.startswith(b"import time:")]
+    assert timed and [line for line in timed if b"graphlint" in line or b"pluggy" in line] == []
+
+
 def test_a_program_that_clears_the_atexit_handlers_ends_as_under_python(tmp_path):
     """graphlint's last report is an atexit handler: ``atexit._clear()`` took it away, no
     record was left and graphlint said "could not watch the program", exit 2 for a program
