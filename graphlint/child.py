@@ -89,7 +89,7 @@ class Engine:
         self._read_zipped_sources()
         for module in _PROBE_MODULES:  # now, while imports are graphlint's (see the start-up hook)
             importlib.import_module(module)
-        if not watch_process(self.linter, warn=self.warn):
+        if not watch_process(self.linter, warn=self.warn, finders=boot.finders):
             self.warn("graphlint: the program's own graphlint.instrument() block was open when it imported "
                       "its framework: graphlint run watched only what that block saw")
 

@@ -6,7 +6,7 @@ import contextlib
 import importlib.util
 import sys
 import threading
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from graphlint.config import Config, ConfigError
 
@@ -84,8 +84,9 @@ def require_framework() -> None:
         )
 
 
-def _probes(linter: Linter, warn: Warn) -> ProbeSet:
-    """The probes of each framework, installed when the program imports it (at once if it has)."""
+def _probes(linter: Linter, warn: Warn, finders: list[Any] | None = None) -> ProbeSet:
+    """The probes of each framework, installed when the program imports it (at once if it has);
+    ``finders``: where the import watcher goes (default: ``sys.meta_path``)."""
     from graphlint.probes.lazy import ProbeSet
 
     return ProbeSet(
@@ -100,6 +101,7 @@ def _probes(linter: Linter, warn: Warn) -> ProbeSet:
         ],
         watched=("tensorflow", "keras", "tf_keras", "jax", "torch", "torch._dynamo"),
         warn=warn,
+        finders=finders,
     )
 
 
@@ -147,15 +149,17 @@ def instrument(
         _active.release()
 
 
-def watch_process(linter: Linter, warn: Warn) -> bool:
+def watch_process(linter: Linter, warn: Warn, finders: list[Any] | None = None) -> bool:
     """Install the probes for the rest of this process, on ``linter`` (``graphlint run``'s
     child, graphlint.child): what ``instrument()`` does for a block, never undone. A block the
     program opens itself nests under it. False when the program's own block is already open
-    (its probes are installed: graphlint leaves them alone)."""
+    (its probes are installed: graphlint leaves them alone). ``finders``: the start-up hook's
+    own finders, consulted before ``sys.meta_path`` (the program's ``sys.meta_path`` is
+    python's), where the import watcher goes."""
     if not _active.acquire(blocking=False):
         return False
     _outermost.append(linter)
-    _probes(linter, warn).start()
+    _probes(linter, warn, finders).start()
     return True
 
 

@@ -5,7 +5,9 @@ working directory, environment and standard streams; graphlint adds two things t
 environment: its start-up folder first on ``PYTHONPATH`` (graphlint/_boot: Python imports its
 ``sitecustomize`` while it starts) and ``GRAPHLINT_RUN``, a private folder where every process of
 the run writes its findings (graphlint.child). Python subprocesses of the program inherit both,
-so they are followed too. When the program has ended, this process reads the folder, merges what
+or get them back in an environment the program gives them, so they are followed too; the
+program's ``os.environ`` shows neither (the start-up hook takes them out of it, not out of the
+process's environment). When the program has ended, this process reads the folder, merges what
 each process reported (a finding of another process than the program's own names it) and gives
 the outcome; it reports it on its own streams, which the program cannot touch.
 

@@ -4,8 +4,14 @@
 folder first on ``PYTHONPATH`` and its channel folder in ``GRAPHLINT_RUN``. Python imports
 ``sitecustomize`` while it starts, before the script's folder is put on ``sys.path``. This module:
 
-- takes its folder off ``sys.path`` again: the program sees the path python gives it;
-- watches, from ``sys.meta_path``, for the first import of a framework (TensorFlow, Keras,
+- takes its folder off ``sys.path`` again, and the two variables out of ``os.environ`` (not
+  out of the process's environment, which a subprocess that inherits it gets): the program
+  sees the path and the environment python gives it; an environment the program gives a child
+  (``env=`` of subprocess, ``os.execve``, ``os.posix_spawn``) gets them back, and so does the
+  process's own when the program sets or unsets ``PYTHONPATH`` (``os.putenv``,
+  ``os.unsetenv``): every Python subprocess is followed;
+- watches, from a finder consulted before ``sys.meta_path`` (which stays python's), for the
+  first import of a framework (TensorFlow, Keras,
   tf-keras, JAX, PyTorch): only then is graphlint's engine loaded (graphlint.child), with imports resolved
   on the path of this moment, so that a ``pluggy.py`` beside the script is never graphlint's;
 - writes the process's first record at once (it is watched, whatever happens to the last), and
@@ -57,7 +63,7 @@ def _third_party(name):
 
 class Boot(object):
     """This process's part of the run: its record in the channel folder, the import watcher on
-    ``sys.meta_path``, and graphlint's engine once a framework is imported.
+    import system (before ``sys.meta_path``), and graphlint's engine once a framework is imported.
 
     Each process image writes one record file, ``<pid>-<random>.json``, replaced whole on every
     report (a temporary file renamed over it): a forked child and an ``exec``'d program write
@@ -85,16 +91,23 @@ class Boot(object):
         #: the builtins as python started the program with them: graphlint's own modules run
         #: with these, so that their imports never call a program's own builtins.__import__
         self.builtins = dict(builtins.__dict__)
-        self._import = builtins.__import__
+        # ... and importlib's own __import__, in Python: the import system's C part, which
+        # times each import it loads for ``-X importtime``, never sees graphlint's
+        self._import = getattr(sys.modules["_frozen_importlib"], "__import__", builtins.__import__)
+        self.builtins["__import__"] = self._import
         self._loaders = {}  # a file loader's class: its subclass for graphlint's own modules
         self.hiding = False  # the engine starts: the third-party packages it imports are its own
+        self.forks_watched = False  # subprocess's fork_exec replaced (at its first Popen)
+        #: graphlint's finders, consulted before sys.meta_path (_hook_find_spec): this one, and
+        #: the engine's import watcher first once it starts
+        self.finders = [self]
         self._new_image()
 
     def _new_image(self):
         self.pid = os.getpid()
         self.image = "%d-%s" % (self.pid, os.urandom(4).hex())
 
-    # -- the import watcher (on sys.meta_path) -------------------------------------------------
+    # -- the import watcher (before sys.meta_path) ---------------------------------------------
     def find_spec(self, fullname, path=None, target=None):
         if path is not None:  # a submodule: only graphlint's own are this hook's business
             if self.own and self._get_ident() in self.own and self._isolated_package(fullname):
@@ -103,7 +116,11 @@ class Boot(object):
         if self.own and self._get_ident() in self.own:
             return self._own_spec(fullname)
         if fullname in FRAMEWORKS and self.engine is None and self.error is None:
-            return self._start(fullname, target)
+            try:
+                return self._start(fullname, target)
+            except BaseException as exc:  # another finder's error, as python shows it
+                _unwound(exc)
+                raise
         return None
 
     def _own_spec(self, fullname):
@@ -147,7 +164,7 @@ class Boot(object):
         """The program imports a framework for the first time: start the engine, then find the
         module as the other finders would (the engine's own watcher, now first, among them)."""
         self.start_engine()
-        for finder in list(sys.meta_path):
+        for finder in self.finders + list(sys.meta_path):
             find = getattr(finder, "find_spec", None)
             if finder is self or find is None:
                 continue
@@ -224,6 +241,58 @@ class Boot(object):
     def audit(self, event, args):
         if event == "os.exec":  # about to replace this program: what it found so far
             self.report(False, "exec")
+        elif event == "subprocess.Popen" and not self.forks_watched:
+            self.forks_watched = True
+            _watch_fork_exec(self)
+
+    # -- graphlint's variables, in the environment a child starts with -------------------------
+    def given_env(self, env):
+        """``env``, a mapping a child is given, with graphlint's variables (a copy): its
+        start-up folder first on ``PYTHONPATH``, ``GRAPHLINT_RUN``; as it is when it has a
+        ``GRAPHLINT_RUN`` (a ``graphlint run`` of the program's own) or is no mapping of
+        strings (the real function says what is wrong with it)."""
+        if env is None:
+            return env
+        try:
+            items = dict(env)
+            if CHANNEL_ENV in items or os.fsencode(CHANNEL_ENV) in items:
+                return env
+            encode = os.fsencode if any(isinstance(key, bytes) for key in items) else os.fsdecode
+            name, here = encode("PYTHONPATH"), encode(self.here)
+            rest = items.get(name)
+            items[name] = here + encode(os.pathsep) + rest if rest else here  # type: ignore[operator]  # all str or all bytes
+            items[encode(CHANNEL_ENV)] = encode(self.channel)
+            return items
+        except Exception:
+            return env
+
+    def given_env_list(self, env_list):
+        """``env_list`` (``NAME=value`` bytes, subprocess's fork_exec) as :meth:`given_env`."""
+        if env_list is None:
+            return env_list
+        try:
+            channel = os.fsencode(CHANNEL_ENV) + b"="
+            if any(entry.startswith(channel) for entry in env_list):
+                return env_list
+            here, sep, found, out = os.fsencode(self.here), os.fsencode(os.pathsep), False, []
+            for entry in env_list:
+                if entry.startswith(b"PYTHONPATH="):
+                    rest = entry[len(b"PYTHONPATH="):]
+                    entry, found = b"PYTHONPATH=" + here + (sep + rest if rest else b""), True
+                out.append(entry)
+            if not found:
+                out.append(b"PYTHONPATH=" + here)
+            out.append(channel + os.fsencode(self.channel))
+            return out
+        except Exception:
+            return env_list
+
+    def python_path(self, value):
+        """A ``PYTHONPATH`` the program puts in the process's environment, with graphlint's
+        start-up folder first (its subprocesses inherit it)."""
+        here = os.fsencode(self.here) if isinstance(value, bytes) else self.here
+        sep = os.fsencode(os.pathsep) if isinstance(value, bytes) else os.pathsep
+        return here + sep + value if value else here  # type: ignore[operator]  # all str or all bytes
 
     def forked(self):
         """In a forked child: a process of its own, starting from nothing judged."""
@@ -299,13 +368,29 @@ class _Exit(object):
                 pass
 
     def __call__(self, status):
-        self._boot.exit(status)
+        try:
+            self._boot.exit(status)
+        except BaseException as exc:  # the builtin's own error (a status of no int)
+            _unwound(exc)
+            raise
 
     def __repr__(self):
         return repr(self._real)
 
     def __reduce__(self):
         return self._real.__name__  # a global of its module, found by name (copy: itself)
+
+
+def _unwound(exc):
+    """Take graphlint's own frames off the head of ``exc``'s traceback as it leaves a function
+    graphlint replaced (``os._exit``) or a finder of its: the program's traceback is python's.
+    The caller re-raises it with a bare ``raise``, which (Python 3.11 on) adds no entry of its
+    own (graphlint.probes.patching.unwound, for the probes)."""
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(own):
+        tb = tb.tb_next
+    exc.__traceback__ = tb
 
 
 def _wrap_exit(boot):
@@ -317,6 +402,179 @@ def _wrap_exit(boot):
     native = sys.modules.get(getattr(real, "__module__", None) or "")
     if native is not None and getattr(native, "_exit", None) is real:
         setattr(native, "_exit", _exit)
+
+
+class _Passing(object):
+    """A function of ``os`` (or subprocess's ``_fork_exec``) as graphlint replaces it: its
+    arguments adjusted by ``adjust(args, kwargs)`` (graphlint's variables put back into the
+    environment a child gets), or ``call`` instead, read as the builtin (its repr, names, ``__self__``, signature,
+    pickled by its name) and raising the builtin's own errors from the program's line."""
+
+    def __init__(self, real, adjust=None, call=None):
+        self._real = real
+        self._adjust = adjust
+        self._call = call  # instead of adjust and the real function: what is called
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__", "__self__", "__text_signature__"):
+            try:
+                setattr(self, attr, getattr(real, attr))
+            except (AttributeError, TypeError):
+                pass
+
+    def __call__(self, *args, **kwargs):
+        try:
+            if self._call is not None:
+                return self._call(*args, **kwargs)
+            args, kwargs = self._adjust(args, kwargs)
+            return self._real(*args, **kwargs)
+        except BaseException as exc:
+            _unwound(exc)
+            raise
+
+    @property
+    def __signature__(self):
+        import inspect  # (asked by inspect itself: imported)
+
+        return inspect.signature(self._real)
+
+    def __repr__(self):
+        return repr(self._real)
+
+    def __reduce__(self):
+        return self._real.__name__
+
+
+def _env_at(boot, index, keyword):
+    """An ``adjust`` for :class:`_Passing`: the environment at ``args[index]`` or
+    ``kwargs[keyword]`` given graphlint's variables."""
+    def adjust(args, kwargs):
+        if len(args) > index:
+            args = args[:index] + (boot.given_env(args[index]),) + args[index + 1:]
+        elif keyword in kwargs:
+            kwargs = dict(kwargs, **{keyword: boot.given_env(kwargs[keyword])})
+        return args, kwargs
+
+    return adjust
+
+
+def _replace(module, name, replacement):
+    """``module.name`` and the same function of the module it names (``posix``) replaced."""
+    real = getattr(module, name)
+    setattr(module, name, replacement)
+    native = sys.modules.get(getattr(real, "__module__", None) or "")
+    if native is not None and native is not module and getattr(native, name, None) is real:
+        setattr(native, name, replacement)
+
+
+def _keep_variables(boot):
+    """graphlint's variables stay in the environment of every child: those ``os.execve``,
+    ``os.posix_spawn`` and ``os.posix_spawnp`` are given, and the process's own (which
+    ``os.system``, an exec without ``env``, subprocess without ``env=`` pass on) when the program sets
+    or unsets ``PYTHONPATH`` (``os.environ`` calls ``os.putenv`` and ``os.unsetenv``)."""
+    for name, index, keyword in (("execve", 2, "env"), ("posix_spawn", 2, None), ("posix_spawnp", 2, None)):
+        if hasattr(os, name):
+            _replace(os, name, _Passing(getattr(os, name), _env_at(boot, index, keyword)))
+
+    def putenv(args, kwargs):
+        if len(args) == 2 and not kwargs and _is_name(args[0], "PYTHONPATH"):
+            args = (args[0], boot.python_path(args[1]))
+        return args, kwargs
+
+    real_putenv = getattr(os, "putenv", None)
+    real_unsetenv = getattr(os, "unsetenv", None)
+    if real_putenv is None:
+        return
+    _replace(os, "putenv", _Passing(real_putenv, putenv))
+    if real_unsetenv is not None:
+        def unsetenv(*args, **kwargs):
+            if len(args) == 1 and not kwargs and _is_name(args[0], "PYTHONPATH"):
+                return real_putenv(args[0], boot.python_path(args[0][:0]))  # only graphlint's folder stays
+            return real_unsetenv(*args, **kwargs)
+
+        _replace(os, "unsetenv", _Passing(real_unsetenv, call=unsetenv))
+
+
+def _is_name(key, name):
+    return key == name or key == name.encode("ascii")
+
+
+def _watch_fork_exec(boot):
+    """subprocess's ``_fork_exec`` (``_posixsubprocess.fork_exec``), whose ``env_list`` (its
+    sixth argument) gets graphlint's variables: replaced at the program's first ``Popen``, in
+    its audit event, before the call."""
+    def adjust(args, kwargs):
+        if len(args) > 5:
+            args = args[:5] + (boot.given_env_list(args[5]),) + args[6:]
+        return args, kwargs
+
+    subprocess = sys.modules.get("subprocess")
+    native = sys.modules.get("_posixsubprocess")
+    try:
+        if subprocess is not None and callable(getattr(subprocess, "_fork_exec", None)):
+            real = getattr(subprocess, "_fork_exec")
+            replacement = _Passing(real, adjust)
+            setattr(subprocess, "_fork_exec", replacement)
+            if native is not None and getattr(native, "fork_exec", None) is real:
+                setattr(native, "fork_exec", replacement)
+        elif native is not None and hasattr(native, "fork_exec"):  # (before 3.11: called from there)
+            setattr(native, "fork_exec", _Passing(getattr(native, "fork_exec"), adjust))
+    except Exception:
+        pass
+
+
+def _hide_environment(here):
+    """``os.environ`` (and ``os.environb``, which shares its mapping) as python gives it to the
+    program: without ``GRAPHLINT_RUN``, and with ``PYTHONPATH`` as graphlint's caller gave it
+    (without this folder first). The process's own environment keeps both (``os.environ``
+    changed without ``unsetenv``)."""
+    try:
+        data, encode = getattr(os.environ, "_data"), os.environ.encodekey
+        data.pop(encode(CHANNEL_ENV), None)
+        value = os.environ.get("PYTHONPATH")
+        if value is None:
+            return
+        first, _, rest = value.partition(os.pathsep)
+        if os.path.abspath(first) != here:
+            return
+        if rest:
+            data[encode("PYTHONPATH")] = os.environ.encodevalue(rest)
+        else:
+            data.pop(encode("PYTHONPATH"), None)
+    except Exception:
+        pass
+
+
+def _hook_find_spec(boot):
+    """graphlint's finders consulted before ``sys.meta_path``, which stays python's: importlib's
+    ``_find_spec`` (which the import system calls for every module not imported yet) replaced,
+    under the name of importlib's frames (the import system leaves those out of a traceback as
+    its own). Where importlib has none, the finder goes first on ``sys.meta_path``."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    real = getattr(bootstrap, "_find_spec", None)
+    lock = getattr(bootstrap, "_ImportLockContext", None)
+    if real is None or lock is None:
+        sys.meta_path.insert(0, boot)
+        return
+    finders = boot.finders
+
+    def _find_spec(name, path, target=None):
+        try:
+            if sys.meta_path is not None:
+                for finder in finders:
+                    with lock():
+                        spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        return spec
+            return real(name, path, target)
+        except BaseException as exc:  # a finder's error: this frame left out, as under python
+            tb = exc.__traceback__
+            if tb is not None and tb.tb_frame.f_code is _find_spec.__code__:
+                exc.__traceback__ = tb.tb_next
+            raise
+
+    _find_spec.__code__ = _find_spec.__code__.replace(co_filename=real.__code__.co_filename)
+    for attr in ("__module__", "__doc__"):
+        setattr(_find_spec, attr, getattr(real, attr))
+    setattr(bootstrap, "_find_spec", _find_spec)
 
 
 def _quiet_own_imports(boot):
@@ -379,11 +637,13 @@ def install(channel):
     if not imported:  # python has not imported it (a later import gets the same registry)
         del sys.modules["atexit"]
     _wrap_exit(boot)
+    _keep_variables(boot)
+    _hide_environment(here)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=boot.forked)
     if hasattr(sys, "addaudithook"):
         sys.addaudithook(boot.audit)
-    sys.meta_path.insert(0, boot)
+    _hook_find_spec(boot)
     # a first record: the process is watched even if its last report never comes (a program
     # that clears the atexit handlers, a kill), and the parent reports its real end
     boot.report(False, "start")

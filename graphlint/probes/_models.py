@@ -12,7 +12,7 @@ from types import FrameType
 from typing import Any, Callable
 
 from graphlint.dispatch import Hooks
-from graphlint.probes.patching import Patcher
+from graphlint.probes.patching import Patcher, unwound
 from graphlint.stacks import frame_of, user_site_from
 
 
@@ -53,10 +53,14 @@ class WatchedModels:
 
         def wrap(original: Callable[..., None]) -> Callable[..., None]:
             def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-                original(self, *args, **kwargs)
-                seen = probe._models.get(id(self))
-                if probe.active and (seen is None or seen() is not self):
-                    probe.guarded("model built", probe._model_built, self, sys._getframe(1))
+                try:
+                    original(self, *args, **kwargs)
+                    seen = probe._models.get(id(self))
+                    if probe.active and (seen is None or seen() is not self):
+                        probe.guarded("model built", probe._model_built, self, sys._getframe(1))
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return __init__
 
@@ -67,9 +71,13 @@ class WatchedModels:
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def predict(self: Any, x: Any, batch_size: Any = None, *args: Any, **kwargs: Any) -> Any:
-                if probe.active:
-                    probe.guarded("predict", probe._predict, self, x, batch_size, sys._getframe(1))
-                return original(self, x, batch_size, *args, **kwargs)
+                try:
+                    if probe.active:
+                        probe.guarded("predict", probe._predict, self, x, batch_size, sys._getframe(1))
+                    return original(self, x, batch_size, *args, **kwargs)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return predict
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from graphlint.events import ITEMS_MAX, Argument, shape_text, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
-from graphlint.probes.patching import WRAPPER_FILENAME
+from graphlint.probes.patching import WRAPPER_FILENAME, unwound
 from graphlint.stacks import frame_of, is_user_file, user_site_from, walk_out
 
 if TYPE_CHECKING:
@@ -146,10 +146,14 @@ class JaxProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def make_jit(fun: Any, *args: Any, **kwargs: Any) -> Any:
-                jitted = original(fun, *args, **kwargs)
-                if probe.active:
-                    probe.guarded("jit created", probe._created, fun, jitted, sys._getframe(1))
-                return jitted
+                try:
+                    jitted = original(fun, *args, **kwargs)
+                    if probe.active:
+                        probe.guarded("jit created", probe._created, fun, jitted, sys._getframe(1))
+                    return jitted
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return make_jit
 
@@ -184,9 +188,13 @@ class JaxProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def _trace_for_jit(fun: Any, ji: Any, *rest: Any, **kw: Any) -> Any:
-                if probe.active:
-                    probe.guarded("jit traced", probe._traced, ji, rest, kw, sys._getframe(1))
-                return original(fun, ji, *rest, **kw)
+                try:
+                    if probe.active:
+                        probe.guarded("jit traced", probe._traced, ji, rest, kw, sys._getframe(1))
+                    return original(fun, ji, *rest, **kw)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return _trace_for_jit
 

@@ -23,6 +23,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.probes._base import Probe
+from graphlint.probes.patching import unwound
 from graphlint.stacks import user_site_from, walk_out
 
 if TYPE_CHECKING:
@@ -79,18 +80,22 @@ class _Creation(Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def __init__(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if names and probe.active and isinstance(kwargs.get("name"), str):
-                    probe.guarded("layer names", probe._named, self, kwargs["name"], sys._getframe(1))
-                running = _running() if probe.active else None
-                if running is None:
-                    return original(self, *args, **kwargs)
-                _local.creating = True
                 try:
-                    result = original(self, *args, **kwargs)
-                finally:
-                    _local.creating = False
-                probe.guarded("layer parts", probe._created, running, part, self, sys._getframe(1), skip_self)
-                return result
+                    if names and probe.active and isinstance(kwargs.get("name"), str):
+                        probe.guarded("layer names", probe._named, self, kwargs["name"], sys._getframe(1))
+                    running = _running() if probe.active else None
+                    if running is None:
+                        return original(self, *args, **kwargs)
+                    _local.creating = True
+                    try:
+                        result = original(self, *args, **kwargs)
+                    finally:
+                        _local.creating = False
+                    probe.guarded("layer parts", probe._created, running, part, self, sys._getframe(1), skip_self)
+                    return result
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return __init__
 
@@ -203,29 +208,33 @@ class KerasLayerProbe(_Creation):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if not probe.active:
-                    return original(self, *args, **kwargs)
-                key = id(self)
-                entry = counts.get(key)
-                if entry is None or entry[0]() is not self:
-                    entry = counts[key] = [weakref.ref(self), 0]
-                    _drop_with(self, counts, key)
-                entry[1] += 1
-                calls = getattr(_local, "calls", None)
-                if calls is None:
-                    calls = _local.calls = []
-                calls.append((key, type(self).__name__, entry[1], sys._getframe(1)))
                 try:
-                    result = original(self, *args, **kwargs)
-                finally:
-                    calls.pop()
-                if entry[1] == 1 and key in probe._unbuilt:
-                    ref, event = probe._unbuilt.pop(key)
-                    if ref() is self:
-                        probe.guarded("layer parts", probe._built, self, event)
-                if entry[1] == 1 and probe._model is not None and isinstance(self, probe._model):
-                    probe.guarded("layer names", probe._check_subclassed, self)
-                return result
+                    if not probe.active:
+                        return original(self, *args, **kwargs)
+                    key = id(self)
+                    entry = counts.get(key)
+                    if entry is None or entry[0]() is not self:
+                        entry = counts[key] = [weakref.ref(self), 0]
+                        _drop_with(self, counts, key)
+                    entry[1] += 1
+                    calls = getattr(_local, "calls", None)
+                    if calls is None:
+                        calls = _local.calls = []
+                    calls.append((key, type(self).__name__, entry[1], sys._getframe(1)))
+                    try:
+                        result = original(self, *args, **kwargs)
+                    finally:
+                        calls.pop()
+                    if entry[1] == 1 and key in probe._unbuilt:
+                        ref, event = probe._unbuilt.pop(key)
+                        if ref() is self:
+                            probe.guarded("layer parts", probe._built, self, event)
+                    if entry[1] == 1 and probe._model is not None and isinstance(self, probe._model):
+                        probe.guarded("layer names", probe._check_subclassed, self)
+                    return result
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return __call__
 
@@ -316,18 +325,23 @@ class KerasLayerProbe(_Creation):
             def map_graph(inputs: Any, outputs: Any, *args: Any, **kwargs: Any) -> Any:
                 try:
                     return original(inputs, outputs, *args, **kwargs)
-                except ValueError as exc:
-                    if probe.active and "times in the model" in str(exc):
+                except BaseException as exc:
+                    if probe.active and isinstance(exc, ValueError) and "times in the model" in str(exc):
                         probe.guarded("layer names", lambda: probe._duplicates(list(build(inputs, outputs)), rejected=True))
+                    unwound(exc)
                     raise
 
             return map_graph
 
         def wrap_add(original: Callable[..., Any]) -> Callable[..., Any]:
             def add(self: Any, layer: Any, *args: Any, **kwargs: Any) -> Any:
-                if probe.active:
-                    probe.guarded("layer names", lambda: probe._duplicates([*probe._sequential_layers(self), layer], rejected=True))
-                return original(self, layer, *args, **kwargs)
+                try:
+                    if probe.active:
+                        probe.guarded("layer names", lambda: probe._duplicates([*probe._sequential_layers(self), layer], rejected=True))
+                    return original(self, layer, *args, **kwargs)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return add
 

@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from graphlint.probes.patching import unwound
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from importlib.machinery import ModuleSpec
@@ -70,6 +72,9 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
                 spec = find(fullname, path, target)
                 if spec is not None:
                     break
+        except BaseException as exc:  # another finder's error, as python shows it
+            unwound(exc)
+            raise
         finally:
             self._local.finding = False
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
@@ -87,6 +92,9 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
                 watcher.depth += 1
             try:
                 original(module)
+            except BaseException as exc:  # the module's own error, as python shows it
+                unwound(exc)
+                raise
             finally:
                 try:
                     del loader.exec_module
@@ -107,9 +115,11 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
 class ProbeSet:
     """The probes of every framework the program uses, installed as each one is imported."""
 
-    def __init__(self, triggers: list[Trigger], watched: Iterable[str], warn: Callable[[str], None]) -> None:
+    def __init__(self, triggers: list[Trigger], watched: Iterable[str], warn: Callable[[str], None],
+                 finders: list[Any] | None = None) -> None:
         self.triggers = triggers
         self.warn = warn
+        self.finders = finders  # where the watcher goes: sys.meta_path (None), or graphlint run's own
         self.installed: dict[str, list[Probe]] = {}
         self._watcher = _ImportWatcher(watched, self.install_present)
         self._lock = threading.RLock()
@@ -117,7 +127,7 @@ class ProbeSet:
     def start(self) -> None:
         self.install_present()
         if len(self.installed) < len(self.triggers):
-            sys.meta_path.insert(0, self._watcher)
+            (sys.meta_path if self.finders is None else self.finders).insert(0, self._watcher)
 
     def install_present(self) -> None:
         """Install the probes of each framework whose module is imported by now."""
@@ -143,7 +153,7 @@ class ProbeSet:
 
     def stop(self) -> None:
         try:
-            sys.meta_path.remove(self._watcher)
+            (sys.meta_path if self.finders is None else self.finders).remove(self._watcher)
         except ValueError:
             pass
         with self._lock:

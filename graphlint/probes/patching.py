@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 _MISSING = object()
 
 #: The file name graphlint's wrapper frames carry. TensorFlow counts ``<embedded...`` frames as
 #: its own, so the op tracebacks and error messages it prints still point at the user's line,
-#: exactly as without graphlint; graphlint's runner leaves these frames out of the program's
-#: traceback, as it does its own.
+#: exactly as without graphlint; an exception leaving a wrapper leaves these frames behind
+#: (:func:`unwound`).
 WRAPPER_FILENAME = "<embedded graphlint probe>"
+#: graphlint's own folder: a frame of a file under it is graphlint's.
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def unwound(exc: BaseException) -> None:
+    """Take graphlint's own frames off the head of ``exc``'s traceback, as it leaves a probe's
+    wrapper for the program: the wrapper's (and those of the probe's code it went through, an
+    interrupt in a hook), so that the program's traceback is python's, with no frame of
+    graphlint's between the caller's and the patched function's.
+
+    Every wrapper's body is ``try: ... except BaseException as exc: unwound(exc); raise``: the
+    bare ``raise`` re-raises ``exc`` with the traceback it now has and adds no entry for the
+    wrapper's own frame (Python 3.11 on; on 3.10 the wrapper's entry stays, as before)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename != WRAPPER_FILENAME and not filename.startswith(_OWN_DIR):
+            break
+        tb = tb.tb_next
+    exc.__traceback__ = tb
 
 
 def _disguised(wrapper: Any) -> Any:

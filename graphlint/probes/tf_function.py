@@ -20,6 +20,7 @@ from graphlint.events import Argument, summarize
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
 from graphlint.probes._models import WatchedModels
+from graphlint.probes.patching import unwound
 from graphlint.stacks import in_init_of, is_user_file, user_site_from, walk_out
 
 if TYPE_CHECKING:
@@ -96,9 +97,13 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
 
         def wrap(original: Callable[..., None]) -> Callable[..., None]:
             def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-                original(self, *args, **kwargs)
-                if probe.active:
-                    probe.guarded("function created", probe._function_created, self, sys._getframe(1))
+                try:
+                    original(self, *args, **kwargs)
+                    if probe.active:
+                        probe.guarded("function created", probe._function_created, self, sys._getframe(1))
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return __init__
 
@@ -136,9 +141,13 @@ class FunctionProbe(WatchedFunctions, WatchedModels, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def _create_concrete_function(function_type: Any, type_context: Any, func_graph: Any, tracing_options: Any) -> Any:
-                if probe.active:
-                    probe.guarded("traced", probe._traced, function_type, tracing_options, sys._getframe(1))
-                return original(function_type, type_context, func_graph, tracing_options)
+                try:
+                    if probe.active:
+                        probe.guarded("traced", probe._traced, function_type, tracing_options, sys._getframe(1))
+                    return original(function_type, type_context, func_graph, tracing_options)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return _create_concrete_function
 

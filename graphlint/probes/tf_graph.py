@@ -16,6 +16,7 @@ from sys import getrefcount
 from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.probes._base import Probe
+from graphlint.probes.patching import unwound
 from graphlint.probes.tf_sessions import SessionPatches, _SessionInfo
 from graphlint.stacks import capture, capture_lazy, frame_of, is_user_file, user_site, user_site_from
 
@@ -155,18 +156,26 @@ class GraphProbe(SessionPatches, Probe):
         # make TensorFlow build that tuple, the most expensive part of watching an op).
         def wrap_internal(original: Callable[..., Any]) -> Callable[..., Any]:
             def _create_op_internal(self: Any, op_type: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-                op = original(self, op_type, inputs, *args, **kwargs)
-                emit(self, op, inputs)
-                return op
+                try:
+                    op = original(self, op_type, inputs, *args, **kwargs)
+                    emit(self, op, inputs)
+                    return op
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return _create_op_internal
 
         # Ops made by the C API (import_graph_def, while loops): inputs are read from the op.
         def wrap_from_c(original: Callable[..., Any]) -> Callable[..., Any]:
             def _create_op_from_tf_operation(self: Any, c_op: Any, *args: Any, **kwargs: Any) -> Any:
-                op = original(self, c_op, *args, **kwargs)
-                emit(self, op, None)
-                return op
+                try:
+                    op = original(self, c_op, *args, **kwargs)
+                    emit(self, op, None)
+                    return op
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return _create_op_from_tf_operation
 
@@ -178,10 +187,14 @@ class GraphProbe(SessionPatches, Probe):
 
         def wrap(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
             def __enter__(self: Any) -> Any:
-                caller = sys._getframe(1)
-                if is_user_file(caller.f_code.co_filename):  # TensorFlow's own `with graph:` is not the user's
-                    probe.guarded("`with graph:`", probe._graph_entered, self, caller)
-                return original(self)
+                try:
+                    caller = sys._getframe(1)
+                    if is_user_file(caller.f_code.co_filename):  # TensorFlow's own `with graph:` is not the user's
+                        probe.guarded("`with graph:`", probe._graph_entered, self, caller)
+                    return original(self)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return __enter__
 
@@ -219,10 +232,14 @@ class GraphProbe(SessionPatches, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def creator(next_creator: Any = None, **kwargs: Any) -> Any:
-                var = original(next_creator, **kwargs)
-                if not getattr(probe._local, "busy", False):
-                    probe.guarded("variable created", probe._variable_created, var, kwargs.get("name"))
-                return var
+                try:
+                    var = original(next_creator, **kwargs)
+                    if not getattr(probe._local, "busy", False):
+                        probe.guarded("variable created", probe._variable_created, var, kwargs.get("name"))
+                    return var
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return creator
 
@@ -240,18 +257,21 @@ class GraphProbe(SessionPatches, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def _get_single_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
-                stack = capture(1)
-                request = probe.guarded("get_variable", probe._variable_requested, self, args, kwargs, stack)
                 local = probe._local
-                local.in_store = getattr(local, "in_store", 0) + 1
+                request = None
                 try:
-                    return original(self, *args, **kwargs)
-                except ValueError as exc:
-                    if request is not None:
+                    stack = capture(1)
+                    request = probe.guarded("get_variable", probe._variable_requested, self, args, kwargs, stack)
+                    local.in_store = getattr(local, "in_store", 0) + 1
+                    try:
+                        return original(self, *args, **kwargs)
+                    finally:
+                        local.in_store -= 1
+                except BaseException as exc:
+                    if request is not None and isinstance(exc, ValueError):
                         probe.guarded("get_variable", probe._variable_refused, request, exc, stack)
+                    unwound(exc)
                     raise
-                finally:
-                    local.in_store -= 1
 
             return _get_single_variable
 
@@ -293,9 +313,13 @@ class GraphProbe(SessionPatches, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def variables_initializer(var_list: Any, name: Any = "init") -> Any:
-                init = original(var_list, name=name)
-                probe.guarded("variables initializer", probe._initializer_built, init, var_list, sys._getframe(1))
-                return init
+                try:
+                    init = original(var_list, name=name)
+                    probe.guarded("variables initializer", probe._initializer_built, init, var_list, sys._getframe(1))
+                    return init
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return variables_initializer
 

@@ -14,7 +14,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from graphlint.dispatch import Hooks
-from graphlint.probes.patching import Patcher
+from graphlint.probes.patching import Patcher, unwound
 from graphlint.stacks import user_site, user_site_from
 
 if TYPE_CHECKING:
@@ -111,38 +111,50 @@ class SessionPatches:
 
         def wrap_init(original: Callable[..., None]) -> Callable[..., None]:
             def __init__(self: Any, target: Any = "", graph: Any = None, config: Any = None) -> None:
-                original(self, target, graph, config)
-                probe.guarded("session created", probe._session_created, self, sys._getframe(1))
+                try:
+                    original(self, target, graph, config)
+                    probe.guarded("session created", probe._session_created, self, sys._getframe(1))
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return __init__
 
         def wrap_run(original: Callable[..., Any]) -> Callable[..., Any]:
             def run(self: Any, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None) -> Any:
-                info = probe._sessions.get(id(self))
-                if info is not None and info.ref() is self:
-                    probe.guarded("session run", probe._session_run, self, info, fetches, feed_dict, sys._getframe(1))
-                return original(self, fetches, feed_dict, options, run_metadata)
+                try:
+                    info = probe._sessions.get(id(self))
+                    if info is not None and info.ref() is self:
+                        probe.guarded("session run", probe._session_run, self, info, fetches, feed_dict, sys._getframe(1))
+                    return original(self, fetches, feed_dict, options, run_metadata)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return run
 
         def wrap_close(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
             def close(self: Any) -> Any:
-                info = probe._sessions.get(id(self))
-                if (
-                    info is not None
-                    and not info.closed
-                    and info.ref() is self
-                    and sys._getframe(1).f_code is not del_code
-                ):
-                    info.closed = True
-                    probe._fire(
-                        probe.hook.graphlint_session_closed,
-                        session_id=info.sid,
-                        graph_id=info.gid,
-                        site=user_site(1),
-                        runs=info.runs,
-                    )
-                return original(self)
+                try:
+                    info = probe._sessions.get(id(self))
+                    if (
+                        info is not None
+                        and not info.closed
+                        and info.ref() is self
+                        and sys._getframe(1).f_code is not del_code
+                    ):
+                        info.closed = True
+                        probe._fire(
+                            probe.hook.graphlint_session_closed,
+                            session_id=info.sid,
+                            graph_id=info.gid,
+                            site=user_site(1),
+                            runs=info.runs,
+                        )
+                    return original(self)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return close
 
@@ -227,8 +239,12 @@ class SessionPatches:
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def restore(self: Any, sess: Any, save_path: Any) -> Any:
-                probe.guarded("restore", probe._restore, self, sess, save_path, sys._getframe(1))
-                return original(self, sess, save_path)
+                try:
+                    probe.guarded("restore", probe._restore, self, sess, save_path, sys._getframe(1))
+                    return original(self, sess, save_path)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return restore
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions, definition, display_name
-from graphlint.probes.patching import WRAPPER_FILENAME
+from graphlint.probes.patching import WRAPPER_FILENAME, unwound
 from graphlint.stacks import Frame, is_user_file, walk_out
 
 if TYPE_CHECKING:
@@ -80,23 +80,27 @@ class TorchApiProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def made(*args: Any, **kwargs: Any) -> Any:
-                inside = probe._inside
-                if not probe.active or getattr(inside, "busy", False):
-                    return original(*args, **kwargs)  # (jit.trace checks its trace by tracing again)
-                if frames_up:
-                    if len(args) > 2:
-                        args = (*args[:2], args[2] + 1, *args[3:])
-                    else:
-                        kwargs = {**kwargs, "_frames_up": kwargs.get("_frames_up", 0) + 1}
-                inside.busy = True
                 try:
-                    result = original(*args, **kwargs)
-                finally:
-                    inside.busy = False
-                target = args[0] if args else kwargs.get("model", kwargs.get("obj", kwargs.get("mod", kwargs.get("func"))))
-                if target is not None and probe.active:
-                    probe.guarded(api, probe._made, api, target, result, sys._getframe(1))
-                return result
+                    inside = probe._inside
+                    if not probe.active or getattr(inside, "busy", False):
+                        return original(*args, **kwargs)  # (jit.trace checks its trace by tracing again)
+                    if frames_up:
+                        if len(args) > 2:
+                            args = (*args[:2], args[2] + 1, *args[3:])
+                        else:
+                            kwargs = {**kwargs, "_frames_up": kwargs.get("_frames_up", 0) + 1}
+                    inside.busy = True
+                    try:
+                        result = original(*args, **kwargs)
+                    finally:
+                        inside.busy = False
+                    target = args[0] if args else kwargs.get("model", kwargs.get("obj", kwargs.get("mod", kwargs.get("func"))))
+                    if target is not None and probe.active:
+                        probe.guarded(api, probe._made, api, target, result, sys._getframe(1))
+                    return result
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             made.__name__ = attr
             return made

@@ -33,6 +33,7 @@ from graphlint.events import Guard
 from graphlint.probes import _torch_values as values
 from graphlint.probes._base import Probe
 from graphlint.probes._functions import FunctionInfo, WatchedFunctions
+from graphlint.probes.patching import unwound
 from graphlint.stacks import Frame, is_user_file
 
 if TYPE_CHECKING:
@@ -132,19 +133,23 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def _compile(*args: Any, **kwargs: Any) -> Any:
-                if not probe.active:
-                    return original(*args, **kwargs)
-                record = probe._begin(signature, args, kwargs)
-                stack = probe._stack()
-                stack.append(record)
-                compiled = False
                 try:
-                    result = original(*args, **kwargs)
-                    compiled = True
-                    return result
-                finally:
-                    stack.pop()
-                    probe._end(record, compiled)
+                    if not probe.active:
+                        return original(*args, **kwargs)
+                    record = probe._begin(signature, args, kwargs)
+                    stack = probe._stack()
+                    stack.append(record)
+                    compiled = False
+                    try:
+                        result = original(*args, **kwargs)
+                        compiled = True
+                        return result
+                    finally:
+                        stack.pop()
+                        probe._end(record, compiled)
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             # only __wrapped__ (inspect.signature follows it): dynamo's signature, for counting_compiles
             return functools.update_wrapper(_compile, original, assigned=(), updated=())
@@ -242,15 +247,19 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def get_and_maybe_log_recompilation_reasons(*args: Any, **kwargs: Any) -> Any:
-                reasons = original(*args, **kwargs)
-                if probe.active and reasons:
-                    stack = probe._stack()
-                    if stack and stack[-1] is not None:
-                        try:
-                            stack[-1].guard = values.parse_guard(reasons[0])
-                        except Exception as exc:
-                            probe.internal(exc, "guards")
-                return reasons
+                try:
+                    reasons = original(*args, **kwargs)
+                    if probe.active and reasons:
+                        stack = probe._stack()
+                        if stack and stack[-1] is not None:
+                            try:
+                                stack[-1].guard = values.parse_guard(reasons[0])
+                            except Exception as exc:
+                                probe.internal(exc, "guards")
+                    return reasons
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return get_and_maybe_log_recompilation_reasons
 
@@ -263,17 +272,21 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def exceeds_recompile_limit(cache_size: Any, *args: Any, **kwargs: Any) -> Any:
-                result = original(cache_size, *args, **kwargs)
-                if probe.active and result and result[0]:
-                    stack = probe._stack()
-                    if stack and stack[-1] is not None:
-                        limit_type = result[1]
-                        same = limit_type == "recompile_limit"
-                        compiles = getattr(
-                            cache_size, "num_cache_entries_with_same_id_matched_objs" if same else "num_cache_entries", 0
-                        )
-                        stack[-1].limit = (limit_type, getattr(config, limit_type, None), compiles)
-                return result
+                try:
+                    result = original(cache_size, *args, **kwargs)
+                    if probe.active and result and result[0]:
+                        stack = probe._stack()
+                        if stack and stack[-1] is not None:
+                            limit_type = result[1]
+                            same = limit_type == "recompile_limit"
+                            compiles = getattr(
+                                cache_size, "num_cache_entries_with_same_id_matched_objs" if same else "num_cache_entries", 0
+                            )
+                            stack[-1].limit = (limit_type, getattr(config, limit_type, None), compiles)
+                    return result
+                except BaseException as exc:
+                    unwound(exc)
+                    raise
 
             return exceeds_recompile_limit
 
@@ -287,9 +300,13 @@ class DynamoProbe(WatchedFunctions, Probe):
 
         def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             def log_graph_break(self: Any, code_options: Any, reason: Any, exc: Any, *args: Any, **kwargs: Any) -> Any:
-                if probe.active and not getattr(exc, "logged", True):
-                    probe._graph_break(exc)
-                return original(self, code_options, reason, exc, *args, **kwargs)
+                try:
+                    if probe.active and not getattr(exc, "logged", True):
+                        probe._graph_break(exc)
+                    return original(self, code_options, reason, exc, *args, **kwargs)
+                except BaseException as error:
+                    unwound(error)
+                    raise
 
             return log_graph_break
 

@@ -70,7 +70,7 @@ def test_os_exit_reads_and_calls_as_the_builtin(tmp_path, how):
 
 FOLLOWED = """\
 import os, subprocess, sys
-CHILD = "import sys; print(any(type(f).__name__ == 'Boot' for f in sys.meta_path))"  # graphlint's hook
+CHILD = "import os; print(type(os._exit).__name__ == '_Exit')"  # graphlint's hook
 for env in (None, dict(os.environ), {**os.environ, "EXTRA": "1"}):
     print(subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True).stdout.strip())
 """
@@ -84,6 +84,98 @@ def test_a_subprocess_given_a_copy_of_os_environ_is_followed(tmp_path):
     proc = subprocess.run([GRAPHLINT, "run", "prog.py"], cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [b"True", b"True", b"True"], proc.stdout
+
+
+ENVIRON = """\
+import inspect, os, pickle, posix, subprocess, sys
+print(sorted(os.environ.items()))
+print(sorted(os.environb.items()))
+print(os.getenv("PYTHONPATH"), "GRAPHLINT_RUN" in os.environ, os.environ.copy() == dict(os.environ))
+CHILD = "import os, sys; print(os.getenv('PYTHONPATH'), sys.path[1:2], 'GRAPHLINT_RUN' in os.environ)"
+print(subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True).stdout, end="")
+print(subprocess.run([sys.executable, "-c", CHILD], env=dict(os.environ), capture_output=True, text=True).stdout, end="")
+for name in ("execve", "posix_spawn", "posix_spawnp", "putenv", "unsetenv"):
+    function = getattr(os, name)
+    try:
+        signature = inspect.signature(function)
+    except ValueError as exc:  # (posix_spawn's: python's own error)
+        signature = exc
+    print(repr(function), function.__name__, function.__module__, function is getattr(posix, name),
+          pickle.loads(pickle.dumps(function)) is function, signature, flush=True)
+os.execve(sys.executable, [sys.executable, "-c", CHILD], {**os.environ, "EXTRA": "1"})
+"""
+
+
+@pytest.mark.parametrize("pythonpath", [None, "site"])
+def test_os_environ_is_the_programs_own(tmp_path, pythonpath):
+    """graphlint gives the program's python its start-up folder first on PYTHONPATH and its
+    report folder in GRAPHLINT_RUN: neither is in os.environ, os.environb or os.getenv, nor in
+    what a Python subprocess sees (its own start-up hook hides them again), and the functions
+    that give a child an environment read as the builtins."""
+    env = {"PYTHONPATH": str(tmp_path / "prog" / pythonpath)} if pythonpath else {}
+    py, ours = run_both(tmp_path, {"prog.py": ENVIRON, "site/.keep": ""}, ["prog.py"], env=env)
+    assert py.stdout.splitlines()[2] == f"{env.get('PYTHONPATH')} False True".encode()
+    assert_same(py, ours)
+
+
+#: A child given each form of environment, or started after the program changed PYTHONPATH in
+#: its own: whether it has graphlint's start-up hook.
+FOLLOWED_FORMS = """\
+import os, subprocess, sys
+CHILD = "import os; print(type(os._exit).__name__ == '_Exit')"  # graphlint's hook
+run = lambda env, **kw: print(subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                                             text=True, **kw).stdout.strip(), flush=True)
+run(os.environ)
+run({"PATH": os.environ.get("PATH", "")})
+run({**os.environ, "PYTHONPATH": "src"})
+run(dict(os.environ), close_fds=False)  # os.posix_spawn
+os.environ["PYTHONPATH"] = "elsewhere"
+run(None)
+del os.environ["PYTHONPATH"]
+os.system(sys.executable + " -c \\"" + CHILD + "\\"")
+pid = os.posix_spawn(sys.executable, [sys.executable, "-c", CHILD], dict(os.environ))
+os.waitpid(pid, 0)
+os.execve(sys.executable, [sys.executable, "-c", CHILD], dict(os.environ))
+"""
+
+
+def test_a_child_given_any_environment_is_followed(tmp_path):
+    """os.environ itself, a mapping of the program's own, a PYTHONPATH of its own,
+    os.posix_spawn, os.execve, and the process's environment after the program set or unset
+    PYTHONPATH (which put the program's value in it)."""
+    (tmp_path / "prog.py").write_text(FOLLOWED_FORMS)
+    proc = subprocess.run([GRAPHLINT, "run", "prog.py"], cwd=tmp_path, capture_output=True, timeout=HANG_GUARD)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [b"True"] * 8, proc.stdout
+
+
+META_PATH = """\
+import sys
+print([type(f).__name__ for f in sys.meta_path])
+import keras  # (the program's own: graphlint's engine starts)
+print([type(f).__name__ for f in sys.meta_path], keras.X)
+"""
+
+
+def test_sys_meta_path_is_pythons_before_and_after_the_engine_starts(tmp_path):
+    """graphlint's finders (the start-up hook's, the engine's import watcher) are consulted
+    before sys.meta_path, not put on it."""
+    py, ours = run_both(tmp_path, {"prog.py": META_PATH, "keras.py": "X = 1\n"}, ["prog.py"])
+    assert py.returncode == 0 and py.stdout.endswith(b" 1\n"), py.stderr
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode)
+    assert b"graphlint: cannot watch Keras" in ours.stderr, ours.stderr  # (the engine started)
+
+
+def test_dash_x_importtime_times_no_import_of_graphlints_engine(tmp_path):
+    """``-X importtime``: the engine (started by the program's import of a ``keras.py`` of its
+    own) imports graphlint's modules and pluggy through importlib's own ``__import__``, which
+    the import system's timing never sees (some 40 lines before)."""
+    py, ours = run_both(tmp_path, {"prog.py": "import keras\nprint(keras.X)\n", "keras.py": "X = 1\n"},
+                        ["-X", "importtime", "prog.py"])
+    assert (ours.stdout, ours.returncode) == (py.stdout, py.returncode) == (b"1\n", 0)
+    assert b"graphlint: cannot watch Keras" in ours.stderr, ours.stderr  # (the engine started)
+    timed = [line for line in ours.stderr.splitlines() if line.startswith(b"import time:")]
+    assert timed and [line for line in timed if b"graphlint" in line or b"pluggy" in line] == []
 
 
 def test_a_program_that_clears_the_atexit_handlers_ends_as_under_python(tmp_path):
