@@ -81,6 +81,13 @@ def pytest_collection(session):
         sys.dont_write_bytecode = saved
 
 
+def pytest_unconfigure(config):
+    """The LSP fork server of this process, if a test started one (tests/server/
+    lsp_forkserver.py), ended and waited for: its servers' CPU is the test run's."""
+    if "lsp_forkserver" in sys.modules:
+        sys.modules["lsp_forkserver"].end()
+
+
 @pytest.fixture
 def pytester(pytester, monkeypatch):
     """pytest's ``pytester``, its runs (in this process or a subprocess) without the unrelated
