@@ -209,17 +209,13 @@ def edits_for(action: types.CodeAction, uri: str) -> list[types.TextEdit]:
 
 
 def findings_of(path: Path, *args: str) -> list[dict]:
-    """``graphlint check --format json PATH`` (a fresh process, as a user runs it; a folder:
-    from inside it)."""
-    import json
-    import subprocess
+    """``graphlint check --format json PATH`` (a folder: from inside it), in this process (the
+    harness's ``check_json``: the command's own code and output, without a Python of its own)."""
+    from harness import check_json
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "graphlint", "check", "--no-cache", "--format", "json", *args, str(path)],
-        capture_output=True, text=True, cwd=path if path.is_dir() else path.parent, timeout=TIMEOUT,
-    )
-    assert proc.returncode in (0, 1), proc.stderr
-    return json.loads(proc.stdout)["findings"]
+    code, findings = check_json("--no-cache", *args, str(path), cwd=path if path.is_dir() else path.parent)
+    assert code in (0, 1), code
+    return findings
 
 
 def sample_fixture():
