@@ -81,6 +81,13 @@ def pytest_collection(session):
         sys.dont_write_bytecode = saved
 
 
+def pytest_unconfigure(config):
+    """The LSP fork server of this process, if a test started one (tests/server/
+    lsp_forkserver.py), ended and waited for: its servers' CPU is the test run's."""
+    if "lsp_forkserver" in sys.modules:
+        sys.modules["lsp_forkserver"].end()
+
+
 @pytest.fixture
 def pytester(pytester, monkeypatch):
     """pytest's ``pytester``, its runs (in this process or a subprocess) without the unrelated
@@ -146,7 +153,8 @@ def pre_commit_snapshot(tmp_path):
 #: The environment and folder the sample batches start with: this process's as the session
 #: starts, before any test changes them.
 _BATCH_START = (dict(os.environ), os.getcwd())
-# How many Pythons run a batch side by side (each imports its framework once).
+# How many children of the batch's one Python run a batch side by side (forked once it imported
+# its framework).
 _BATCH_PARTS = {"tf2": 2, "jax": 1, "torch": 1}
 
 
@@ -183,29 +191,10 @@ def _sample_batch(tmp_path_factory, kind: str, paths: list[Path], writers: dict)
                     options[program.path] = {"sys_path": list(program.sys_path), "env": dict(program.env)}
         (folder / "programs.json").write_text(json.dumps(names))
         # The TF2 batch is the fast loop's longest chain (~40 s of CPU in one Python, its first
-        # reader waited 12 s for it at the end): two Pythons each run every other program.
-        parts = [programs[i::_BATCH_PARTS[kind]] for i in range(_BATCH_PARTS[kind])]
-        outs = [folder / f"runs-{i}.json" for i in range(len(parts))]
-        failed: list[BaseException] = []
-
-        def run_part(part: list, out: Path) -> None:
-            try:
-                run_driver(kind, part, out, start=_BATCH_START, options=options)
-            except BaseException as error:  # raised below, in the batch's own thread
-                failed.append(error)
-
-        threads = [threading.Thread(target=run_part, args=(part, out)) for part, out in zip(parts, outs) if part]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failed:
-            raise failed[0]
-        runs: dict = {}
-        for out in outs:
-            if out.exists():
-                runs.update(json.loads(out.read_text()))
-        (folder / "runs.json").write_text(json.dumps(runs))
+        # reader waited 12 s for it at the end): two children of one Python that imported
+        # TensorFlow once each run every other program.
+        run_driver(kind, programs, folder / "runs.json", start=_BATCH_START, options=options,
+                   parts=_BATCH_PARTS[kind])
 
     return shared_folder(tmp_path_factory, f"samples-{kind}", make)
 

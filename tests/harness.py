@@ -416,18 +416,21 @@ _SAMPLE_CODE = re.compile(r"^(gl\d{3})(?:_|$)")
 
 
 def run_driver(kind: str, paths, out: Path, env=None, timeout=HANG_GUARD, start=None,
-               options: dict | None = None) -> dict:
+               options: dict | None = None, parts: int = 1) -> dict:
     """Run ``tests/sample_driver.py`` (``kind``: ``tf2``, ``jax`` or ``torch``) on sample ``paths`` in one
     subprocess; returns its JSON (sample path -> result) with the findings parsed.
 
     ``start``: ``(environment, folder)`` to start it with instead of this process's current ones
     (a batch started in a background thread must not see what a running test has changed);
     ``options``: program path -> what it alone runs with (``sys_path``, ``env``: the driver's
-    ``--options``)."""
+    ``--options``); ``parts``: how many children forked from the one process run them side by
+    side (the driver's ``--parts``)."""
     command = [sys.executable, str(ROOT / "tests" / "sample_driver.py"), kind]
     if options:
         Path(f"{out}.options.json").write_text(json.dumps({str(p): o for p, o in options.items()}))
         command += ["--options", f"{out}.options.json"]
+    if parts != 1:
+        command += ["--parts", str(parts)]
     environ, cwd = start if start is not None else (os.environ, None)
     proc = subprocess.run(
         [*command, str(out), *map(str, paths)],

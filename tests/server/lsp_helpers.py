@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -24,6 +25,23 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 SERVER = [sys.executable, "-m", "graphlint", "server"]
+#: The same server forked from one Python that imported it once (tests/server/lsp_forkserver.py:
+#: ~0.1 s of CPU a server instead of ~0.8), for this process's tests of what a server answers.
+#: The tests of the process itself (tests/server/test_lifecycle.py's), of a server with
+#: plugins of its own, and the editors' (neovim, emacs) start ``SERVER``.
+_FORK_SOCKET = str(Path(tempfile.gettempdir()) / f"graphlint-lsp-{os.getpid()}.sock")
+FORKED_SERVER = [sys.executable, "-S", str(Path(__file__).with_name("lsp_forkserver.py")), "launch", _FORK_SOCKET]
+
+
+class _ForkedConfig(ClientServerConfig):
+    """The fork server is started (lsp_forkserver.start) by the first test that asks for a
+    forked server, not as the tests are collected."""
+
+    def get_server_command(self, devtools: str | None = None) -> list[str]:
+        import lsp_forkserver
+
+        lsp_forkserver.start(_FORK_SOCKET, self.server_env)
+        return super().get_server_command(devtools)
 #: A hang guard only: every wait ends as soon as what it waits for arrives.
 TIMEOUT = 300
 
@@ -49,8 +67,13 @@ def make_client() -> LanguageClient:
     return client
 
 
-def server_config(env: dict | None = None) -> ClientServerConfig:
+def server_config(env: dict | None = None, forked: bool = False) -> ClientServerConfig:
+    """The server ``SERVER`` starts, or (``forked``, without an ``env`` of its own: a forked
+    server has its packages already) ``FORKED_SERVER``'s."""
+    assert not (forked and env), "a forked server finds only the fork server's packages"
     environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    if forked:
+        return _ForkedConfig(server_command=FORKED_SERVER, client_factory=make_client, server_env=environ)
     return ClientServerConfig(server_command=SERVER, client_factory=make_client, server_env=environ)
 
 
@@ -60,7 +83,7 @@ def client_fixture():
     files each in a folder of its own. A test module says ``client = client_fixture()`` and
     ``pytestmark = pytest.mark.asyncio(loop_scope="module")``."""
 
-    @pytest_lsp.fixture(config=server_config(), scope="module")
+    @pytest_lsp.fixture(config=server_config(forked=True), scope="module")
     async def client(lsp_client: LanguageClient, tmp_path_factory):
         await initialize(lsp_client, tmp_path_factory.mktemp("workspace"))
         yield
@@ -71,8 +94,9 @@ def client_fixture():
 
 @contextlib.asynccontextmanager
 async def started(*folders: Path, env: dict | None = None, **initialization):
-    """A server of the test's own (other settings, folders or plugins), initialized."""
-    lsp = await server_config(env).start()
+    """A server of the test's own (other settings, folders or plugins), initialized; forked
+    (``FORKED_SERVER``) unless it has an ``env`` of its own."""
+    lsp = await server_config(env, forked=env is None).start()
     try:
         await initialize(lsp, *folders, **initialization)
         yield lsp
@@ -185,17 +209,13 @@ def edits_for(action: types.CodeAction, uri: str) -> list[types.TextEdit]:
 
 
 def findings_of(path: Path, *args: str) -> list[dict]:
-    """``graphlint check --format json PATH`` (a fresh process, as a user runs it; a folder:
-    from inside it)."""
-    import json
-    import subprocess
+    """``graphlint check --format json PATH`` (a folder: from inside it), in this process (the
+    harness's ``check_json``: the command's own code and output, without a Python of its own)."""
+    from harness import check_json
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "graphlint", "check", "--no-cache", "--format", "json", *args, str(path)],
-        capture_output=True, text=True, cwd=path if path.is_dir() else path.parent, timeout=TIMEOUT,
-    )
-    assert proc.returncode in (0, 1), proc.stderr
-    return json.loads(proc.stdout)["findings"]
+    code, findings = check_json("--no-cache", *args, str(path), cwd=path if path.is_dir() else path.parent)
+    assert code in (0, 1), code
+    return findings
 
 
 def sample_fixture():

@@ -3,15 +3,12 @@ and "disable GLxxx for this line"; applied as an editor applies them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from lsprotocol import types
 
+from harness import check
 from lsp_helpers import (
     SAMPLES,
-    TIMEOUT,
     apply,
     client_fixture,
     diagnostics_of,
@@ -34,8 +31,9 @@ async def actions_at(client, uri: str, diagnostic: types.Diagnostic | None = Non
 
 
 def fixed_by_graphlint_check(path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "graphlint", "check", "--no-cache", "--fix", str(path)], capture_output=True, text=True, timeout=TIMEOUT)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    """What ``graphlint check --fix`` writes (in this process: harness's ``check``)."""
+    code, out, err = check("--no-cache", "--fix", str(path))
+    assert code == 0, out + err
     return path.read_text()
 
 

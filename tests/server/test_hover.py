@@ -3,13 +3,11 @@ diagnostic or over a code in a ``# noqa`` comment."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from lsprotocol import types
 
-from lsp_helpers import TIMEOUT, client_fixture, diagnostics_of, open_file, sample_fixture
+from harness import cli
+from lsp_helpers import client_fixture, diagnostics_of, open_file, sample_fixture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 client = client_fixture()
@@ -17,9 +15,10 @@ sample = sample_fixture()
 
 
 def rule_docs(code: str) -> str:
-    proc = subprocess.run([sys.executable, "-m", "graphlint", "rule", code], capture_output=True, text=True, timeout=TIMEOUT)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    """What ``graphlint rule CODE`` prints (in this process: harness's ``cli``)."""
+    result = cli("rule", code)
+    assert result.exit_code == 0, result.output
+    return result.stdout
 
 
 async def hover_at(client, uri: str, line: int, character: int) -> types.Hover | None:

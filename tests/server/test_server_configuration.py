@@ -70,7 +70,7 @@ async def test_the_editors_codes_apply_and_are_asked_again_when_they_change(tmp_
 
 async def test_each_workspace_folder_has_its_own_settings(tmp_path):
     quiet, loud = project(tmp_path / "quiet"), project(tmp_path / "loud")
-    lsp = await server_config().start()
+    lsp = await server_config(forked=True).start()
     try:
         lsp.set_configuration({"lint": {"ignore": ["GL1"]}}, section="graphlint", scope_uri=(tmp_path / "quiet").as_uri())
         await initialize(lsp, tmp_path / "quiet", tmp_path / "loud")
