@@ -384,22 +384,15 @@ def _imported_model(module, receiver, scope) -> bool:
     if found is None:
         return False
     other, name = found
-    key = ("gl504-imported-model", name)
-    if key in other.cache:  # judged once per name (False while it is: a cycle of modules)
-        return other.cache[key]
-    other.cache[key] = False
-    budget = other.cache.get(_BUDGET)
-    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
-    try:
+
+    def question() -> bool:
         bindings = _global_bindings(other, name)
-        answer = bool(bindings) and all(
+        return bool(bindings) and all(
             kind == "assign" and _all_leaves(other, value, owner, where, 1, _model_leaf)
             for owner, (where, kind, value) in bindings
         )
-    finally:
-        other.cache[_BUDGET] = budget
-    other.cache[key] = answer
-    return answer
+
+    return _asked_in(other, ("gl504-imported-model", name), False, question)  # once per name
 
 
 def _model_of_foreign_object(module, receiver: ast.Attribute, scope, line: int) -> bool:
@@ -622,6 +615,27 @@ _DEPTH = 12
 #: function is one): past it, what a value is cannot be told.
 _STEPS = 2000
 _BUDGET = "gl504-steps"
+
+
+def _asked_in(other, key, while_asked, question):
+    """``question()``, a question about another module (``other``'s model), answered once per
+    ``key`` in that module's cache (``while_asked`` while it is being answered: what a cycle of
+    modules gets, and what stays if it raises) with a step budget of its own; the module's own
+    question goes on with its budget afterwards, whatever happened here."""
+    if key in other.cache:
+        return other.cache[key]
+    other.cache[key] = while_asked
+    budget = other.cache.get(_BUDGET)
+    other.cache[_BUDGET] = [_STEPS]
+    try:
+        answer = question()
+    finally:
+        if budget is None:
+            other.cache.pop(_BUDGET, None)
+        else:
+            other.cache[_BUDGET] = budget
+    other.cache[key] = answer
+    return answer
 _UNKNOWN = None
 
 
@@ -1089,13 +1103,8 @@ def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
     if found is None or not isinstance(found[1], Function):
         return False
     other, fn = found
-    key = ("gl504-unpacks-a-model", id(fn), index)
-    if key in other.cache:  # judged once per function and part (False while it is: a cycle)
-        return other.cache[key]
-    other.cache[key] = False
-    budget = other.cache.get(_BUDGET)
-    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
-    try:
+
+    def question() -> bool:
         parts = []
         for ret in _returns(other, fn):
             value = ret.value
@@ -1115,11 +1124,9 @@ def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
                 )
             ]
         real = [leaf for leaf in leaves if leaf is _UNKNOWN or not _is_none(leaf[0])]
-        answer = bool(real) and all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in real)
-    finally:
-        other.cache[_BUDGET] = budget
-    other.cache[key] = answer
-    return answer
+        return bool(real) and all(leaf is not _UNKNOWN and _model_leaf(other, leaf[0], leaf[1], leaf[2], leaf[3], None) for leaf in real)
+
+    return _asked_in(other, ("gl504-unpacks-a-model", id(fn), index), False, question)  # once per function and part
 
 
 def _every_binding(module, fn, part, where: int) -> list:
@@ -1154,23 +1161,15 @@ def _returns_one_sample_elsewhere(module, call: ast.Call):
     if found is None or not isinstance(found[1], Function):
         return None
     other, fn = found
-    key = ("gl504-returns-one-sample", id(fn))
-    if key in other.cache:  # judged once per function (None while it is: a cycle of modules)
-        return other.cache[key]
-    other.cache[key] = None
-    budget = other.cache.get(_BUDGET)
-    other.cache[_BUDGET] = [_STEPS]  # a question of its own in that module
-    try:
+
+    def question():
         returns = _returns(other, fn)
         params: set = set()
         if returns and all(_one_sample(other, r.value, fn, r.lineno, params=params) for r in returns):
-            other.cache[key] = (fn, frozenset(params))
-    finally:  # that module's own question goes on with its budget, whatever happened here
-        if budget is None:
-            del other.cache[_BUDGET]
-        else:
-            other.cache[_BUDGET] = budget
-    return other.cache[key]
+            return (fn, frozenset(params))
+        return None
+
+    return _asked_in(other, ("gl504-returns-one-sample", id(fn)), None, question)  # once per function
 
 
 def _passed(fn, param: str, site):
