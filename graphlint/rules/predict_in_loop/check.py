@@ -1089,6 +1089,16 @@ def _one_sample_leaf(module, expr, scope, line: int, depth: int, stop) -> bool:
     return False
 
 
+def _function_elsewhere(module, call: ast.Call):
+    """``(other module, function)`` when ``call``, a plain call of a name, reaches a function of
+    another module of the tree; else None."""
+    site = _sites(module).get(id(call))
+    if site is None or site.target is not None or site.local_class is not None:
+        return None
+    found = resolve_call(module, site)
+    return found if found is not None and isinstance(found[1], Function) else None
+
+
 def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
     """Whether part ``index`` of what ``call`` returns is a Keras model, ``call`` reaching a
     function of another module of the tree every return of which is a tuple whose part
@@ -1096,11 +1106,8 @@ def _unpacks_a_model_elsewhere(module, call: ast.Call, index: int) -> bool:
     imported from ``models/rnn.py``, which ``return model, att_model`` after ``model =
     Model(...)``). A part that may also be None (``Model(...) if use_attention else None``)
     counts: ``.predict`` can only run on the model."""
-    site = _sites(module).get(id(call))
-    if site is None or site.target is not None or site.local_class is not None:
-        return False
-    found = resolve_call(module, site)
-    if found is None or not isinstance(found[1], Function):
+    found = _function_elsewhere(module, call)
+    if found is None:
         return False
     other, fn = found
 
@@ -1154,11 +1161,8 @@ def _returns_one_sample_elsewhere(module, call: ast.Call):
     imported from ``utils`` returning ``pad_sequences([encoded], maxlen=n)``: no parameters), or
     when what is passed for those parameters is (``preprocess_input(face)`` returning
     ``x.astype('float32') / 255.0`` of its ``x``: the call keeps the rows it is given); else None."""
-    site = _sites(module).get(id(call))
-    if site is None or site.target is not None or site.local_class is not None:
-        return None
-    found = resolve_call(module, site)
-    if found is None or not isinstance(found[1], Function):
+    found = _function_elsewhere(module, call)
+    if found is None:
         return None
     other, fn = found
 
