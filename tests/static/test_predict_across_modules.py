@@ -576,3 +576,57 @@ def test_a_route_of_the_package_calls_a_one_sample_predict(tmp_path, decorator, 
     write_folder(tmp_path, {"flaskapp/__init__.py": route, "flaskapp/serve_model.py": SERVE})
     path = tmp_path / "flaskapp" / "serve_model.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(SERVE, ".predict("))} if reported else set())
+
+
+SEGMENTATION_MODEL = """\
+from tensorflow.keras.layers import Conv2D, Input
+from tensorflow.keras.models import Model
+
+
+def fcn_8(n_classes, input_height=416, input_width=608):
+    img_input = Input(shape=(input_height, input_width, 3))
+    return Model(img_input, Conv2D(n_classes, (1, 1))(img_input))
+"""
+
+LAZY_LOADER = """\
+import numpy as np
+
+
+def model_from_checkpoint_path(checkpoints_path):
+    from .models import fcn  # a lazy import, inside the loader
+    model = fcn.fcn_8(2)
+    model.load_weights(checkpoints_path)
+    return model
+
+
+def predict(model=None, inp=None, checkpoints_path=None):
+    if model is None and checkpoints_path is not None:
+        model = model_from_checkpoint_path(checkpoints_path)
+    pr = model.predict(np.array([inp / 255.0]))[0]  # GL504
+    return pr.argmax(axis=2)
+
+
+def predict_multiple(model=None, inps=None, checkpoints_path=None):
+    if model is None and checkpoints_path is not None:
+        model = model_from_checkpoint_path(checkpoints_path)
+    return [predict(model, inp) for inp in inps]
+
+
+def predict_all(model=None, inps=None, checkpoints_path=None):
+    if model is None and checkpoints_path is not None:
+        model = model_from_checkpoint_path(checkpoints_path)
+    return model.predict(np.stack(inps) / 255.0).argmax(axis=3)
+"""
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_model_a_lazy_relative_import_makes(tmp_path, batched):
+    """``from .models import fcn`` inside the loader is followed like the same import at the
+    module's top (an absolute one is, wherever it is): a one-image ``predict`` per item of a
+    loop is found; the twin that predicts the stacked images once stays silent."""
+    loader = LAZY_LOADER
+    if batched:
+        loader = loader.replace("return [predict(model, inp) for inp in inps]", "return predict_all(model, inps)")
+    write_folder(tmp_path, {"seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/fcn.py": SEGMENTATION_MODEL, "seg/predict.py": loader})
+    expected = set() if batched else {("GL504", line_of(LAZY_LOADER, "# GL504"))}
+    assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected

@@ -90,6 +90,9 @@ class Bindings:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
+        #: ``from .pkg import name`` wherever it is (a function's lazy import too): local name ->
+        #: (level, dotted target); the first binding of a name is kept
+        self.relative: dict[str, tuple[int, str]] = {}
 
     def add_import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -100,8 +103,14 @@ class Bindings:
                     head = alias.name.split(".", 1)[0]
                     self.names[head] = head
             return
-        if node.level or not node.module:
-            return  # relative imports name the user's own modules
+        if node.level:
+            for alias in node.names:  # the user's own modules: :func:`project._relative_names`
+                if alias.name != "*":
+                    target = f"{node.module}.{alias.name}" if node.module else alias.name
+                    self.relative.setdefault(alias.asname or alias.name, (node.level, target))
+            return
+        if not node.module:
+            return
         for alias in node.names:
             if alias.name == "*":
                 continue
