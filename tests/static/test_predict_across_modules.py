@@ -630,3 +630,60 @@ def test_a_model_a_lazy_relative_import_makes(tmp_path, batched):
     write_folder(tmp_path, {"seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/fcn.py": SEGMENTATION_MODEL, "seg/predict.py": loader})
     expected = set() if batched else {("GL504", line_of(LAZY_LOADER, "# GL504"))}
     assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected
+
+
+MODEL_UTILS = """\
+from tensorflow.keras.models import Model
+
+
+def get_segmentation_model(img_input, output):
+    model = Model(img_input, output)
+    model.n_classes = int(output.shape[-1])
+    return model
+
+
+def get_features(img_input, output):
+    return {"input": img_input, "output": output}
+"""
+
+FCN_THROUGH_A_HELPER = """\
+from tensorflow.keras.layers import Conv2D, Input
+
+from .model_utils import get_segmentation_model
+
+
+def fcn_8(n_classes, input_height=416, input_width=608):
+    img_input = Input(shape=(input_height, input_width, 3))
+    o = Conv2D(n_classes, (1, 1))(img_input)
+    model = get_segmentation_model(img_input, o)
+    return model
+"""
+
+PER_IMAGE = """\
+import numpy as np
+
+from .models import fcn
+
+
+def predict(model, inp):
+    return model.predict(np.array([inp / 255.0]))[0].argmax(axis=2)  # GL504
+
+
+def predict_multiple(inps):
+    model = fcn.fcn_8(2)
+    return [predict(model, inp) for inp in inps]
+"""
+
+
+@pytest.mark.parametrize("helper", ["get_segmentation_model", "get_features"])
+def test_a_builder_elsewhere_whose_helper_makes_the_model(tmp_path, helper):
+    """``fcn.fcn_8()`` of another module returns what its own helper (of a third module) makes:
+    ``Model(...)`` there, so a one-image ``predict`` per item of a loop on it is found; a helper
+    that returns a dict of the tensors makes no model, and the same loop stays silent."""
+    fcn = FCN_THROUGH_A_HELPER.replace("get_segmentation_model", helper)
+    write_folder(tmp_path, {
+        "seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/model_utils.py": MODEL_UTILS,
+        "seg/models/fcn.py": fcn, "seg/predict.py": PER_IMAGE,
+    })
+    expected = {("GL504", line_of(PER_IMAGE, "# GL504"))} if helper == "get_segmentation_model" else set()
+    assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected

@@ -557,7 +557,19 @@ def _builds_model(module, value) -> bool:
     other, target = found
     if isinstance(target, ClassInfo):
         return target.name in model_classes(other)
-    return builder(other, target, model_classes(other)) is not None
+    return builder(other, target, model_classes(other)) is not None or _returns_a_model_elsewhere(other, target)
+
+
+def _returns_a_model_elsewhere(other, fn) -> bool:
+    """Whether every return of ``fn``, a function of another module of the tree, is a Keras
+    model, judged in that module through its names and calls (``model =
+    get_segmentation_model(img_input, o); return model``, the helper making ``Model(...)``
+    there or in a third module): a builder whose model its own helper makes. Once per function."""
+    def question() -> bool:
+        returns = _returns(other, fn)
+        return bool(returns) and all(_all_leaves(other, ret.value, fn, ret.lineno, 1, _model_leaf) for ret in returns)
+
+    return _asked_in(other, ("gl504-returns-a-model", id(fn)), False, question)
 
 
 def _attribute_values(module, cls, attr: str) -> list:
