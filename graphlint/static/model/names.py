@@ -85,6 +85,11 @@ def keras_api(name: str | None) -> str | None:
     return None
 
 
+#: The names ``from keras.models import *`` (``tensorflow.keras.models``...) binds that make a
+#: model: its constructors and loaders (a name an import binds before keeps its binding).
+_KERAS_MODELS_STAR = ("Model", "Sequential", "load_model", "model_from_json", "model_from_yaml", "model_from_config", "clone_model")
+
+
 class Bindings:
     """What the names bound by imports (and plain aliases like ``tf1 = tf.compat.v1``) refer to."""
 
@@ -113,6 +118,9 @@ class Bindings:
             return
         for alias in node.names:
             if alias.name == "*":
+                if canonical(node.module) == "keras.models":
+                    for name in _KERAS_MODELS_STAR:  # ``from keras.models import *``: what it is for
+                        self.names.setdefault(name, f"{node.module}.{name}")
                 continue
             self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
