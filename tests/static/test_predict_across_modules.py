@@ -687,3 +687,68 @@ def test_a_builder_elsewhere_whose_helper_makes_the_model(tmp_path, helper):
     })
     expected = {("GL504", line_of(PER_IMAGE, "# GL504"))} if helper == "get_segmentation_model" else set()
     assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected
+
+
+UNET = """\
+from tensorflow.keras.layers import Conv2D, Input
+from tensorflow.keras.models import Model
+
+
+def unet(n_classes):
+    img_input = Input(shape=(416, 608, 3))
+    return Model(img_input, Conv2D(n_classes, (1, 1))(img_input))
+
+
+def features(n_classes):
+    return {"n_classes": n_classes}
+"""
+
+REGISTRY = """\
+from . import fcn, unet
+
+model_from_name = {"unet": unet.unet}
+model_from_name["fcn_8"] = fcn.fcn_8
+"""
+
+FROM_A_REGISTRY = """\
+import numpy as np
+
+
+def model_from_checkpoint_path(model_class, checkpoints_path):
+    from .models.all_models import model_from_name
+    model = model_from_name[model_class](2)
+    model.load_weights(checkpoints_path)
+    return model
+
+
+def predict(model=None, inp=None, model_class=None, checkpoints_path=None):
+    if model is None:
+        model = model_from_checkpoint_path(model_class, checkpoints_path)
+    return model.predict(np.array([inp / 255.0]))[0].argmax(axis=2)  # GL504
+
+
+def predict_multiple(inps, model_class, checkpoints_path):
+    model = model_from_checkpoint_path(model_class, checkpoints_path)
+    return [predict(model, inp) for inp in inps]
+"""
+
+
+@pytest.mark.parametrize("registry", ["models", "with-features", "filled-in-a-function"])
+def test_a_model_from_a_registry_of_builders(tmp_path, registry):
+    """``model_from_name[key](...)``, a dict of builders another module fills at its top (a
+    display and ``model_from_name["fcn_8"] = fcn.fcn_8``), every one making a Keras model: a
+    one-image ``predict`` per item of a loop on what it makes is found. A registry that also
+    holds a builder of something else, or that a function fills too, cannot say what it
+    makes: silent."""
+    table = REGISTRY
+    if registry == "with-features":
+        table += 'model_from_name["features"] = unet.features\n'
+    elif registry == "filled-in-a-function":
+        table += "\n\ndef register(name, fn):\n    model_from_name[name] = fn\n"
+    write_folder(tmp_path, {
+        "seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/model_utils.py": MODEL_UTILS,
+        "seg/models/fcn.py": FCN_THROUGH_A_HELPER, "seg/models/unet.py": UNET, "seg/models/all_models.py": table,
+        "seg/predict.py": FROM_A_REGISTRY,
+    })
+    expected = {("GL504", line_of(FROM_A_REGISTRY, "# GL504"))} if registry == "models" else set()
+    assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected

@@ -570,6 +570,18 @@ def resolve_class(module: Module, expr: ast.expr) -> Resolved | None:
     return found if found is not None and isinstance(found[1], ClassInfo) else None
 
 
+def resolve_reference(module: Module, expr: ast.expr) -> Resolved | None:
+    """The function or class ``expr`` names without calling it (``fcn.fcn_8`` in
+    ``registry["fcn_8"] = fcn.fcn_8``): one the file defines at its top, or one of another
+    module of the tree through an import; else None."""
+    if isinstance(expr, ast.Name) and expr.id in _top_stores(module):
+        own = module.module_functions.get(expr.id) or module.classes.get(expr.id)
+        if own is not None:
+            return module, own
+    named = _dotted_of(module, expr)
+    return module.project.lookup(module, *named) if named is not None else None
+
+
 def resolve_global(module: Module, expr: ast.expr) -> tuple[Module, str] | None:
     """The module of the tree and the top-level name there that ``expr`` names through an
     import (``from nets import model``, ``nets.model``, a ``from nets import *``): a value the
