@@ -576,3 +576,179 @@ def test_a_route_of_the_package_calls_a_one_sample_predict(tmp_path, decorator, 
     write_folder(tmp_path, {"flaskapp/__init__.py": route, "flaskapp/serve_model.py": SERVE})
     path = tmp_path / "flaskapp" / "serve_model.py"
     assert found("--no-cache", "--select", "GL504", str(path)) == ({("GL504", line_of(SERVE, ".predict("))} if reported else set())
+
+
+SEGMENTATION_MODEL = """\
+from tensorflow.keras.layers import Conv2D, Input
+from tensorflow.keras.models import Model
+
+
+def fcn_8(n_classes, input_height=416, input_width=608):
+    img_input = Input(shape=(input_height, input_width, 3))
+    return Model(img_input, Conv2D(n_classes, (1, 1))(img_input))
+"""
+
+LAZY_LOADER = """\
+import numpy as np
+
+
+def model_from_checkpoint_path(checkpoints_path):
+    from .models import fcn  # a lazy import, inside the loader
+    model = fcn.fcn_8(2)
+    model.load_weights(checkpoints_path)
+    return model
+
+
+def predict(model=None, inp=None, checkpoints_path=None):
+    if model is None and checkpoints_path is not None:
+        model = model_from_checkpoint_path(checkpoints_path)
+    pr = model.predict(np.array([inp / 255.0]))[0]  # GL504
+    return pr.argmax(axis=2)
+
+
+def predict_multiple(model=None, inps=None, checkpoints_path=None):
+    if model is None and checkpoints_path is not None:
+        model = model_from_checkpoint_path(checkpoints_path)
+    return [predict(model, inp) for inp in inps]
+
+
+def predict_all(model=None, inps=None, checkpoints_path=None):
+    if model is None and checkpoints_path is not None:
+        model = model_from_checkpoint_path(checkpoints_path)
+    return model.predict(np.stack(inps) / 255.0).argmax(axis=3)
+"""
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_model_a_lazy_relative_import_makes(tmp_path, batched):
+    """``from .models import fcn`` inside the loader is followed like the same import at the
+    module's top (an absolute one is, wherever it is): a one-image ``predict`` per item of a
+    loop is found; the twin that predicts the stacked images once stays silent."""
+    loader = LAZY_LOADER
+    if batched:
+        loader = loader.replace("return [predict(model, inp) for inp in inps]", "return predict_all(model, inps)")
+    write_folder(tmp_path, {"seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/fcn.py": SEGMENTATION_MODEL, "seg/predict.py": loader})
+    expected = set() if batched else {("GL504", line_of(LAZY_LOADER, "# GL504"))}
+    assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected
+
+
+MODEL_UTILS = """\
+from tensorflow.keras.models import Model
+
+
+def get_segmentation_model(img_input, output):
+    model = Model(img_input, output)
+    model.n_classes = int(output.shape[-1])
+    return model
+
+
+def get_features(img_input, output):
+    return {"input": img_input, "output": output}
+"""
+
+FCN_THROUGH_A_HELPER = """\
+from tensorflow.keras.layers import Conv2D, Input
+
+from .model_utils import get_segmentation_model
+
+
+def fcn_8(n_classes, input_height=416, input_width=608):
+    img_input = Input(shape=(input_height, input_width, 3))
+    o = Conv2D(n_classes, (1, 1))(img_input)
+    model = get_segmentation_model(img_input, o)
+    return model
+"""
+
+PER_IMAGE = """\
+import numpy as np
+
+from .models import fcn
+
+
+def predict(model, inp):
+    return model.predict(np.array([inp / 255.0]))[0].argmax(axis=2)  # GL504
+
+
+def predict_multiple(inps):
+    model = fcn.fcn_8(2)
+    return [predict(model, inp) for inp in inps]
+"""
+
+
+@pytest.mark.parametrize("helper", ["get_segmentation_model", "get_features"])
+def test_a_builder_elsewhere_whose_helper_makes_the_model(tmp_path, helper):
+    """``fcn.fcn_8()`` of another module returns what its own helper (of a third module) makes:
+    ``Model(...)`` there, so a one-image ``predict`` per item of a loop on it is found; a helper
+    that returns a dict of the tensors makes no model, and the same loop stays silent."""
+    fcn = FCN_THROUGH_A_HELPER.replace("get_segmentation_model", helper)
+    write_folder(tmp_path, {
+        "seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/model_utils.py": MODEL_UTILS,
+        "seg/models/fcn.py": fcn, "seg/predict.py": PER_IMAGE,
+    })
+    expected = {("GL504", line_of(PER_IMAGE, "# GL504"))} if helper == "get_segmentation_model" else set()
+    assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected
+
+
+UNET = """\
+from tensorflow.keras.layers import Conv2D, Input
+from tensorflow.keras.models import Model
+
+
+def unet(n_classes):
+    img_input = Input(shape=(416, 608, 3))
+    return Model(img_input, Conv2D(n_classes, (1, 1))(img_input))
+
+
+def features(n_classes):
+    return {"n_classes": n_classes}
+"""
+
+REGISTRY = """\
+from . import fcn, unet
+
+model_from_name = {"unet": unet.unet}
+model_from_name["fcn_8"] = fcn.fcn_8
+"""
+
+FROM_A_REGISTRY = """\
+import numpy as np
+
+
+def model_from_checkpoint_path(model_class, checkpoints_path):
+    from .models.all_models import model_from_name
+    model = model_from_name[model_class](2)
+    model.load_weights(checkpoints_path)
+    return model
+
+
+def predict(model=None, inp=None, model_class=None, checkpoints_path=None):
+    if model is None:
+        model = model_from_checkpoint_path(model_class, checkpoints_path)
+    return model.predict(np.array([inp / 255.0]))[0].argmax(axis=2)  # GL504
+
+
+def predict_multiple(inps, model_class, checkpoints_path):
+    model = model_from_checkpoint_path(model_class, checkpoints_path)
+    return [predict(model, inp) for inp in inps]
+"""
+
+
+@pytest.mark.parametrize("registry", ["models", "with-features", "filled-in-a-function"])
+def test_a_model_from_a_registry_of_builders(tmp_path, registry):
+    """``model_from_name[key](...)``, a dict of builders another module fills at its top (a
+    display and ``model_from_name["fcn_8"] = fcn.fcn_8``), every one making a Keras model: a
+    one-image ``predict`` per item of a loop on what it makes is found. A registry that also
+    holds a builder of something else, or that a function fills too, cannot say what it
+    makes: silent."""
+    table = REGISTRY
+    if registry == "with-features":
+        table += 'model_from_name["features"] = unet.features\n'
+    elif registry == "filled-in-a-function":
+        table += "\n\ndef register(name, fn):\n    model_from_name[name] = fn\n"
+    write_folder(tmp_path, {
+        "seg/__init__.py": "", "seg/models/__init__.py": "", "seg/models/model_utils.py": MODEL_UTILS,
+        "seg/models/fcn.py": FCN_THROUGH_A_HELPER, "seg/models/unet.py": UNET, "seg/models/all_models.py": table,
+        "seg/predict.py": FROM_A_REGISTRY,
+    })
+    expected = {("GL504", line_of(FROM_A_REGISTRY, "# GL504"))} if registry == "models" else set()
+    assert found("--no-cache", "--select", "GL504", str(tmp_path / "seg")) == expected

@@ -62,7 +62,7 @@ from graphlint.static.hits import Hit, once_per_line
 from graphlint.static.model.api import is_keras_loader, is_keras_model, is_pretrained_model
 from graphlint.static.model.models import builder, model_classes
 from graphlint.static.model.names import keras_api
-from graphlint.static.model.project import resolve_call, resolve_class, resolve_global
+from graphlint.static.model.project import resolve_call, resolve_class, resolve_global, resolve_reference
 from graphlint.static.model.scopes import ClassInfo, Function, passed_for
 from graphlint.static.model.repeats import guarded, isolated, per_call, per_call_by_kind, runs_at_most
 from graphlint.static.model.values import LEAVES, walk_scope
@@ -545,6 +545,8 @@ def _builds_model(module, value) -> bool:
     site = _sites(module).get(id(value))
     if name is not None and _is_model_label(module, name):
         return True
+    if isinstance(value.func, ast.Subscript):
+        return _made_by_a_registry(module, value.func.value, site.scope if site is not None else None)
     if site is None:
         return False
     if site.local_class is not None:
@@ -557,7 +559,88 @@ def _builds_model(module, value) -> bool:
     other, target = found
     if isinstance(target, ClassInfo):
         return target.name in model_classes(other)
-    return builder(other, target, model_classes(other)) is not None
+    return builder(other, target, model_classes(other)) is not None or _returns_a_model_elsewhere(other, target)
+
+
+def _made_by_a_registry(module, registry, scope) -> bool:
+    """Whether ``registry[key](...)`` makes a Keras model: ``registry`` a dict of the user's
+    builders that this module, or another module of the tree it imports (``from
+    .models.all_models import model_from_name``, in the function or at the top), binds at its
+    top and fills there only by a dict display and ``registry["fcn_8"] = fcn.fcn_8``
+    statements, every builder of which makes one (judged in its module). A registry filled
+    anywhere else (in a function, by ``.update()``) cannot be told."""
+    if not isinstance(registry, ast.Name):
+        return False
+    if scope is not None and (registry.id in scope.params or registry.id in _binding_table(module, scope)):
+        return False
+    if registry.id in _binding_table(module, None):
+        other, name = module, registry.id
+    else:
+        found = resolve_global(module, registry)
+        if found is None:
+            return False
+        other, name = found
+
+    def question() -> bool:
+        values = _registry_values(other, name)
+        if not values:
+            return False
+        for value in values:
+            found = resolve_reference(other, value)
+            if found is None:
+                return False
+            owner, target = found
+            if isinstance(target, ClassInfo):
+                if target.name not in model_classes(owner):
+                    return False
+            elif builder(owner, target, model_classes(owner)) is None and not _returns_a_model_elsewhere(owner, target):
+                return False
+        return True
+
+    return _asked_in(other, ("gl504-registry", name), False, question)  # once per registry
+
+
+_FILLS = frozenset({"update", "setdefault", "__setitem__", "fromkeys", "__ior__"})
+
+
+def _registry_values(module, name: str) -> list | None:
+    """The values a top-level dict ``name`` of ``module`` is given: its display's and those of
+    the top's ``name[key] = value``; None when it is bound or filled any other way."""
+    values: list = []
+    top = set()
+    for node in module.tree.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            if not isinstance(node.value, ast.Dict) or any(k is None for k in node.value.keys):
+                return None
+            values.extend(node.value.values)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name:
+            values.append(node.value)
+            top.add(id(target))
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in top:
+                return None
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if node.attr in _FILLS:
+                return None
+        elif isinstance(node, ast.Global) and name in node.names:
+            return None
+    return values
+
+
+def _returns_a_model_elsewhere(other, fn) -> bool:
+    """Whether every return of ``fn``, a function of another module of the tree, is a Keras
+    model, judged in that module through its names and calls (``model =
+    get_segmentation_model(img_input, o); return model``, the helper making ``Model(...)``
+    there or in a third module): a builder whose model its own helper makes. Once per function."""
+    def question() -> bool:
+        returns = _returns(other, fn)
+        return bool(returns) and all(_all_leaves(other, ret.value, fn, ret.lineno, 1, _model_leaf) for ret in returns)
+
+    return _asked_in(other, ("gl504-returns-a-model", id(fn)), False, question)
 
 
 def _attribute_values(module, cls, attr: str) -> list:

@@ -85,11 +85,19 @@ def keras_api(name: str | None) -> str | None:
     return None
 
 
+#: The names ``from keras.models import *`` (``tensorflow.keras.models``...) binds that make a
+#: model: its constructors and loaders (a name an import binds before keeps its binding).
+_KERAS_MODELS_STAR = ("Model", "Sequential", "load_model", "model_from_json", "model_from_yaml", "model_from_config", "clone_model")
+
+
 class Bindings:
     """What the names bound by imports (and plain aliases like ``tf1 = tf.compat.v1``) refer to."""
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
+        #: ``from .pkg import name`` wherever it is (a function's lazy import too): local name ->
+        #: (level, dotted target); the first binding of a name is kept
+        self.relative: dict[str, tuple[int, str]] = {}
 
     def add_import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -100,10 +108,19 @@ class Bindings:
                     head = alias.name.split(".", 1)[0]
                     self.names[head] = head
             return
-        if node.level or not node.module:
-            return  # relative imports name the user's own modules
+        if node.level:
+            for alias in node.names:  # the user's own modules: :func:`project._relative_names`
+                if alias.name != "*":
+                    target = f"{node.module}.{alias.name}" if node.module else alias.name
+                    self.relative.setdefault(alias.asname or alias.name, (node.level, target))
+            return
+        if not node.module:
+            return
         for alias in node.names:
             if alias.name == "*":
+                if canonical(node.module) == "keras.models":
+                    for name in _KERAS_MODELS_STAR:  # ``from keras.models import *``: what it is for
+                        self.names.setdefault(name, f"{node.module}.{name}")
                 continue
             self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 

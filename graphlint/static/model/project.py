@@ -522,7 +522,10 @@ def absolute(module: Module) -> str:
 
 
 def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
-    """``from .pkg import name`` bindings: local name -> (level, dotted target)."""
+    """``from .pkg import name`` bindings: local name -> (level, dotted target). The top
+    level's first; then those of imports inside functions (a lazy ``from .models import
+    registry`` in a loader), as absolute imports are taken wherever they are
+    (:class:`Bindings`), for the names the top level does not bind itself."""
     cached = module.cache.get("relative-imports")
     if cached is None:
         cached = {}
@@ -532,6 +535,12 @@ def _relative_names(module: Module) -> dict[str, tuple[int, str]]:
                     if alias.name != "*":
                         target = f"{node.module}.{alias.name}" if node.module else alias.name
                         cached[alias.asname or alias.name] = (node.level, target)
+        nested = module.bindings.relative
+        if len(nested) > len(cached):
+            top = _top_stores(module)
+            for name, found in nested.items():
+                if name not in cached and name not in top:
+                    cached[name] = found
         module.cache["relative-imports"] = cached
     return cached
 
@@ -559,6 +568,18 @@ def resolve_class(module: Module, expr: ast.expr) -> Resolved | None:
     named = _dotted_of(module, expr)
     found = module.project.lookup(module, *named) if named is not None else None
     return found if found is not None and isinstance(found[1], ClassInfo) else None
+
+
+def resolve_reference(module: Module, expr: ast.expr) -> Resolved | None:
+    """The function or class ``expr`` names without calling it (``fcn.fcn_8`` in
+    ``registry["fcn_8"] = fcn.fcn_8``): one the file defines at its top, or one of another
+    module of the tree through an import; else None."""
+    if isinstance(expr, ast.Name) and expr.id in _top_stores(module):
+        own = module.module_functions.get(expr.id) or module.classes.get(expr.id)
+        if own is not None:
+            return module, own
+    named = _dotted_of(module, expr)
+    return module.project.lookup(module, *named) if named is not None else None
 
 
 def resolve_global(module: Module, expr: ast.expr) -> tuple[Module, str] | None:
